@@ -1,0 +1,252 @@
+/**
+ * The C library, reached through `Deno.dlopen`: the symbols the PTY backend
+ * needs, the constants and struct sizes of this OS, and small typed helpers.
+ *
+ * The library is opened on first use, so importing this module costs nothing
+ * and does nothing on Windows. Supported: Linux glibc (x86_64, aarch64: the
+ * asm-generic values below hold for both) and macOS (x86_64, arm64).
+ *
+ * @module
+ */
+
+const IS_DARWIN = Deno.build.os === "darwin";
+
+/**
+ * Apple arm64 passes variadic arguments on the stack, not in registers, so a
+ * call to `fcntl`/`ioctl` declared with plain parameters would hand the
+ * callee garbage. Six dummy 64-bit parameters fill x2..x7 and push the real
+ * argument to the first stack slot, where `va_arg` reads it. Elsewhere
+ * (SysV x86_64, Linux aarch64) variadic integers travel like fixed ones.
+ */
+const VARIADIC_PAD: Deno.NativeType[] = IS_DARWIN && Deno.build.arch === "aarch64"
+  ? ["i64", "i64", "i64", "i64", "i64", "i64"]
+  : [];
+const PAD_VALUES: bigint[] = VARIADIC_PAD.map(() => 0n);
+
+const SYMBOLS = {
+  openpty: { parameters: ["buffer", "buffer", "pointer", "pointer", "buffer"], result: "i32" },
+  ttyname_r: { parameters: ["i32", "buffer", "usize"], result: "i32" },
+  fcntl: { parameters: ["i32", "i32", ...VARIADIC_PAD, "i64"], result: "i32" },
+  ioctl: { parameters: ["i32", "u64", ...VARIADIC_PAD, "buffer"], result: "i32" },
+  read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  close: { parameters: ["i32"], result: "i32" },
+  pipe: { parameters: ["buffer"], result: "i32" },
+  /** Linux only: the wake-up fd of the readiness loop. */
+  eventfd: { parameters: ["u32", "i32"], result: "i32", optional: true },
+  /** Runs on Deno's blocking pool so the JS thread stays free while it waits. */
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
+  /** macOS `poll` reports POLLNVAL for devices (PTY masters included): select works. */
+  select: {
+    parameters: ["i32", "buffer", "buffer", "pointer", "pointer"],
+    result: "i32",
+    nonblocking: true,
+  },
+  posix_spawn: {
+    parameters: ["buffer", "buffer", "buffer", "buffer", "buffer", "buffer"],
+    result: "i32",
+  },
+  posix_spawnattr_init: { parameters: ["buffer"], result: "i32" },
+  posix_spawnattr_destroy: { parameters: ["buffer"], result: "i32" },
+  posix_spawnattr_setflags: { parameters: ["buffer", "i16"], result: "i32" },
+  posix_spawnattr_setsigmask: { parameters: ["buffer", "buffer"], result: "i32" },
+  posix_spawnattr_setsigdefault: { parameters: ["buffer", "buffer"], result: "i32" },
+  sigemptyset: { parameters: ["buffer"], result: "i32" },
+  sigfillset: { parameters: ["buffer"], result: "i32" },
+  posix_spawn_file_actions_init: { parameters: ["buffer"], result: "i32" },
+  posix_spawn_file_actions_destroy: { parameters: ["buffer"], result: "i32" },
+  posix_spawn_file_actions_addopen: {
+    parameters: ["buffer", "i32", "buffer", "i32", "u32"],
+    result: "i32",
+  },
+  posix_spawn_file_actions_adddup2: { parameters: ["buffer", "i32", "i32"], result: "i32" },
+  /** glibc ≥ 2.29, macOS ≥ 10.15. */
+  posix_spawn_file_actions_addchdir_np: { parameters: ["buffer", "buffer"], result: "i32" },
+  /** glibc ≥ 2.34; macOS has POSIX_SPAWN_CLOEXEC_DEFAULT instead. */
+  posix_spawn_file_actions_addclosefrom_np: {
+    parameters: ["buffer", "i32"],
+    result: "i32",
+    optional: true,
+  },
+  waitpid: { parameters: ["i32", "buffer", "i32"], result: "i32" },
+  kill: { parameters: ["i32", "i32"], result: "i32" },
+  tcgetpgrp: { parameters: ["i32"], result: "i32" },
+  access: { parameters: ["buffer", "i32"], result: "i32" },
+  strerror: { parameters: ["i32"], result: "pointer" },
+  /** errno lives in thread-local storage; these return its address (glibc / macOS). */
+  __errno_location: { parameters: [], result: "pointer", optional: true },
+  __error: { parameters: [], result: "pointer", optional: true },
+} as const satisfies Deno.ForeignLibraryInterface;
+
+/** The opened symbols of libc. */
+export type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
+
+let opened: Libc | null = null;
+
+/** Opens libc on first call (never on import) and returns its symbols. */
+export function libc(): Libc {
+  if (opened === null) {
+    if (Deno.build.os !== "linux" && !IS_DARWIN) {
+      throw new Error(`libc FFI is not available on ${Deno.build.os}`);
+    }
+    opened = Deno.dlopen(IS_DARWIN ? "libSystem.B.dylib" : "libc.so.6", SYMBOLS).symbols;
+  }
+  return opened;
+}
+
+/** Constants and struct sizes that differ between Linux (glibc) and macOS. */
+export interface OsConstants {
+  O_RDWR: number;
+  O_NONBLOCK: number;
+  O_CLOEXEC: number;
+  F_GETFD: number;
+  F_SETFD: number;
+  F_GETFL: number;
+  F_SETFL: number;
+  FD_CLOEXEC: number;
+  TIOCSWINSZ: bigint;
+  EINTR: number;
+  EIO: number;
+  EAGAIN: number;
+  ENOENT: number;
+  EACCES: number;
+  ENOEXEC: number;
+  ECHILD: number;
+  ESRCH: number;
+  EPERM: number;
+  POLLIN: number;
+  POLLOUT: number;
+  POLLERR: number;
+  POLLHUP: number;
+  POLLNVAL: number;
+  WNOHANG: number;
+  X_OK: number;
+  POSIX_SPAWN_SETSIGDEF: number;
+  POSIX_SPAWN_SETSIGMASK: number;
+  POSIX_SPAWN_SETSID: number;
+  /** macOS only (0 on Linux): close every fd not named in the file actions. */
+  POSIX_SPAWN_CLOEXEC_DEFAULT: number;
+  SIZEOF_SPAWNATTR: number;
+  SIZEOF_FILE_ACTIONS: number;
+  SIZEOF_SIGSET: number;
+  /** Both OSes: 128 bytes, bit `fd % 8` of byte `fd / 8` on little-endian CPUs. */
+  SIZEOF_FD_SET: number;
+  FD_SETSIZE: number;
+}
+
+const LINUX: OsConstants = {
+  O_RDWR: 2,
+  O_NONBLOCK: 0o4000,
+  O_CLOEXEC: 0o2000000,
+  F_GETFD: 1,
+  F_SETFD: 2,
+  F_GETFL: 3,
+  F_SETFL: 4,
+  FD_CLOEXEC: 1,
+  TIOCSWINSZ: 0x5414n,
+  EINTR: 4,
+  EIO: 5,
+  EAGAIN: 11,
+  ENOENT: 2,
+  EACCES: 13,
+  ENOEXEC: 8,
+  ECHILD: 10,
+  ESRCH: 3,
+  EPERM: 1,
+  POLLIN: 1,
+  POLLOUT: 4,
+  POLLERR: 8,
+  POLLHUP: 16,
+  POLLNVAL: 32,
+  WNOHANG: 1,
+  X_OK: 1,
+  POSIX_SPAWN_SETSIGDEF: 0x04,
+  POSIX_SPAWN_SETSIGMASK: 0x08,
+  POSIX_SPAWN_SETSID: 0x80,
+  POSIX_SPAWN_CLOEXEC_DEFAULT: 0,
+  SIZEOF_SPAWNATTR: 336,
+  SIZEOF_FILE_ACTIONS: 80,
+  SIZEOF_SIGSET: 128,
+  SIZEOF_FD_SET: 128,
+  FD_SETSIZE: 1024,
+};
+
+const DARWIN: OsConstants = {
+  ...LINUX,
+  O_NONBLOCK: 0x4,
+  O_CLOEXEC: 0x1000000,
+  TIOCSWINSZ: 0x80087467n,
+  EAGAIN: 35,
+  POSIX_SPAWN_SETSID: 0x400,
+  POSIX_SPAWN_CLOEXEC_DEFAULT: 0x4000,
+  // Opaque pointers on macOS.
+  SIZEOF_SPAWNATTR: 8,
+  SIZEOF_FILE_ACTIONS: 8,
+  SIZEOF_SIGSET: 4,
+};
+
+/** The constants of the OS this process runs on. */
+export const C: Readonly<OsConstants> = IS_DARWIN ? DARWIN : LINUX;
+
+/** Reads errno. Valid only right after a synchronous call on the JS thread. */
+export function errno(): number {
+  const s = libc();
+  const where = (s.__errno_location ?? s.__error)!();
+  return new Deno.UnsafePointerView(where!).getInt32();
+}
+
+/** The C library's description of an errno value, e.g. "No such file or directory". */
+export function strerror(code: number): string {
+  const text = libc().strerror(code);
+  return text === null ? `errno ${code}` : Deno.UnsafePointerView.getCString(text);
+}
+
+/** `fcntl(fd, cmd, arg)` with the variadic argument placed where this ABI wants it. */
+export function fcntl(fd: number, cmd: number, arg = 0): number {
+  const call = libc().fcntl as unknown as (...args: (number | bigint)[]) => number;
+  return call(fd, cmd, ...PAD_VALUES, BigInt(arg));
+}
+
+/** `ioctl(fd, request, argp)` with the variadic pointer placed where this ABI wants it. */
+export function ioctl(fd: number, request: bigint, arg: Uint8Array): number {
+  const call = libc().ioctl as unknown as (...args: (number | bigint | Uint8Array)[]) => number;
+  return call(fd, request, ...PAD_VALUES, arg);
+}
+
+/** Adds `flags` to the file status flags (F_SETFL) of `fd`; returns false on failure. */
+export function addStatusFlags(fd: number, flags: number): boolean {
+  const current = fcntl(fd, C.F_GETFL);
+  return current >= 0 && fcntl(fd, C.F_SETFL, current | flags) === 0;
+}
+
+/** Sets FD_CLOEXEC on `fd` so children never inherit it; returns false on failure. */
+export function setCloexec(fd: number): boolean {
+  return fcntl(fd, C.F_SETFD, C.FD_CLOEXEC) === 0;
+}
+
+const encoder = new TextEncoder();
+
+/** A NUL-terminated copy of `text` for passing as `const char *`. */
+export function cString(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(encoder.encode(text).length + 1);
+  encoder.encodeInto(text, bytes);
+  return bytes;
+}
+
+/**
+ * A NULL-terminated `char *[]` (argv, envp). The strings are returned too:
+ * they must stay referenced for as long as the array is in use.
+ */
+export function cStringArray(
+  items: string[],
+): { array: BigUint64Array<ArrayBuffer>; strings: Uint8Array[] } {
+  const strings = items.map(cString);
+  const array = new BigUint64Array(items.length + 1);
+  strings.forEach((s, i) => array[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
+  return { array, strings };
+}
+
+/** `struct winsize` (rows, cols, xpixel, ypixel: four u16) for TIOCSWINSZ / openpty. */
+export function winsize(cols: number, rows: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(new Uint16Array([rows, cols, 0, 0]).buffer);
+}

@@ -1,0 +1,48 @@
+/**
+ * Portal: an MCP server on stdio for driving interactive terminal programs.
+ *
+ * ```sh
+ * deno run -A main.ts
+ * ```
+ * Environment: `PORTAL_DB_PATH` (records database; default a fresh
+ * `.portal/portal-<pid>-<ms>.db`), `PORTAL_DATA_DIR` (program registry directory).
+ *
+ * @module
+ */
+import process from "node:process";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createPrivateFile, dataDir, recordsDbPath } from "./src/paths.ts";
+import { ProcessManager } from "./src/process_manager.ts";
+import { ProgramRegistry } from "./src/program_registry.ts";
+import { RecordStore } from "./src/record_store.ts";
+import { createServer } from "./src/server.ts";
+
+/** Longest the server waits for its processes to die before it exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 3000;
+
+if (import.meta.main) {
+  const dbPath = recordsDbPath();
+  createPrivateFile(dbPath);
+  const manager = new ProcessManager(new RecordStore(dbPath));
+  const registry = new ProgramRegistry(dataDir());
+  const server = createServer({ manager, registry });
+
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS));
+    await Promise.race([manager.shutdown(), deadline]);
+    registry.close();
+    Deno.exit(0);
+  };
+  // The client closing our stdin is the normal way an MCP stdio server is told to stop.
+  process.stdin.on("end", shutdown);
+  process.stdin.on("close", shutdown);
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT", "SIGBREAK"]
+    : ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const signal of signals) Deno.addSignalListener(signal, shutdown);
+
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,55 @@
+/**
+ * Where Portal keeps its files: the per-instance records database and the
+ * machine-wide program registry.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/**
+ * The records database for this server instance: `PORTAL_DB_PATH` if set,
+ * else `.portal/portal-<pid>-<timestamp>.db` under the working directory, so a
+ * lingering or concurrent server never shares (or locks) another's file.
+ */
+export function recordsDbPath(env = Deno.env.toObject()): string {
+  return env.PORTAL_DB_PATH || join(Deno.cwd(), ".portal", `portal-${Deno.pid}-${Date.now()}.db`);
+}
+
+/**
+ * The directory of the program registry: `PORTAL_DATA_DIR` if set, else
+ * `portal/` under the platform's data directory (XDG_DATA_HOME or
+ * ~/.local/share; ~/Library/Application Support; %APPDATA%).
+ */
+export function dataDir(env = Deno.env.toObject(), os = Deno.build.os): string {
+  if (env.PORTAL_DATA_DIR) return env.PORTAL_DATA_DIR;
+  const home = env.HOME ?? env.USERPROFILE ?? Deno.cwd();
+  if (os === "windows") return join(env.APPDATA ?? join(home, "AppData", "Roaming"), "portal");
+  if (os === "darwin") return join(home, "Library", "Application Support", "portal");
+  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "portal");
+}
+
+/**
+ * Creates a fresh, empty file readable by its owner only (0600) and its
+ * directory. A `.portal/` directory also gets a `.gitignore` of `*`, so the
+ * records never show up in the user's `git status`.
+ */
+export function createPrivateFile(path: string): void {
+  const dir = join(path, "..");
+  Deno.mkdirSync(dir, { recursive: true });
+  if (dir.endsWith(".portal")) {
+    try {
+      Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n", { createNew: true });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+  }
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      Deno.removeSync(path + suffix);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  Deno.writeFileSync(path, new Uint8Array(), { mode: 0o600 });
+  if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+}

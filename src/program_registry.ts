@@ -1,0 +1,75 @@
+/**
+ * The persistent, machine-wide registry of which programs need a terminal,
+ * shared by every Portal server of the user. Facts get stronger each time
+ * they are confirmed; a contradicting observation resets the count.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { basename, join } from "node:path";
+
+/** What the registry knows about one program. */
+export interface ProgramFact {
+  program: string;
+  needs_pty: boolean;
+  /** How many times in a row this value was recorded (≥ 2: settled). */
+  confirmed_count: number;
+  notes: string | null;
+  updated_at: string;
+}
+
+interface FactRow {
+  program: string;
+  needs_pty: number;
+  confirmed_count: number;
+  notes: string | null;
+  updated_at: string;
+}
+
+/** Registry file `programs.db` in a data directory. */
+export class ProgramRegistry {
+  #db: DatabaseSync;
+
+  constructor(dir: string) {
+    Deno.mkdirSync(dir, { recursive: true });
+    this.#db = new DatabaseSync(join(dir, "programs.db"));
+    // Several servers may share this file: wait for a writer rather than fail.
+    this.#db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;");
+    this.#db.exec(`CREATE TABLE IF NOT EXISTS programs (
+      program TEXT PRIMARY KEY, needs_pty INTEGER NOT NULL, confirmed_count INTEGER NOT NULL,
+      notes TEXT, updated_at TEXT NOT NULL)`);
+  }
+
+  /** The fact recorded for `program` (a name or a path), or `null` when none is. */
+  query(program: string): ProgramFact | null {
+    const row = this.#db.prepare("SELECT * FROM programs WHERE program = ?")
+      .get(programKey(program)) as FactRow | undefined;
+    return row ? { ...row, needs_pty: row.needs_pty === 1 } : null;
+  }
+
+  /**
+   * Records an observation. The same value again increments `confirmed_count`
+   * (and keeps earlier notes unless new ones are given); the opposite value
+   * replaces the fact with a count of 1.
+   */
+  record(program: string, needsPty: boolean, notes?: string): ProgramFact {
+    const key = programKey(program);
+    const now = new Date().toISOString();
+    this.#db.prepare(`INSERT INTO programs (program, needs_pty, confirmed_count, notes, updated_at)
+      VALUES (?1, ?2, 1, ?3, ?4)
+      ON CONFLICT (program) DO UPDATE SET
+        confirmed_count = CASE WHEN needs_pty = ?2 THEN confirmed_count + 1 ELSE 1 END,
+        notes = CASE WHEN ?3 IS NOT NULL THEN ?3 WHEN needs_pty = ?2 THEN notes ELSE NULL END,
+        needs_pty = ?2, updated_at = ?4`).run(key, needsPty ? 1 : 0, notes ?? null, now);
+    return this.query(key)!;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** Facts are kept per executable name: `/usr/bin/ssh` and `ssh.exe` are both `ssh`. */
+export function programKey(program: string): string {
+  return basename(program.trim().replaceAll("\\", "/")).replace(/\.exe$/i, "");
+}

@@ -1,0 +1,165 @@
+/**
+ * The pipe backend: the program runs with stdin, stdout and stderr on OS
+ * pipes (`Deno.Command`), as the leader of its own process group so a signal
+ * or a kill reaches everything it started.
+ *
+ * @module
+ */
+import { PortalError } from "../errors.ts";
+import { signalName } from "../signals.ts";
+import type { ExitInfo, OutputSource, SpawnOptions, Terminal, TerminalEvents } from "./terminal.ts";
+
+/**
+ * After the program exited, output still in the pipes is read until EOF; a
+ * descendant that keeps a pipe open would make that wait forever, so reading
+ * stops once the pipe has been silent this long.
+ */
+const DRAIN_GRACE_MS = 250;
+
+/** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
+export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(opts.command, {
+      args: opts.args,
+      cwd: opts.cwd,
+      env: opts.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // A new process group (and session) led by the child: signals go to -pid.
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    throw spawnError(opts.command, error);
+  }
+  return new PipeTerminal(child, events);
+}
+
+class PipeTerminal implements Terminal {
+  readonly isPty = false;
+  readonly pid: number;
+  #child: Deno.ChildProcess;
+  #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  #stdinOpen = true;
+  #exited: Promise<void>;
+  #running = true;
+
+  constructor(child: Deno.ChildProcess, events: TerminalEvents) {
+    this.#child = child;
+    this.pid = child.pid;
+    this.#stdin = child.stdin.getWriter();
+    // A program that closes its stdin makes our pending writes fail; that is its right.
+    this.#stdin.closed.catch(() => this.#stdinOpen = false);
+    let exitedAt: Promise<void> | undefined;
+    const status = child.status.then((s) => {
+      this.#running = false;
+      return s;
+    });
+    const whenExited = () => exitedAt ??= status.then(() => {});
+    const pump = (source: OutputSource, stream: ReadableStream<Uint8Array>) =>
+      drain(stream, (chunk) => events.onData(source, chunk), whenExited);
+    this.#exited = Promise.all([
+      status,
+      pump("stdout", child.stdout),
+      pump("stderr", child.stderr),
+    ]).then(([s]) => events.onExit(exitInfo(s)));
+  }
+
+  write(data: Uint8Array): void {
+    if (!this.#running || !this.#stdinOpen) {
+      throw new PortalError("The program has closed its input (or exited); nothing was written.");
+    }
+    this.#stdin.write(data).catch(() => this.#stdinOpen = false);
+  }
+
+  resize(): void {
+    throw new PortalError("Resizing needs a terminal: this process runs on pipes (pty: false).");
+  }
+
+  signal(signo: number): void {
+    signalGroup(this.pid, signo);
+  }
+
+  async kill(graceMs = 500): Promise<void> {
+    if (this.#running) {
+      signalGroup(this.pid, SIGTERM);
+      const timer = setTimeout(() => signalGroup(this.pid, SIGKILL), graceMs);
+      await this.#child.status;
+      // The leader is gone; SIGKILL whatever is left in its group at once.
+      clearTimeout(timer);
+      signalGroup(this.pid, SIGKILL);
+    }
+    await this.#exited;
+  }
+}
+
+const SIGTERM = 15;
+const SIGKILL = 9;
+
+/** Signals the process group led by `pid`; a group that is already gone is not an error. */
+function signalGroup(pid: number, signo: number): void {
+  const target = Deno.build.os === "windows" ? pid : -pid;
+  try {
+    Deno.kill(target, signalName(signo) as Deno.Signal);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || (error as { code?: string }).code === "ESRCH") {
+      return;
+    }
+    throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Reads `stream` to its end, handing each chunk to `onChunk`. Once `exited`
+ * resolves, a read that stays pending for {@link DRAIN_GRACE_MS} ends the
+ * drain (the pipe is held open by a descendant, not by the program).
+ */
+async function drain(
+  stream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => void,
+  exited: () => Promise<void>,
+): Promise<void> {
+  const reader = stream.getReader();
+  let afterExit = false;
+  exited().then(() => afterExit = true);
+  for (;;) {
+    const read = reader.read();
+    const result = afterExit ? await withDeadline(read, DRAIN_GRACE_MS) : await read;
+    if (result === undefined || result.done) break;
+    onChunk(result.value);
+  }
+  reader.cancel().catch(() => {});
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<undefined>((resolve) =>
+    timer = setTimeout(() => resolve(undefined), ms)
+  );
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function exitInfo(status: Deno.CommandStatus): ExitInfo {
+  return status.signal
+    ? { code: null, signal: status.signal }
+    : { code: status.code, signal: null };
+}
+
+function spawnError(command: string, error: unknown): PortalError {
+  if (error instanceof Deno.errors.NotFound) {
+    return new PortalError(
+      `Command not found: "${command}". Give an executable on PATH or an absolute path; ` +
+        "commands run directly, not through a shell (for pipes or globbing, start sh -c '…').",
+    );
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return new PortalError(`Permission denied running "${command}": is it executable?`);
+  }
+  return new PortalError(`Could not start "${command}": ${(error as Error).message}`);
+}

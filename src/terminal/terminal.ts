@@ -1,0 +1,66 @@
+/**
+ * The one interface the core sees for a running program, whatever carries its
+ * I/O: OS pipes ({@link spawnPipe}) or a pseudo-terminal ({@link spawnPty}).
+ *
+ * @module
+ */
+
+/** Where a chunk of output came from. A terminal merges both into `stdout`. */
+export type OutputSource = "stdout" | "stderr";
+
+/** How a program ended: an exit code, or the signal that terminated it. */
+export interface ExitInfo {
+  /** Exit code when the program exited on its own; `null` when a signal ended it. */
+  code: number | null;
+  /** Name of the terminating signal (e.g. `"SIGKILL"`), or `null`. */
+  signal: string | null;
+}
+
+/** What to run, and how. */
+export interface SpawnOptions {
+  /** Executable name (resolved against `env.PATH`) or path. Never run through a shell. */
+  command: string;
+  args: string[];
+  /** Absolute working directory; the caller has checked that it exists. */
+  cwd: string;
+  /** The complete environment of the child (not merged with anything). */
+  env: Record<string, string>;
+  /** Terminal size; ignored by the pipe backend. */
+  cols: number;
+  rows: number;
+}
+
+/**
+ * Callbacks a backend calls. `onData` gets raw bytes, in order, per source;
+ * `onExit` is called exactly once, after the last `onData`.
+ */
+export interface TerminalEvents {
+  onData(source: OutputSource, chunk: Uint8Array): void;
+  onExit(info: ExitInfo): void;
+}
+
+/** A program started by a backend. Methods throw `PortalError` on failure. */
+export interface Terminal {
+  /** OS process id of the program (its process group and, on a PTY, its session). */
+  readonly pid: number;
+  /** True when the program runs on a pseudo-terminal. */
+  readonly isPty: boolean;
+  /**
+   * Queues bytes for the program's input. Never blocks; throws when the
+   * program's input is closed or the queue is full.
+   */
+  write(data: Uint8Array): void;
+  /** Resizes the terminal (TIOCSWINSZ; the program gets SIGWINCH). Pipe backend: throws. */
+  resize(cols: number, rows: number): void;
+  /**
+   * Sends a signal (by number, for this OS) to the program's process group,
+   * or on a PTY to the terminal's foreground process group.
+   */
+  signal(signo: number): void;
+  /**
+   * Ends the program and everything in its process group (on a PTY, its
+   * whole session): a polite signal first, SIGKILL after `graceMs`. Resolves
+   * once `onExit` has been called.
+   */
+  kill(graceMs?: number): Promise<void>;
+}

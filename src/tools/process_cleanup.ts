@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { id } from "./schemas.ts";
+
+export const processCleanup = defineTool({
+  name: "process_cleanup",
+  title: "Remove an ended process",
+  description:
+    "Remove an exited or killed process and all its data (records, screen, metadata); its id " +
+    "stops working. Irreversible. A running process is refused: process_kill it first.",
+  input: { id },
+  output: { id, removed: z.literal(true) },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  run: ({ manager }, { id }) => manager.cleanup(id),
+});

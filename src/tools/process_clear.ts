@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { id } from "./schemas.ts";
+
+export const processClear = defineTool({
+  name: "process_clear",
+  title: "Clear records",
+  description:
+    "Delete all stored records (stdout, stderr, stdin) of a process, running or not, and reset " +
+    "its process_read_new cursors; the process itself and its screen are untouched. Use it to " +
+    "start reading from a clean slate. To remove an ended process entirely, use process_cleanup.",
+  input: { id },
+  output: { id, cleared: z.number().int().describe("Records deleted.") },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  run: ({ manager }, { id }) => manager.clear(id),
+});

@@ -1,0 +1,17 @@
+import { defineTool } from "./tool.ts";
+import { id, processDetails } from "./schemas.ts";
+
+export const processKill = defineTool({
+  name: "process_kill",
+  title: "Kill a process",
+  description:
+    "Kill one running process and everything it started: pipes: SIGTERM to its process group, " +
+    "SIGKILL after 0.5 s; PTY: SIGHUP to every process group of its terminal session, then " +
+    "SIGKILL. Waits until it is gone; status becomes killed. Its records and screen stay " +
+    "readable; remove them with process_cleanup. To interrupt without ending, use " +
+    "process_signal or write Ctrl+C.",
+  input: { id },
+  output: processDetails,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  run: ({ manager }, { id }) => manager.kill(id),
+});

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { id } from "./schemas.ts";
+import { listSignals } from "../signals.ts";
+
+export const processSignal = defineTool({
+  name: "process_signal",
+  title: "Send a signal",
+  description:
+    "Send a signal, by name (SIGINT, int) or number, to a running process. Pipes: to its " +
+    "process group (the program and its children). PTY: to the terminal's foreground process " +
+    "group, as the keyboard does, so SIGINT to a shell running `sleep` stops the sleep, not " +
+    "the shell. CTRL_C_EVENT / CTRL_BREAK_EVENT: on a PTY they type ^C / ^\\; on pipes they " +
+    "send SIGINT / SIGQUIT. To end a program for good use process_kill. Accepted: " +
+    listSignals() + ".",
+  input: {
+    id,
+    signal: z.union([z.string().min(1), z.number().int()]).describe(
+      "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
+    ),
+  },
+  output: { id, signal: z.string(), delivered_to: z.string() },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+  run: ({ manager }, { id, signal }) => manager.signal(id, signal),
+});

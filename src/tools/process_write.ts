@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { id } from "./schemas.ts";
+
+export const processWrite = defineTool({
+  name: "process_write",
+  title: "Write to a program",
+  description:
+    "Write text to a running process's input, exactly as given: add \\n (or \\r for raw-mode " +
+    "TUIs like vim) to press Enter. Control keys are characters: \\u0003 Ctrl+C, \\u0004 " +
+    "Ctrl+D (EOF at a line start), \\u001a Ctrl+Z, \\u001b Esc. On a PTY, Ctrl+C interrupts the " +
+    "foreground job like a keyboard does, and your input is echoed back as output: treat the " +
+    "echo as yours, don't resend. Recorded as stdin. Resets the idle timer. Then read the " +
+    "reply with process_read_new.",
+  input: {
+    id,
+    content: z.string().describe("Text to write (UTF-8)."),
+  },
+  output: { id, bytes_written: z.number().int() },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  run: ({ manager }, { id, content }) => manager.write(id, content),
+});

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { programFact } from "./schemas.ts";
+
+export const programRecord = defineTool({
+  name: "program_record",
+  title: "Record whether a program needs a PTY",
+  description:
+    "Record what you observed about a program, for every later session on this machine: " +
+    "needs_pty true if it required a terminal (TTY error, hang or silence on pipes, TUI), false " +
+    "if it worked on pipes. Record first encounters, negatives included. The same value again " +
+    "raises confirmed_count; the opposite value replaces the fact with count 1. notes: " +
+    "flag-specific caveats (e.g. 'docker run -it only, not docker build'); omitted notes keep " +
+    "the earlier ones.",
+  input: {
+    program: z.string().min(1).describe("Executable name, e.g. 'psql'."),
+    needs_pty: z.boolean().describe("Whether it needs a PTY."),
+    notes: z.string().optional().describe("Caveats, e.g. which flags make it interactive."),
+  },
+  output: programFact.shape,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  run: ({ registry }, { program, needs_pty, notes }) => registry.record(program, needs_pty, notes),
+});

@@ -1,0 +1,151 @@
+/**
+ * Test harness: a real Portal server started with `deno run -A main.ts`,
+ * driven through the official MCP SDK `Client` over stdio.
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+// deno-lint-ignore no-explicit-any
+export type Json = any;
+
+/** One record as the tools return it. */
+export interface Rec {
+  timestamp: number;
+  source: "stdout" | "stderr" | "stdin";
+  content: string;
+}
+
+/** A running server and a connected client. */
+export class Portal {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** Directory holding this server's database and registry. */
+  readonly dir: string;
+  readonly dbPath: string;
+
+  private constructor(
+    client: Client,
+    transport: StdioClientTransport,
+    dir: string,
+    dbPath: string,
+  ) {
+    this.client = client;
+    this.transport = transport;
+    this.dir = dir;
+    this.dbPath = dbPath;
+  }
+
+  /** Starts a server with its own temporary database (and registry, unless `dataDir` is given). */
+  static async start(options: { dataDir?: string; env?: Record<string, string> } = {}) {
+    const dir = await Deno.makeTempDir({ prefix: "portal-test-" });
+    const dbPath = `${dir}/records.db`;
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", MAIN],
+      env: {
+        ...Deno.env.toObject(),
+        PORTAL_DB_PATH: dbPath,
+        PORTAL_DATA_DIR: options.dataDir ?? `${dir}/data`,
+        ...options.env,
+      },
+      stderr: "inherit",
+    });
+    const client = new Client({ name: "portal-tests", version: "0.0.0" });
+    await client.connect(transport);
+    return new Portal(client, transport, dir, dbPath);
+  }
+
+  /** Calls a tool and returns its structured result; throws if it reported an error. */
+  async call(name: string, args: Record<string, unknown> = {}): Promise<Json> {
+    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
+    if (result.isError) {
+      throw new Error(`${name} failed: ${(result.content[0] as { text: string }).text}`);
+    }
+    return result.structuredContent;
+  }
+
+  /** Calls a tool that must fail; returns its error message. */
+  async fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
+    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
+    if (!result.isError) {
+      throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
+    }
+    return (result.content[0] as { text: string }).text;
+  }
+
+  /** Starts a program and returns its id. */
+  async spawn(command: string, args: string[] = [], extra: Record<string, unknown> = {}) {
+    const { id } = await this.call("process_start", { command, args, ...extra });
+    return id as number;
+  }
+
+  /**
+   * Reads new output until `done(all text so far)` holds; the deadline makes a
+   * missing answer a failure instead of a hang.
+   */
+  async readUntil(
+    id: number,
+    done: (text: string) => boolean,
+    options: { source?: string; timeoutMs?: number } = {},
+  ): Promise<string> {
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    let text = "";
+    for (;;) {
+      const page = await this.call("process_read_new", { id, source: options.source ?? "both" });
+      text += page.records.map((r: Rec) => r.content).join("");
+      if (done(text)) return text;
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting for output of ${id}; got: ${JSON.stringify(text)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  }
+
+  /** Polls process_inspect until the process is no longer running. */
+  async waitExit(id: number, timeoutMs = 10_000): Promise<Json> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const info = await this.call("process_inspect", { id });
+      if (info.status !== "running") return info;
+      if (Date.now() > deadline) {
+        throw new Error(`Process ${id} still running after ${timeoutMs} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  }
+
+  /** Closes the client (the server sees stdin close and shuts down) and removes the temp dir. */
+  async close(): Promise<void> {
+    await this.client.close();
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** True while a process with this pid exists (and is not a zombie). */
+export function pidAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `check()` holds, or fails after `timeoutMs`. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
