@@ -11,6 +11,8 @@
  * ```
  * @module
  */
+// Matching escape sequences means matching control characters.
+// deno-lint-ignore-file no-control-regex
 
 /**
  * Complete sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ST`), DCS/SOS/PM/APC

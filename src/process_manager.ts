@@ -16,7 +16,7 @@ import { PortalError } from "./errors.ts";
 import { type LaunchSpec, ManagedProcess, type Status } from "./managed_process.ts";
 import type { IoRecord, RecordStore, Source } from "./record_store.ts";
 import { Screen, type ScreenSnapshot } from "./screen.ts";
-import { CTRL_BREAK_EVENT, CTRL_C_EVENT, resolveSignal } from "./signals.ts";
+import { CTRL_BREAK_EVENT, resolveSignal } from "./signals.ts";
 import { spawnPipe } from "./terminal/pipe.ts";
 import { spawnPty } from "./terminal/pty.ts";
 
@@ -70,6 +70,14 @@ export interface ProcessDetails extends ProcessSummary {
   stdout_count: number;
   stderr_count: number;
   stdin_count: number;
+}
+
+/** How a killed process ended. */
+export interface KillResult {
+  id: number;
+  status: Status;
+  exit_code: number | null;
+  exit_signal: string | null;
 }
 
 /** Grace between the polite signal and SIGKILL when a process is killed. */
@@ -230,10 +238,15 @@ export class ProcessManager {
   }
 
   /** Kills a running process and its process group (PTY: its whole session); records stay. */
-  async kill(id: number): Promise<ProcessDetails> {
+  async kill(id: number): Promise<KillResult> {
     const process = this.#running(id, "kill");
     await process.kill(KILL_GRACE_MS);
-    return this.inspect(id);
+    return {
+      id,
+      status: process.status,
+      exit_code: process.exit?.code ?? null,
+      exit_signal: process.exit?.signal ?? null,
+    };
   }
 
   /** Kills every running process at once; records stay. */

@@ -10,7 +10,7 @@ export const processClear = defineTool({
     "its process_read_new cursors; the process itself and its screen are untouched. Use it to " +
     "start reading from a clean slate. To remove an ended process entirely, use process_cleanup.",
   input: { id },
-  output: { id, cleared: z.number().int().describe("Records deleted.") },
+  output: { id, cleared: z.number().describe("Records deleted.") },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   run: ({ manager }, { id }) => manager.clear(id),
 });

@@ -1,5 +1,6 @@
 import { defineTool } from "./tool.ts";
-import { id, processDetails } from "./schemas.ts";
+import { z } from "zod";
+import { id, status } from "./schemas.ts";
 
 export const processKill = defineTool({
   name: "process_kill",
@@ -7,11 +8,16 @@ export const processKill = defineTool({
   description:
     "Kill one running process and everything it started: pipes: SIGTERM to its process group, " +
     "SIGKILL after 0.5 s; PTY: SIGHUP to every process group of its terminal session, then " +
-    "SIGKILL. Waits until it is gone; status becomes killed. Its records and screen stay " +
+    "SIGKILL. Waits until it is gone; returns status killed and how it ended. Its records and screen stay " +
     "readable; remove them with process_cleanup. To interrupt without ending, use " +
     "process_signal or write Ctrl+C.",
   input: { id },
-  output: processDetails,
+  output: {
+    id,
+    status,
+    exit_code: z.number().nullable(),
+    exit_signal: z.string().nullable(),
+  },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   run: ({ manager }, { id }) => manager.kill(id),
 });

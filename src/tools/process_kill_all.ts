@@ -10,7 +10,7 @@ export const processKillAll = defineTool({
     "process_kill to end one. Records stay readable until process_cleanup. Returns the ids " +
     "killed.",
   input: {},
-  output: { killed: z.array(z.number().int()) },
+  output: { killed: z.array(z.number()) },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   run: ({ manager }) => manager.killAll(),
 });

@@ -27,9 +27,9 @@ export const processScreen = defineTool({
   output: {
     buffer: z.enum(["primary", "alternate"]),
     active_buffer: z.enum(["primary", "alternate"]),
-    cols: z.number().int(),
-    rows: z.number().int(),
-    cursor: z.object({ row: z.number().int(), col: z.number().int() }),
+    cols: z.number(),
+    rows: z.number(),
+    cursor: z.object({ row: z.number(), col: z.number() }),
     title: z.string().nullable(),
     lines: z.array(z.string()),
     scrollback: z.array(z.string()).optional(),

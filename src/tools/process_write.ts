@@ -16,7 +16,7 @@ export const processWrite = defineTool({
     id,
     content: z.string().describe("Text to write (UTF-8)."),
   },
-  output: { id, bytes_written: z.number().int() },
+  output: { id, bytes_written: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   run: ({ manager }, { id, content }) => manager.write(id, content),
 });

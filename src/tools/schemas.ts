@@ -34,12 +34,12 @@ export const recordPage = {
 export const processSummary = {
   id,
   command: z.string(),
-  os_pid: z.number().int(),
+  os_pid: z.number(),
   status,
   pty: z.boolean(),
-  timeout_ms: z.number().int(),
-  inactive_duration_ms: z.number().int(),
-  io_count: z.number().int(),
+  timeout_ms: z.number(),
+  inactive_duration_ms: z.number(),
+  io_count: z.number(),
 };
 
 export const processDetails = {
@@ -49,21 +49,21 @@ export const processDetails = {
   env: z.record(z.string(), z.string()).describe(
     "Variables given at start (merged over the server's).",
   ),
-  cols: z.number().int().nullable(),
-  rows: z.number().int().nullable(),
-  exit_code: z.number().int().nullable(),
+  cols: z.number().nullable(),
+  rows: z.number().nullable(),
+  exit_code: z.number().nullable(),
   exit_signal: z.string().nullable(),
   started_at: z.string(),
   ended_at: z.string().nullable(),
-  stdout_count: z.number().int(),
-  stderr_count: z.number().int(),
-  stdin_count: z.number().int(),
+  stdout_count: z.number(),
+  stderr_count: z.number(),
+  stdin_count: z.number(),
 };
 
 export const programFact = z.object({
   program: z.string(),
   needs_pty: z.boolean(),
-  confirmed_count: z.number().int(),
+  confirmed_count: z.number(),
   notes: z.string().nullable(),
   updated_at: z.string(),
 });

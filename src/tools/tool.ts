@@ -7,7 +7,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import type { z } from "zod";
 import { PortalError } from "../errors.ts";
 import type { ProcessManager } from "../process_manager.ts";
 import type { ProgramRegistry } from "../program_registry.ts";

@@ -42,7 +42,9 @@ export class Portal {
   }
 
   /** Starts a server with its own temporary database (and registry, unless `dataDir` is given). */
-  static async start(options: { dataDir?: string; env?: Record<string, string> } = {}) {
+  static async start(
+    options: { dataDir?: string; env?: Record<string, string>; cwd?: string } = {},
+  ) {
     const dir = await Deno.makeTempDir({ prefix: "portal-test-" });
     const dbPath = `${dir}/records.db`;
     const transport = new StdioClientTransport({
@@ -54,6 +56,7 @@ export class Portal {
         PORTAL_DATA_DIR: options.dataDir ?? `${dir}/data`,
         ...options.env,
       },
+      cwd: options.cwd,
       stderr: "inherit",
     });
     const client = new Client({ name: "portal-tests", version: "0.0.0" });

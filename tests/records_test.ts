@@ -1,0 +1,179 @@
+import { DatabaseSync } from "node:sqlite";
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { Portal, type Rec } from "./helpers/portal.ts";
+
+const text = (records: Rec[]) => records.map((r) => r.content).join("");
+
+Deno.test("records keep both sources, in order, with increasing timestamps", async () => {
+  const portal = await Portal.start();
+  try {
+    // The pauses make the order across the two pipes a fact of the program, not of scheduling.
+    const id = await portal.spawn("sh", [
+      "-c",
+      "echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2; read line; echo got:$line",
+    ]);
+    await portal.readUntil(id, (t) => t.includes("out2"));
+    await portal.call("process_write", { id, content: "hello\n" });
+    await portal.waitExit(id);
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertEquals(
+      records.map((r: Rec) => [r.source, r.content]),
+      [["stdout", "out1\n"], ["stderr", "err1\n"], ["stdout", "out2\n"], ["stdout", "got:hello\n"]],
+    );
+    const stdin = await portal.call("process_read", {
+      id,
+      source: "stdin",
+      duration: 60,
+      unit: "s",
+    });
+    assertEquals(stdin.records.map((r: Rec) => [r.source, r.content]), [["stdin", "hello\n"]]);
+    const all = [...records, ...stdin.records].map((r: Rec) => r.timestamp).sort((a, b) => a - b);
+    assertEquals(new Set(all).size, all.length, "timestamps are distinct");
+    for (let i = 1; i < records.length; i++) {
+      assert(records[i].timestamp > records[i - 1].timestamp, "timestamps increase");
+    }
+    const info = await portal.call("process_inspect", { id });
+    assertEquals([info.stdout_count, info.stderr_count, info.stdin_count, info.io_count], [
+      3,
+      1,
+      1,
+      5,
+    ]);
+    assertEquals([info.exit_code, info.exit_signal], [0, null]);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("escape sequences are stripped, the rest kept as written, bad UTF-8 replaced", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("printf", [
+      "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
+    ]);
+    await portal.waitExit(id);
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertEquals(text(records), "red plain \ufffd\ufffdok\r\n");
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("read_new: per-source cursors, each record exactly once, clear resets", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", [
+      "-c",
+      'while read line; do echo "o:$line"; echo "e:$line" >&2; done',
+    ]);
+    await portal.call("process_write", { id, content: "1\n" });
+    const out1 = await portal.readUntil(id, (t) => t.includes("o:1"), { source: "stdout" });
+    assertEquals(out1, "o:1\n");
+    // Reading stdout did not consume stderr.
+    const err1 = await portal.readUntil(id, (t) => t.includes("e:1"), { source: "stderr" });
+    assertEquals(err1, "e:1\n");
+    assertEquals((await portal.call("process_read_new", { id })).records, []);
+
+    await portal.call("process_write", { id, content: "2\n" });
+    const both = await portal.readUntil(id, (t) => t.includes("o:2") && t.includes("e:2"));
+    assertEquals(both.length, "o:2\ne:2\n".length, "only the new records, once each");
+    // A time-window read neither consumes nor depends on the cursors.
+    const window = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertEquals(window.records.length, 4);
+    assertEquals((await portal.call("process_read_new", { id })).records, []);
+
+    const cleared = await portal.call("process_clear", { id });
+    assertEquals(cleared, { id, cleared: 6 });
+    assertEquals((await portal.call("process_read", { id, duration: 60, unit: "s" })).records, []);
+    await portal.call("process_write", { id, content: "3\n" });
+    assertEquals(
+      await portal.readUntil(id, (t) => t.includes("o:3") && t.includes("e:3")),
+      "o:3\ne:3\n",
+    );
+    const info = await portal.call("process_inspect", { id });
+    assertEquals([info.stdout_count, info.stderr_count, info.stdin_count], [1, 1, 1]);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("read: the time window (duration + unit) selects recent records", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
+    await portal.readUntil(id, (t) => t.includes("early"));
+    // Let "early" age past a 300 ms window, then produce "late".
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await portal.call("process_write", { id, content: "\n" });
+    await portal.waitExit(id);
+    const recent = await portal.call("process_read", { id, duration: 300, unit: "ms" });
+    assertEquals(text(recent.records), "late\n");
+    for (const [duration, unit] of [[60, "s"], [60e3, "ms"], [60e6, "us"], [60e9, "ns"]]) {
+      const all = await portal.call("process_read", { id, duration, unit });
+      assertEquals(text(all.records), "early\nlate\n", `${duration} ${unit}`);
+    }
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("max_chars pages read_new forward and keeps read's newest records", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", [
+      "-c",
+      "for i in 1 2 3 4 5; do echo line$i; sleep 0.05; done",
+    ]);
+    await portal.waitExit(id);
+    const seen: string[] = [];
+    for (;;) {
+      const page = await portal.call("process_read_new", { id, max_chars: 12 });
+      seen.push(...page.records.map((r: Rec) => r.content));
+      assert(page.records.length > 0 || !page.truncated);
+      if (!page.truncated) break;
+    }
+    assertEquals(seen.join(""), "line1\nline2\nline3\nline4\nline5\n");
+    const newest = await portal.call("process_read", {
+      id,
+      duration: 60,
+      unit: "s",
+      max_chars: 12,
+    });
+    assertEquals([text(newest.records), newest.truncated], ["line4\nline5\n", true]);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("a child that writes 50 MB fast and exits has every byte in the records", async () => {
+  const portal = await Portal.start();
+  try {
+    const lines = 5_000_000; // 10 bytes each
+    const started = performance.now();
+    const id = await portal.spawn("python3", [
+      "-c",
+      `import sys\nsys.stdout.write("".join(["%09d\\n" % i for i in range(${lines})]))`,
+    ]);
+    const info = await portal.waitExit(id, 60_000);
+    const elapsed = performance.now() - started;
+    assertEquals([info.status, info.exit_code], ["exited", 0]);
+    const db = new DatabaseSync(portal.dbPath, { readOnly: true });
+    try {
+      const rows = db.prepare(
+        "SELECT content FROM records WHERE process_id = ? AND source = 1 ORDER BY seq",
+      ).all(id) as { content: string }[];
+      assertEquals(rows.length, info.stdout_count);
+      const all = rows.map((r) => r.content).join("");
+      assertEquals(all.length, lines * 10);
+      let expected = "";
+      for (let i = lines - 3; i < lines; i++) expected += String(i).padStart(9, "0") + "\n";
+      assertEquals(all.slice(-30), expected);
+      assertEquals(all.slice(0, 20), "000000000\n000000001\n");
+    } finally {
+      db.close();
+    }
+    console.log(`50 MB burst stored in ${elapsed.toFixed(0)} ms (start to exited)`);
+  } finally {
+    await portal.close();
+  }
+});
