@@ -1,0 +1,106 @@
+import { assertEquals, assertMatch } from "./helpers/assert.ts";
+import { Portal } from "./helpers/portal.ts";
+
+const ID_TOOLS = [
+  ["process_read", {}],
+  ["process_read_new", {}],
+  ["process_write", { content: "x" }],
+  ["process_signal", { signal: "SIGINT" }],
+  ["process_inspect", {}],
+  ["process_kill", {}],
+  ["process_clear", {}],
+  ["process_cleanup", {}],
+  ["process_screen", {}],
+] as const;
+
+Deno.test("an unknown id is a tool error that points to process_list, for every tool", async () => {
+  const portal = await Portal.start();
+  try {
+    for (const [tool, args] of ID_TOOLS) {
+      assertMatch(
+        await portal.fail(tool, { id: 42, ...args }),
+        /No process with id 42\. Call process_list/,
+        tool,
+      );
+    }
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("missing or ill-typed arguments are tool errors, and the server carries on", async () => {
+  const portal = await Portal.start();
+  try {
+    assertMatch(await portal.fail("process_start", {}), /command/);
+    assertMatch(await portal.fail("process_start", { command: 7 }), /command/);
+    assertMatch(await portal.fail("process_start", { command: "true", args: "-l" }), /args/);
+    assertMatch(
+      await portal.fail("process_start", { command: "true", timeout_ms: -1 }),
+      /timeout_ms/,
+    );
+    assertMatch(
+      await portal.fail("process_start", { command: "true", cols: 0, pty: true }),
+      /cols/,
+    );
+    assertMatch(await portal.fail("process_read", { id: "one" }), /id/);
+    assertMatch(await portal.fail("process_read", { id: 1, unit: "minutes" }), /unit/);
+    assertMatch(await portal.fail("process_write", { id: 1 }), /content/);
+    assertMatch(await portal.fail("program_record", { program: "ssh" }), /needs_pty/);
+    assertMatch(await portal.fail("no_such_tool", {}), /no_such_tool not found/);
+    assertEquals((await portal.call("process_list")).processes, []);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("start errors: missing command, missing cwd, cwd that is a file", async () => {
+  const portal = await Portal.start();
+  try {
+    assertMatch(
+      await portal.fail("process_start", { command: "no-such-program-xyz" }),
+      /Command not found: "no-such-program-xyz".*not through a shell/,
+    );
+    assertMatch(
+      await portal.fail("process_start", { command: "ls", cwd: "/no/such/dir" }),
+      /cwd "\/no\/such\/dir" does not exist/,
+    );
+    assertMatch(
+      await portal.fail("process_start", { command: "ls", cwd: "/etc/hostname" }),
+      /is not a directory/,
+    );
+    assertEquals((await portal.call("process_list")).processes, [], "failed starts leave nothing");
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("state errors: write to an exited process, cleanup of a running one, bad signals", async () => {
+  const portal = await Portal.start();
+  try {
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    assertMatch(
+      await portal.fail("process_write", { id: done, content: "x\n" }),
+      /Cannot write to process \d+: it has exited \(with code 0\)/,
+    );
+    assertMatch(await portal.fail("process_signal", { id: done, signal: "SIGINT" }), /has exited/);
+
+    const running = await portal.spawn("sleep", ["1000"]);
+    assertMatch(
+      await portal.fail("process_cleanup", { id: running }),
+      /still running: call process_kill first/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
+      /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
+    );
+    assertMatch(await portal.fail("process_signal", { id: running, signal: 999 }), /out of range/);
+    assertMatch(
+      await portal.fail("process_screen", { id: running }),
+      /runs on pipes, which have no screen.*pty: true/,
+    );
+    assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
+  } finally {
+    await portal.close();
+  }
+});

@@ -1,0 +1,182 @@
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { pidAlive, Portal, waitUntil } from "./helpers/portal.ts";
+
+Deno.test("start: args, cwd and env (merged over the server's) reach the program", async () => {
+  const portal = await Portal.start();
+  const dir = await Deno.makeTempDir();
+  try {
+    const id = await portal.spawn("sh", [
+      "-c",
+      'echo "$1|$(pwd)|$GREETING|${PATH:+path}"',
+      "sh",
+      "a b",
+    ], {
+      cwd: dir,
+      env: { GREETING: "hi there" },
+    });
+    const started = await portal.call("process_list");
+    assertEquals(started.processes[0].id, id);
+    assertEquals(started.processes[0].command, "sh");
+    assert(started.processes[0].os_pid > 0);
+    const out = await portal.readUntil(id, (t) => t.endsWith("\n"));
+    assertEquals(out, `a b|${await Deno.realPath(dir)}|hi there|path\n`);
+    const info = await portal.waitExit(id);
+    assertEquals(info.env, { GREETING: "hi there" });
+    assertEquals(info.cwd, dir);
+    assertEquals(info.args, ["-c", 'echo "$1|$(pwd)|$GREETING|${PATH:+path}"', "sh", "a b"]);
+    assertEquals([info.status, info.exit_code, info.pty], ["exited", 0, false]);
+    assert(Date.parse(info.ended_at) >= Date.parse(info.started_at));
+  } finally {
+    await portal.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kill keeps the records and ends the process group; cleanup removes everything", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo child:$!; wait"]);
+    const out = await portal.readUntil(id, (t) => /child:\d+\n/.test(t));
+    const grandchild = Number(/child:(\d+)/.exec(out)![1]);
+    assert(pidAlive(grandchild));
+    const killed = await portal.call("process_kill", { id });
+    assertEquals(killed.status, "killed");
+    assertEquals(killed.exit_signal, "SIGTERM");
+    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertMatch(records[0].content, /^child:\d+/);
+    assertMatch(
+      await portal.fail("process_write", { id, content: "x" }),
+      /has killed.*process_read/,
+    );
+    assertMatch(
+      await portal.fail("process_kill", { id }),
+      /Cannot kill process \d+: it has killed/,
+    );
+
+    assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
+    assertMatch(
+      await portal.fail("process_inspect", { id }),
+      /No process with id \d+ \(it was cleaned up/,
+    );
+    assertEquals((await portal.call("process_list")).processes, []);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("kill escalates to SIGKILL for a program that ignores SIGTERM", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", [
+      "-c",
+      "trap '' TERM; echo ready; while :; do sleep 1; done",
+    ]);
+    await portal.readUntil(id, (t) => t.includes("ready"));
+    const killed = await portal.call("process_kill", { id });
+    assertEquals([killed.status, killed.exit_signal], ["killed", "SIGKILL"]);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("signal: by name or number, to the whole process group", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("sh", [
+      "-c",
+      "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done",
+    ]);
+    await portal.readUntil(id, (t) => t.includes("ready"));
+    const sent = await portal.call("process_signal", { id, signal: "usr1" });
+    assertEquals(sent, { id, signal: "SIGUSR1", delivered_to: "process group" });
+    await portal.readUntil(id, (t) => t.includes("got-usr1"));
+    await portal.call("process_signal", { id, signal: "9" });
+    const info = await portal.waitExit(id);
+    assertEquals([info.status, info.exit_code, info.exit_signal], ["exited", null, "SIGKILL"]);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("idle timeout kills the process and removes its data; reads keep it alive", async () => {
+  const portal = await Portal.start();
+  try {
+    const kept = await portal.spawn("sleep", ["1000"], { timeout_ms: 600 });
+    const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], { timeout_ms: 600 });
+    const pid = (await portal.call("process_inspect", { id: idle })).os_pid;
+    const started = Date.now();
+    // Read `kept` every 100 ms for well past its timeout; `idle` gets no attention.
+    while (Date.now() - started < 1500) {
+      await portal.call("process_read_new", { id: kept });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await waitUntil(
+      async () => {
+        const { processes } = await portal.call("process_list");
+        return !processes.some((p: { id: number }) => p.id === idle);
+      },
+      5000,
+      "the idle process to be removed",
+    );
+    assertEquals((await portal.call("process_inspect", { id: kept })).status, "running");
+    await waitUntil(() => !pidAlive(pid), 5000, "the idle process to die");
+    assertMatch(await portal.fail("process_read", { id: idle }), /No process with id/);
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("kill_all kills every running process and keeps their records", async () => {
+  const portal = await Portal.start();
+  try {
+    const a = await portal.spawn("sh", ["-c", "echo a; exec sleep 1000"]);
+    const b = await portal.spawn("sleep", ["1000"]);
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    await portal.readUntil(a, (t) => t.includes("a"));
+    const { killed } = await portal.call("process_kill_all");
+    assertEquals(killed.sort(), [a, b]);
+    const { processes } = await portal.call("process_list");
+    assertEquals(processes.map((p: { status: string }) => p.status), [
+      "killed",
+      "killed",
+      "exited",
+    ]);
+    assertEquals(
+      (await portal.call("process_read", { id: a, duration: 60, unit: "s" })).records[0].content,
+      "a\n",
+    );
+  } finally {
+    await portal.close();
+  }
+});
+
+Deno.test("server shutdown kills the process group, grandchildren included", async () => {
+  const portal = await Portal.start();
+  let grandchild = 0;
+  try {
+    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
+    grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
+    assert(pidAlive(grandchild));
+  } finally {
+    await portal.close();
+  }
+  await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die at shutdown");
+});
+
+for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+  Deno.test(`server killed by ${signal} kills its processes before exiting`, async () => {
+    const portal = await Portal.start();
+    try {
+      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
+      const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
+      const server = portal.transport.pid!;
+      Deno.kill(server, signal);
+      await waitUntil(() => !pidAlive(server), 5000, "the server to exit");
+      await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die");
+    } finally {
+      await portal.close();
+    }
+  });
+}
