@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch } from "./helpers/assert.ts";
-import { Portal } from "./helpers/portal.ts";
+import { Portal, posixTest } from "./helpers/portal.ts";
 
 const ID_TOOLS = [
   ["process_read", {}],
@@ -13,7 +13,7 @@ const ID_TOOLS = [
   ["process_screen", {}],
 ] as const;
 
-Deno.test("an unknown id is a tool error that points to process_list, for every tool", async () => {
+posixTest("an unknown id is a tool error that points to process_list, for every tool", async () => {
   const portal = await Portal.start();
   try {
     for (const [tool, args] of ID_TOOLS) {
@@ -28,7 +28,7 @@ Deno.test("an unknown id is a tool error that points to process_list, for every 
   }
 });
 
-Deno.test("missing or ill-typed arguments are tool errors, and the server carries on", async () => {
+posixTest("missing or ill-typed arguments are tool errors, and the server carries on", async () => {
   const portal = await Portal.start();
   try {
     assertMatch(await portal.fail("process_start", {}), /command/);
@@ -53,7 +53,7 @@ Deno.test("missing or ill-typed arguments are tool errors, and the server carrie
   }
 });
 
-Deno.test("start errors: missing command, missing cwd, cwd that is a file", async () => {
+posixTest("start errors: missing command, missing cwd, cwd that is a file", async () => {
   const portal = await Portal.start();
   try {
     assertMatch(
@@ -74,33 +74,42 @@ Deno.test("start errors: missing command, missing cwd, cwd that is a file", asyn
   }
 });
 
-Deno.test("state errors: write to an exited process, cleanup of a running one, bad signals", async () => {
-  const portal = await Portal.start();
-  try {
-    const done = await portal.spawn("true");
-    await portal.waitExit(done);
-    assertMatch(
-      await portal.fail("process_write", { id: done, content: "x\n" }),
-      /Cannot write to process \d+: it has exited \(with code 0\)/,
-    );
-    assertMatch(await portal.fail("process_signal", { id: done, signal: "SIGINT" }), /has exited/);
+posixTest(
+  "state errors: write to an exited process, cleanup of a running one, bad signals",
+  async () => {
+    const portal = await Portal.start();
+    try {
+      const done = await portal.spawn("true");
+      await portal.waitExit(done);
+      assertMatch(
+        await portal.fail("process_write", { id: done, content: "x\n" }),
+        /Cannot write to process \d+: it has exited \(with code 0\)/,
+      );
+      assertMatch(
+        await portal.fail("process_signal", { id: done, signal: "SIGINT" }),
+        /has exited/,
+      );
 
-    const running = await portal.spawn("sleep", ["1000"]);
-    assertMatch(
-      await portal.fail("process_cleanup", { id: running }),
-      /still running: call process_kill first/,
-    );
-    assertMatch(
-      await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
-      /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
-    );
-    assertMatch(await portal.fail("process_signal", { id: running, signal: 999 }), /out of range/);
-    assertMatch(
-      await portal.fail("process_screen", { id: running }),
-      /runs on pipes, which have no screen.*pty: true/,
-    );
-    assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
-  } finally {
-    await portal.close();
-  }
-});
+      const running = await portal.spawn("sleep", ["1000"]);
+      assertMatch(
+        await portal.fail("process_cleanup", { id: running }),
+        /still running: call process_kill first/,
+      );
+      assertMatch(
+        await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
+        /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
+      );
+      assertMatch(
+        await portal.fail("process_signal", { id: running, signal: 999 }),
+        /out of range/,
+      );
+      assertMatch(
+        await portal.fail("process_screen", { id: running }),
+        /runs on pipes, which have no screen.*pty: true/,
+      );
+      assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
+    } finally {
+      await portal.close();
+    }
+  },
+);

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { pidAlive, Portal, waitUntil } from "./helpers/portal.ts";
+import { pidAlive, Portal, posixTest, waitUntil } from "./helpers/portal.ts";
 
-Deno.test("start: args, cwd and env (merged over the server's) reach the program", async () => {
+posixTest("start: args, cwd and env (merged over the server's) reach the program", async () => {
   const portal = await Portal.start();
   const dir = await Deno.makeTempDir();
   try {
@@ -32,40 +32,43 @@ Deno.test("start: args, cwd and env (merged over the server's) reach the program
   }
 });
 
-Deno.test("kill keeps the records and ends the process group; cleanup removes everything", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo child:$!; wait"]);
-    const out = await portal.readUntil(id, (t) => /child:\d+\n/.test(t));
-    const grandchild = Number(/child:(\d+)/.exec(out)![1]);
-    assert(pidAlive(grandchild));
-    const killed = await portal.call("process_kill", { id });
-    assertEquals(killed.status, "killed");
-    assertEquals(killed.exit_signal, "SIGTERM");
-    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
-    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
-    assertMatch(records[0].content, /^child:\d+/);
-    assertMatch(
-      await portal.fail("process_write", { id, content: "x" }),
-      /has killed.*process_read/,
-    );
-    assertMatch(
-      await portal.fail("process_kill", { id }),
-      /Cannot kill process \d+: it has killed/,
-    );
+posixTest(
+  "kill keeps the records and ends the process group; cleanup removes everything",
+  async () => {
+    const portal = await Portal.start();
+    try {
+      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo child:$!; wait"]);
+      const out = await portal.readUntil(id, (t) => /child:\d+\n/.test(t));
+      const grandchild = Number(/child:(\d+)/.exec(out)![1]);
+      assert(pidAlive(grandchild));
+      const killed = await portal.call("process_kill", { id });
+      assertEquals(killed.status, "killed");
+      assertEquals(killed.exit_signal, "SIGTERM");
+      await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
+      const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+      assertMatch(records[0].content, /^child:\d+/);
+      assertMatch(
+        await portal.fail("process_write", { id, content: "x" }),
+        /has killed.*process_read/,
+      );
+      assertMatch(
+        await portal.fail("process_kill", { id }),
+        /Cannot kill process \d+: it has killed/,
+      );
 
-    assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
-    assertMatch(
-      await portal.fail("process_inspect", { id }),
-      /No process with id \d+ \(it was cleaned up/,
-    );
-    assertEquals((await portal.call("process_list")).processes, []);
-  } finally {
-    await portal.close();
-  }
-});
+      assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
+      assertMatch(
+        await portal.fail("process_inspect", { id }),
+        /No process with id \d+ \(it was cleaned up/,
+      );
+      assertEquals((await portal.call("process_list")).processes, []);
+    } finally {
+      await portal.close();
+    }
+  },
+);
 
-Deno.test("kill escalates to SIGKILL for a program that ignores SIGTERM", async () => {
+posixTest("kill escalates to SIGKILL for a program that ignores SIGTERM", async () => {
   const portal = await Portal.start();
   try {
     const id = await portal.spawn("sh", [
@@ -80,7 +83,7 @@ Deno.test("kill escalates to SIGKILL for a program that ignores SIGTERM", async 
   }
 });
 
-Deno.test("signal: by name or number, to the whole process group", async () => {
+posixTest("signal: by name or number, to the whole process group", async () => {
   const portal = await Portal.start();
   try {
     const id = await portal.spawn("sh", [
@@ -99,7 +102,7 @@ Deno.test("signal: by name or number, to the whole process group", async () => {
   }
 });
 
-Deno.test("idle timeout kills the process and removes its data; reads keep it alive", async () => {
+posixTest("idle timeout kills the process and removes its data; reads keep it alive", async () => {
   const portal = await Portal.start();
   try {
     const kept = await portal.spawn("sleep", ["1000"], { timeout_ms: 600 });
@@ -127,7 +130,7 @@ Deno.test("idle timeout kills the process and removes its data; reads keep it al
   }
 });
 
-Deno.test("kill_all kills every running process and keeps their records", async () => {
+posixTest("kill_all kills every running process and keeps their records", async () => {
   const portal = await Portal.start();
   try {
     const a = await portal.spawn("sh", ["-c", "echo a; exec sleep 1000"]);
@@ -152,7 +155,7 @@ Deno.test("kill_all kills every running process and keeps their records", async 
   }
 });
 
-Deno.test("server shutdown kills the process group, grandchildren included", async () => {
+posixTest("server shutdown kills the process group, grandchildren included", async () => {
   const portal = await Portal.start();
   let grandchild = 0;
   try {
@@ -166,7 +169,7 @@ Deno.test("server shutdown kills the process group, grandchildren included", asy
 });
 
 for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
-  Deno.test(`server killed by ${signal} kills its processes before exiting`, async () => {
+  posixTest(`server killed by ${signal} kills its processes before exiting`, async () => {
     const portal = await Portal.start();
     try {
       const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);

@@ -1,10 +1,10 @@
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { Portal, type Rec } from "./helpers/portal.ts";
+import { Portal, posixTest, type Rec } from "./helpers/portal.ts";
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
 
-Deno.test("records keep both sources, in order, with increasing timestamps", async () => {
+posixTest("records keep both sources, in order, with increasing timestamps", async () => {
   const portal = await Portal.start();
   try {
     // The pauses make the order across the two pipes a fact of the program, not of scheduling.
@@ -45,21 +45,24 @@ Deno.test("records keep both sources, in order, with increasing timestamps", asy
   }
 });
 
-Deno.test("escape sequences are stripped, the rest kept as written, bad UTF-8 replaced", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("printf", [
-      "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
-    ]);
-    await portal.waitExit(id);
-    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
-    assertEquals(text(records), "red plain \ufffd\ufffdok\r\n");
-  } finally {
-    await portal.close();
-  }
-});
+posixTest(
+  "escape sequences are stripped, the rest kept as written, bad UTF-8 replaced",
+  async () => {
+    const portal = await Portal.start();
+    try {
+      const id = await portal.spawn("printf", [
+        "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
+      ]);
+      await portal.waitExit(id);
+      const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+      assertEquals(text(records), "red plain \ufffd\ufffdok\r\n");
+    } finally {
+      await portal.close();
+    }
+  },
+);
 
-Deno.test("read_new: per-source cursors, each record exactly once, clear resets", async () => {
+posixTest("read_new: per-source cursors, each record exactly once, clear resets", async () => {
   const portal = await Portal.start();
   try {
     const id = await portal.spawn("sh", [
@@ -97,7 +100,7 @@ Deno.test("read_new: per-source cursors, each record exactly once, clear resets"
   }
 });
 
-Deno.test("read: the time window (duration + unit) selects recent records", async () => {
+posixTest("read: the time window (duration + unit) selects recent records", async () => {
   const portal = await Portal.start();
   try {
     const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
@@ -117,7 +120,7 @@ Deno.test("read: the time window (duration + unit) selects recent records", asyn
   }
 });
 
-Deno.test("max_chars pages read_new forward and keeps read's newest records", async () => {
+posixTest("max_chars pages read_new forward and keeps read's newest records", async () => {
   const portal = await Portal.start();
   try {
     const id = await portal.spawn("sh", [
@@ -145,7 +148,7 @@ Deno.test("max_chars pages read_new forward and keeps read's newest records", as
   }
 });
 
-Deno.test("a child that writes 50 MB fast and exits has every byte in the records", async () => {
+posixTest("a child that writes 50 MB fast and exits has every byte in the records", async () => {
   const portal = await Portal.start();
   try {
     const lines = 5_000_000; // 10 bytes each

@@ -1,8 +1,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { Portal } from "./helpers/portal.ts";
+import { Portal, posixTest } from "./helpers/portal.ts";
 
-Deno.test("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WAL", async () => {
+posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WAL", async () => {
   const cwd = await Deno.makeTempDir();
   const portal = await Portal.start({ cwd, env: { PORTAL_DB_PATH: "" } });
   try {
@@ -27,44 +27,50 @@ Deno.test("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WA
   }
 });
 
-Deno.test("registry: counts confirmations, resets on contradiction, persists across servers", async () => {
-  const dataDir = await Deno.makeTempDir();
-  try {
-    const first = await Portal.start({ dataDir });
+posixTest(
+  "registry: counts confirmations, resets on contradiction, persists across servers",
+  async () => {
+    const dataDir = await Deno.makeTempDir();
     try {
-      assertEquals(await first.call("program_query", { program: "psql" }), {
-        found: false,
-        fact: null,
-      });
-      const once = await first.call("program_record", {
-        program: "psql",
-        needs_pty: true,
-        notes: "REPL",
-      });
-      assertEquals([once.needs_pty, once.confirmed_count, once.notes], [true, 1, "REPL"]);
-      const twice = await first.call("program_record", {
-        program: "/usr/bin/psql",
-        needs_pty: true,
-      });
-      assertEquals([twice.program, twice.confirmed_count, twice.notes], ["psql", 2, "REPL"]);
+      const first = await Portal.start({ dataDir });
+      try {
+        assertEquals(await first.call("program_query", { program: "psql" }), {
+          found: false,
+          fact: null,
+        });
+        const once = await first.call("program_record", {
+          program: "psql",
+          needs_pty: true,
+          notes: "REPL",
+        });
+        assertEquals([once.needs_pty, once.confirmed_count, once.notes], [true, 1, "REPL"]);
+        const twice = await first.call("program_record", {
+          program: "/usr/bin/psql",
+          needs_pty: true,
+        });
+        assertEquals([twice.program, twice.confirmed_count, twice.notes], ["psql", 2, "REPL"]);
+      } finally {
+        await first.close();
+      }
+      assert(Deno.statSync(`${dataDir}/programs.db`).isFile);
+      const second = await Portal.start({ dataDir });
+      try {
+        const { found, fact } = await second.call("program_query", { program: "psql" });
+        assertEquals([found, fact.needs_pty, fact.confirmed_count], [true, true, 2]);
+        const corrected = await second.call("program_record", {
+          program: "psql",
+          needs_pty: false,
+        });
+        assertEquals([corrected.needs_pty, corrected.confirmed_count, corrected.notes], [
+          false,
+          1,
+          null,
+        ]);
+      } finally {
+        await second.close();
+      }
     } finally {
-      await first.close();
+      await Deno.remove(dataDir, { recursive: true });
     }
-    assert(Deno.statSync(`${dataDir}/programs.db`).isFile);
-    const second = await Portal.start({ dataDir });
-    try {
-      const { found, fact } = await second.call("program_query", { program: "psql" });
-      assertEquals([found, fact.needs_pty, fact.confirmed_count], [true, true, 2]);
-      const corrected = await second.call("program_record", { program: "psql", needs_pty: false });
-      assertEquals([corrected.needs_pty, corrected.confirmed_count, corrected.notes], [
-        false,
-        1,
-        null,
-      ]);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await Deno.remove(dataDir, { recursive: true });
-  }
-});
+  },
+);

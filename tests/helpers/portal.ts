@@ -130,14 +130,20 @@ export class Portal {
   }
 }
 
-/** True while a process with this pid exists (and is not a zombie). */
+/** True while a process with this pid exists and is not a zombie (`ps` works on Linux and macOS). */
 export function pidAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
+  const { stdout } = new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
+    .outputSync();
+  const state = new TextDecoder().decode(stdout).trim();
+  return state !== "" && !state.startsWith("Z");
+}
+
+/**
+ * A test that needs POSIX programs (sh, sleep, python3): skipped on Windows,
+ * where the pipe backend is exercised by the portable tests only.
+ */
+export function posixTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore: Deno.build.os === "windows", fn });
 }
 
 /** Waits until `check()` holds, or fails after `timeoutMs`. */

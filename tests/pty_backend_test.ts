@@ -1,0 +1,313 @@
+/**
+ * The PTY backend against real programs: terminal semantics, exit reporting,
+ * signals, session teardown, many PTYs at once, and write back-pressure.
+ */
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { spawnPty } from "../src/terminal/pty.ts";
+import { PortalError } from "../src/errors.ts";
+import { SIGNALS } from "../src/signals.ts";
+import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";
+import { waitFor } from "./helpers/wait.ts";
+
+const ENV = Deno.env.toObject();
+const encode = (text: string) => new TextEncoder().encode(text);
+
+interface Run {
+  term: Terminal;
+  /** Everything received so far, decoded. */
+  text(): string;
+  bytes: number;
+  exit: ExitInfo | null;
+  exited: Promise<ExitInfo>;
+  /** onData calls after onExit, or a second onExit: must stay 0. */
+  lateEvents: number;
+}
+
+function run(command: string, args: string[], size = { cols: 80, rows: 24 }): Run {
+  const chunks: string[] = [];
+  const decoder = new TextDecoder();
+  const { promise, resolve } = Promise.withResolvers<ExitInfo>();
+  const r: Run = {
+    term: undefined as unknown as Terminal,
+    text: () => chunks.join(""),
+    bytes: 0,
+    exit: null,
+    exited: promise,
+    lateEvents: 0,
+  };
+  r.term = spawnPty({ command, args, cwd: "/tmp", env: ENV, ...size }, {
+    onData(source, chunk) {
+      assertEquals(source, "stdout");
+      if (r.exit !== null) r.lateEvents++;
+      r.bytes += chunk.length;
+      chunks.push(decoder.decode(chunk, { stream: true }));
+    },
+    onExit(info) {
+      if (r.exit !== null) r.lateEvents++;
+      r.exit = info;
+      resolve(info);
+    },
+  });
+  return r;
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Children of `ppid` whose command name is `comm` (Linux /proc). */
+function childrenNamed(ppid: number, comm: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === ppid && name === comm) found.push(Number(entry.name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Runs `fn`, expecting a PortalError whose message includes `includes`; returns it. */
+function assertThrows(fn: () => void, _type: typeof PortalError, includes = ""): PortalError {
+  try {
+    fn();
+  } catch (error) {
+    assert(error instanceof PortalError, `expected a PortalError, got ${error}`);
+    assert(error.message.includes(includes), `unexpected message: ${error.message}`);
+    return error;
+  }
+  throw new Error("expected a PortalError, but nothing was thrown");
+}
+
+const linuxOnly = Deno.build.os !== "linux";
+
+Deno.test("the program sees a real terminal as stdin", async () => {
+  const r = run("python3", ["-c", "import os,sys;print(os.isatty(0), os.ttyname(0))"]);
+  assertEquals(await r.exited, { code: 0, signal: null });
+  assertMatch(r.text(), /^True \/dev\/(pts\/\d+|ttys\d+)\r\n$/);
+});
+
+Deno.test("written input is echoed and read", async () => {
+  const r = run("cat", []);
+  r.term.write(encode("hello portal\n"));
+  // Once as the terminal's echo, once as cat's output.
+  await waitFor(() => r.text().split("hello portal\r\n").length === 3, 5000, "echo and output");
+  await r.term.kill();
+  assertEquals(r.exit?.signal, "SIGHUP");
+});
+
+Deno.test("initial size and resize are visible to the program", async () => {
+  const r = run("sh", ["-c", "stty size; read x; stty size"], { cols: 100, rows: 30 });
+  await waitFor(() => r.text().includes("30 100\r\n"), 5000, "initial size");
+  r.term.resize(120, 40);
+  r.term.write(encode("\n"));
+  assertEquals(await r.exited, { code: 0, signal: null });
+  assert(r.text().includes("40 120\r\n"), r.text());
+  assertThrows(() => r.term.resize(0, 10), PortalError, "1 to 1000");
+});
+
+Deno.test("exit code and terminating signal are reported", async () => {
+  assertEquals(await run("sh", ["-c", "exit 3"]).exited, { code: 3, signal: null });
+  assertEquals(await run("sh", ["-c", "kill -9 $$"]).exited, { code: null, signal: "SIGKILL" });
+});
+
+Deno.test({
+  name: "signal() reaches the foreground job, not the shell",
+  ignore: linuxOnly,
+  fn: async () => {
+    const r = run("bash", ["--norc", "--noprofile", "-i"]);
+    const prompts = () => r.text().split("PORTAL$ ").length - 1;
+    r.term.write(encode("PS1='PORTAL$ '\n"));
+    await waitFor(() => prompts() >= 1, 5000, "prompt");
+    r.term.write(encode("sleep 100\n"));
+    let sleeps: number[] = [];
+    await waitFor(() => (sleeps = childrenNamed(r.term.pid, "sleep")).length === 1, 5000, "sleep");
+    const before = prompts();
+    r.term.signal(SIGNALS.SIGINT);
+    await waitFor(() => prompts() > before, 5000, "prompt after SIGINT");
+    await waitFor(() => !alive(sleeps[0]), 5000, "sleep to end");
+    assert(alive(r.term.pid), "bash must survive SIGINT");
+    assertEquals(r.exit, null);
+    r.term.write(encode("exit 7\n"));
+    assertEquals(await r.exited, { code: 7, signal: null });
+  },
+});
+
+Deno.test("Ctrl-C written to the terminal interrupts python", async () => {
+  const r = run("python3", ["-c", "print('ready', flush=True)\nwhile True: pass"]);
+  await waitFor(() => r.text().includes("ready"), 5000, "python to start");
+  r.term.write(encode("\x03"));
+  await r.exited;
+  assert(r.text().includes("KeyboardInterrupt"), r.text());
+});
+
+Deno.test("all output of a program that exits at once arrives before onExit", async () => {
+  for (let i = 0; i < 5; i++) {
+    const r = run("python3", ["-c", "import sys; sys.stdout.write('x' * 204800)"]);
+    assertEquals(await r.exited, { code: 0, signal: null });
+    assertEquals(r.bytes, 204800);
+    assertEquals(r.lateEvents, 0);
+  }
+});
+
+Deno.test({
+  name: "a stray job holding the terminal does not delay onExit for long",
+  ignore: linuxOnly,
+  fn: async () => {
+    // The job leaves the session (so no hangup reaches it) before sh exits.
+    const r = run("sh", ["-c", "setsid sh -c 'echo bg=$$; exec sleep 100' & read x"]);
+    let stray = 0;
+    try {
+      await waitFor(() => /bg=\d+/.test(r.text()), 5000, "the stray job");
+      stray = Number(/bg=(\d+)/.exec(r.text())![1]);
+      const started = Date.now();
+      r.term.write(encode("\n"));
+      assertEquals(await r.exited, { code: 0, signal: null });
+      assert(Date.now() - started < 3000, `onExit after ${Date.now() - started} ms`);
+      assert(alive(stray), "the stray job kept the terminal open");
+    } finally {
+      if (stray > 0 && alive(stray)) Deno.kill(stray, "SIGKILL");
+    }
+  },
+});
+
+Deno.test({
+  name: "kill() ends the whole session, including a job that ignores SIGHUP",
+  ignore: linuxOnly,
+  fn: async () => {
+    const r = run("bash", ["--norc", "--noprofile", "-i"]);
+    r.term.write(encode("(trap '' HUP; exec sleep 100) & echo \"bg=$!\"\n"));
+    await waitFor(() => /bg=\d+/.test(r.text()), 5000, "background job");
+    const job = Number(/bg=(\d+)/.exec(r.text())![1]);
+    await waitFor(() => alive(job), 5000, "job to run");
+    await r.term.kill(200);
+    assert(r.exit !== null, "kill() resolves after onExit");
+    await waitFor(() => !alive(job), 5000, "background job to die");
+    // Killing again, and writing to it, are harmless or explained.
+    await r.term.kill();
+    assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
+    assertThrows(() => r.term.signal(SIGNALS.SIGINT), PortalError, "exited");
+  },
+});
+
+Deno.test("50 terminals at once each get their own input back", async () => {
+  const runs = Array.from({ length: 50 }, () => run("cat", []));
+  try {
+    runs.forEach((r, i) => r.term.write(encode(`token-${i}-end\n`)));
+    await waitFor(
+      () => runs.every((r, i) => r.text().split(`token-${i}-end\r\n`).length === 3),
+      15000,
+      "every token",
+    );
+    runs.forEach((r, i) => assert(!r.text().includes(`token-${(i + 1) % 50}-`)));
+  } finally {
+    await Promise.all(runs.map((r) => r.term.kill()));
+  }
+});
+
+Deno.test("a 4 MB write is queued and delivered without blocking the event loop", async () => {
+  const r = run("sh", ["-c", "stty -echo; echo READY; exec cat"]);
+  await waitFor(() => r.text().includes("READY\r\n"), 5000, "stty -echo");
+  const line = "0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQ\n"; // 64 bytes
+  const lines = 65536;
+  const start = r.bytes;
+  let maxGap = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    maxGap = Math.max(maxGap, performance.now() - last);
+    last = performance.now();
+  }, 5);
+  try {
+    const t0 = performance.now();
+    r.term.write(encode(line.repeat(lines)));
+    assert(performance.now() - t0 < 500, "write() must not block");
+    // cat echoes each line back with CRLF.
+    await waitFor(() => r.bytes - start >= lines * 65, 60000, "all 4 MB back");
+    assertEquals(r.bytes - start, lines * 65);
+    assert(maxGap < 1000, `event loop stalled for ${maxGap} ms`);
+  } finally {
+    clearInterval(ticker);
+    await r.term.kill();
+  }
+});
+
+Deno.test("writing to a program that never reads fails once the queue is full", async () => {
+  const r = run("sleep", ["100"]);
+  try {
+    const chunk = encode("y".repeat(1023) + "\n").slice();
+    const mib = new Uint8Array(1024 * 1024).map((_, i) => chunk[i % 1024]);
+    const error = assertThrows(() => {
+      for (let i = 0; i < 20; i++) r.term.write(mib);
+    }, PortalError);
+    assertMatch(error.message, /not reading its input/);
+  } finally {
+    await r.term.kill();
+  }
+  assertEquals(r.exit?.signal, "SIGHUP");
+});
+
+Deno.test("bad command, bad cwd and bad size are refused up front", () => {
+  const events = { onData() {}, onExit() {} };
+  const base = { args: [], cwd: "/tmp", env: ENV, cols: 80, rows: 24 };
+  assertThrows(
+    () => spawnPty({ ...base, command: "no-such-program-portal" }, events),
+    PortalError,
+    "Command not found: no-such-program-portal",
+  );
+  assertThrows(
+    () => spawnPty({ ...base, command: "sh", env: { PATH: "/nonexistent" } }, events),
+    PortalError,
+    "Command not found: sh",
+  );
+  assertThrows(
+    () => spawnPty({ ...base, command: "sh", cwd: "/no/such/dir" }, events),
+    PortalError,
+    "does not exist",
+  );
+  assertThrows(
+    () => spawnPty({ ...base, command: "sh", cols: 5000 }, events),
+    PortalError,
+    "1 to 1000",
+  );
+});
+
+Deno.test("TERM defaults to xterm-256color and the caller's TERM wins", async () => {
+  const env = { PATH: ENV.PATH };
+  const printTerm = (extra: Record<string, string>) => {
+    const { promise, resolve } = Promise.withResolvers<string>();
+    let out = "";
+    spawnPty({
+      command: "sh",
+      args: ["-c", 'echo "$TERM"'],
+      cwd: "/tmp",
+      env: { ...env, ...extra },
+      cols: 80,
+      rows: 24,
+    }, {
+      onData: (_, chunk) => out += new TextDecoder().decode(chunk),
+      onExit: () => resolve(out.trim()),
+    });
+    return promise;
+  };
+  assertEquals(await printTerm({}), "xterm-256color");
+  assertEquals(await printTerm({ TERM: "dumb" }), "dumb");
+});
+
+Deno.test("kill() and write() after exit are harmless or explained", async () => {
+  const r = run("true", []);
+  await r.exited;
+  await r.term.kill();
+  await r.term.kill();
+  assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
+  assertThrows(() => r.term.resize(80, 24), PortalError, "exited");
+});
