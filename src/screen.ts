@@ -103,6 +103,6 @@ export class Screen {
 
 function readLines(buffer: xterm.IBuffer, from: number, to: number): string[] {
   const lines: string[] = [];
-  for (let y = from; y < to; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+  for (let y = from; y < to; y++) lines.push(buffer.getLine(y)?.translateToString(true).trimEnd() ?? "");
   return lines;
 }
