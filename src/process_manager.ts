@@ -113,7 +113,10 @@ export class ProcessManager {
     const id = this.#nextId;
     const screen = spec.pty ? new Screen(spec.cols, spec.rows) : undefined;
     const process = new ManagedProcess(id, spec, this.#store, screen, (p) => this.#ended(p));
-    const options = { ...spec, env: { ...Deno.env.toObject(), ...spec.env } };
+    // A terminal announces itself as xterm-256color (what the emulator understands) unless
+    // the caller says otherwise; the server's own TERM describes some other terminal.
+    const term = spec.pty ? { TERM: "xterm-256color" } : {};
+    const options = { ...spec, env: { ...Deno.env.toObject(), ...term, ...spec.env } };
     try {
       process.terminal = (spec.pty ? spawnPty : spawnPipe)(options, process);
     } catch (error) {

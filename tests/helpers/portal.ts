@@ -110,6 +110,23 @@ export class Portal {
     }
   }
 
+  /** Polls process_screen until `done(screen)` holds; the deadline turns a hang into a failure. */
+  async screenUntil(
+    id: number,
+    done: (screen: Json) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<Json> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = await this.call("process_screen", { id });
+      if (done(screen)) return screen;
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting on the screen of ${id}: ${JSON.stringify(screen)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  }
+
   /** Polls process_inspect until the process is no longer running. */
   async waitExit(id: number, timeoutMs = 10_000): Promise<Json> {
     const deadline = Date.now() + timeoutMs;
