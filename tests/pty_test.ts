@@ -358,3 +358,19 @@ posixTest("pty: 50 terminals at once each echo their own input", async () => {
     await portal.close();
   }
 });
+
+Deno.test({
+  name: "pty on Windows: a clear 'not yet supported' error",
+  ignore: Deno.build.os !== "windows",
+  fn: async () => {
+    const portal = await Portal.start();
+    try {
+      assertMatch(
+        await portal.fail("process_start", { command: "cmd.exe", pty: true }),
+        /not yet supported on Windows.*pty: false/,
+      );
+    } finally {
+      await portal.close();
+    }
+  },
+});
