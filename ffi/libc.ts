@@ -105,6 +105,8 @@ export interface OsConstants {
   F_SETFL: number;
   FD_CLOEXEC: number;
   TIOCSWINSZ: bigint;
+  /** Makes the terminal on the given fd the caller's controlling terminal. */
+  TIOCSCTTY: number;
   EINTR: number;
   EIO: number;
   EAGAIN: number;
@@ -144,6 +146,7 @@ const LINUX: OsConstants = {
   F_SETFL: 4,
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
+  TIOCSCTTY: 0x540e,
   EINTR: 4,
   EIO: 5,
   EAGAIN: 11,
@@ -176,6 +179,7 @@ const DARWIN: OsConstants = {
   O_NONBLOCK: 0x4,
   O_CLOEXEC: 0x1000000,
   TIOCSWINSZ: 0x80087467n,
+  TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
   POSIX_SPAWN_SETSID: 0x400,
   POSIX_SPAWN_CLOEXEC_DEFAULT: 0x4000,

@@ -7,7 +7,8 @@
  * Why one wait for all: that pool has 32 threads, so a blocking read per PTY
  * would starve file I/O at ~16 PTYs, and a pending read cannot be cancelled.
  * The owners do their reads and writes synchronously on the JS thread when
- * called back (their fds are O_NONBLOCK), where errno is readable.
+ * called back (their fds are O_NONBLOCK), where errno is readable; each owner
+ * caps what it reads per call-back, so one busy fd cannot starve the others.
  *
  * The loop keeps an FFI call pending only while fds are registered: with none
  * left it stops, so a process with no PTYs exits normally and tests see no
@@ -44,10 +45,12 @@ export class ReadinessLoop {
   #wakeRead = -1;
   #wakeWrite = -1;
   readonly #wakeBuf = new Uint8Array(new BigUint64Array([1n]).buffer);
+  readonly #wakeSink = new Uint8Array(64);
   // The wait's arguments, rebuilt only when the set or its interests change.
   #dirty = true;
   #snapshot: Entry[] = [];
   #pollFds = new Uint8Array(0);
+  #pollView = new DataView(this.#pollFds.buffer);
   #readSet = new Uint8Array(C.SIZEOF_FD_SET);
   #writeSet = new Uint8Array(C.SIZEOF_FD_SET);
   #readTemplate = new Uint8Array(C.SIZEOF_FD_SET);
@@ -166,8 +169,7 @@ export class ReadinessLoop {
   #settle(): void {
     if (this.#wakePending) {
       this.#wakePending = false;
-      const sink = new Uint8Array(64);
-      while (libc().read(this.#wakeRead, sink, 64n) > 0) { /* drain */ }
+      while (libc().read(this.#wakeRead, this.#wakeSink, 64n) > 0) { /* drain */ }
     }
     for (const { fd, done } of this.#deferred) {
       libc().close(fd);
@@ -178,11 +180,10 @@ export class ReadinessLoop {
 
   #dispatch(): void {
     const snapshot = this.#snapshot;
-    const view = new DataView(this.#pollFds.buffer);
     for (let i = 0; i < snapshot.length; i++) {
       const entry = snapshot[i];
       const revents = this.#mechanism === "poll"
-        ? view.getInt16((i + 1) * POLLFD_SIZE + 6, true)
+        ? this.#pollView.getInt16((i + 1) * POLLFD_SIZE + 6, true)
         : (isSet(this.#readSet, entry.fd) ? C.POLLIN : 0) |
           (isSet(this.#writeSet, entry.fd) ? C.POLLOUT : 0);
       // Skip fds unregistered (or replaced) since the wait began.
@@ -201,10 +202,10 @@ export class ReadinessLoop {
     const all = [{ fd: this.#wakeRead, events: C.POLLIN }, ...this.#snapshot];
     if (this.#mechanism === "poll") {
       this.#pollFds = new Uint8Array(all.length * POLLFD_SIZE);
-      const view = new DataView(this.#pollFds.buffer);
+      this.#pollView = new DataView(this.#pollFds.buffer);
       all.forEach(({ fd, events }, i) => {
-        view.setInt32(i * POLLFD_SIZE, fd, true);
-        view.setInt16(i * POLLFD_SIZE + 4, events, true);
+        this.#pollView.setInt32(i * POLLFD_SIZE, fd, true);
+        this.#pollView.setInt16(i * POLLFD_SIZE + 4, events, true);
       });
       return;
     }

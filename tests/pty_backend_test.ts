@@ -8,6 +8,8 @@ import { PortalError } from "../src/errors.ts";
 import { SIGNALS } from "../src/signals.ts";
 import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";
 import { waitFor } from "./helpers/wait.ts";
+import { addStatusFlags, C, fcntl, libc } from "../ffi/libc.ts";
+import { ReadinessLoop } from "../ffi/readiness_loop.ts";
 
 const ENV = Deno.env.toObject();
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -91,10 +93,14 @@ function assertThrows(fn: () => void, _type: typeof PortalError, includes = ""):
 
 const linuxOnly = Deno.build.os !== "linux";
 
-Deno.test("the program sees a real terminal as stdin", async () => {
+Deno.test("the program sees a real terminal, as its controlling terminal", async () => {
   const r = run("python3", ["-c", "import os,sys;print(os.isatty(0), os.ttyname(0))"]);
   assertEquals(await r.exited, { code: 0, signal: null });
   assertMatch(r.text(), /^True \/dev\/(pts\/\d+|ttys\d+)\r\n$/);
+  // Only a controlling terminal can be opened as /dev/tty (sudo and ssh prompts need it).
+  const ctty = run("sh", ["-c", "exec 3</dev/tty && echo ctty-ok"]);
+  assertEquals(await ctty.exited, { code: 0, signal: null });
+  assertEquals(ctty.text(), "ctty-ok\r\n");
 });
 
 Deno.test("written input is echoed and read", async () => {
@@ -281,28 +287,6 @@ Deno.test("bad command, bad cwd and bad size are refused up front", () => {
   );
 });
 
-Deno.test("TERM defaults to xterm-256color and the caller's TERM wins", async () => {
-  const env = { PATH: ENV.PATH };
-  const printTerm = (extra: Record<string, string>) => {
-    const { promise, resolve } = Promise.withResolvers<string>();
-    let out = "";
-    spawnPty({
-      command: "sh",
-      args: ["-c", 'echo "$TERM"'],
-      cwd: "/tmp",
-      env: { ...env, ...extra },
-      cols: 80,
-      rows: 24,
-    }, {
-      onData: (_, chunk) => out += new TextDecoder().decode(chunk),
-      onExit: () => resolve(out.trim()),
-    });
-    return promise;
-  };
-  assertEquals(await printTerm({}), "xterm-256color");
-  assertEquals(await printTerm({ TERM: "dumb" }), "dumb");
-});
-
 Deno.test("kill() and write() after exit are harmless or explained", async () => {
   const r = run("true", []);
   await r.exited;
@@ -310,4 +294,49 @@ Deno.test("kill() and write() after exit are harmless or explained", async () =>
   await r.term.kill();
   assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
   assertThrows(() => r.term.resize(80, 24), PortalError, "exited");
+});
+
+Deno.test("the select mechanism (macOS default) reports readiness and closes fds", async () => {
+  const lib = libc();
+  const fds = new Int32Array(2);
+  assertEquals(lib.pipe(fds), 0);
+  const [readEnd, writeEnd] = fds;
+  assert(addStatusFlags(readEnd, C.O_NONBLOCK) && addStatusFlags(writeEnd, C.O_NONBLOCK));
+  const loop = new ReadinessLoop("select");
+  let got = "";
+  loop.register(readEnd, C.POLLIN, () => {
+    const buf = new Uint8Array(64);
+    const n = Number(lib.read(readEnd, buf, 64n));
+    if (n > 0) got += new TextDecoder().decode(buf.subarray(0, n));
+  });
+  let writable = 0;
+  loop.register(writeEnd, C.POLLOUT, () => {
+    writable++;
+    loop.setEvents(writeEnd, 0);
+  });
+  await waitFor(() => writable === 1, 5000, "POLLOUT");
+  assertEquals(Number(lib.write(writeEnd, encode("ping"), 4n)), 4);
+  await waitFor(() => got === "ping", 5000, "POLLIN");
+  await loop.unregister(writeEnd);
+  await loop.unregister(readEnd);
+  assertEquals(loop.size, 0);
+  assertEquals(fcntl(readEnd, C.F_GETFD), -1, "unregister closed the fd");
+  await loop.close();
+});
+
+Deno.test({
+  name: "the child inherits only fds 0-2 and default signal dispositions",
+  ignore: linuxOnly,
+  fn: async () => {
+    const fdsBefore = [...Deno.readDirSync("/proc/self/fd")].length;
+    // ls lists the fds of the shell, which has run nothing else.
+    const fds = run("sh", ["-c", "ls -1 /proc/$$/fd"]);
+    assertEquals(await fds.exited, { code: 0, signal: null });
+    assertEquals(fds.text(), "0\r\n1\r\n2\r\n");
+    // Deno ignores SIGPIPE: inherited, yes would not die of it (status 141).
+    const r = run("bash", ["-c", 'yes | head -1; echo "pipe=${PIPESTATUS[0]}"']);
+    assertEquals(await r.exited, { code: 0, signal: null });
+    assertEquals(r.text(), "y\r\npipe=141\r\n");
+    assertEquals([...Deno.readDirSync("/proc/self/fd")].length, fdsBefore, "no fd leaked");
+  },
 });

@@ -27,6 +27,12 @@ posixTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", asy
       80,
       24,
     ]);
+    // The caller's TERM wins over the default.
+    const vt = await portal.spawn("sh", ["-c", 'echo "term=$TERM"'], {
+      pty: true,
+      env: { TERM: "vt100" },
+    });
+    assertEquals(await portal.readUntil(vt, (t) => t.endsWith("\n")), "term=vt100\n");
   } finally {
     await portal.close();
   }
