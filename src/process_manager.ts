@@ -115,7 +115,7 @@ export class ProcessManager {
     const process = new ManagedProcess(id, spec, this.#store, screen, (p) => this.#ended(p));
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
     // the caller says otherwise; the server's own TERM describes some other terminal.
-    const term = spec.pty ? { TERM: "xterm-256color" } : {};
+    const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
     const options = { ...spec, env: { ...Deno.env.toObject(), ...term, ...spec.env } };
     try {
       process.terminal = (spec.pty ? spawnPty : spawnPipe)(options, process);

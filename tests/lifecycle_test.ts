@@ -102,6 +102,24 @@ posixTest("signal: by name or number, to the whole process group", async () => {
   }
 });
 
+posixTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", async () => {
+  const portal = await Portal.start();
+  try {
+    const id = await portal.spawn("python3", [
+      "-uc",
+      "import signal,sys,time\n" +
+      "signal.signal(signal.SIGRTMIN + 2, lambda s, f: print('rt', s - signal.SIGRTMIN))\n" +
+      "print('ready')\nwhile True: time.sleep(0.05)",
+    ]);
+    await portal.readUntil(id, (t) => t.includes("ready"));
+    const sent = await portal.call("process_signal", { id, signal: "SIGRTMIN+2" });
+    assertEquals(sent.signal, "SIGRTMIN+2");
+    await portal.readUntil(id, (t) => t.includes("rt 2"));
+  } finally {
+    await portal.close();
+  }
+});
+
 posixTest("idle timeout kills the process and removes its data; reads keep it alive", async () => {
   const portal = await Portal.start();
   try {

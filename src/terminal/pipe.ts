@@ -5,8 +5,9 @@
  *
  * @module
  */
+import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
-import { signalName } from "../signals.ts";
+import { signalName, SIGNALS } from "../signals.ts";
 import type { ExitInfo, OutputSource, SpawnOptions, Terminal, TerminalEvents } from "./terminal.ts";
 
 /**
@@ -84,31 +85,38 @@ class PipeTerminal implements Terminal {
 
   async kill(graceMs = 500): Promise<void> {
     if (this.#running) {
-      signalGroup(this.pid, SIGTERM);
-      const timer = setTimeout(() => signalGroup(this.pid, SIGKILL), graceMs);
+      signalGroup(this.pid, SIGNALS.SIGTERM);
+      const timer = setTimeout(() => signalGroup(this.pid, SIGNALS.SIGKILL), graceMs);
       await this.#child.status;
       // The leader is gone; SIGKILL whatever is left in its group at once.
       clearTimeout(timer);
-      signalGroup(this.pid, SIGKILL);
+      signalGroup(this.pid, SIGNALS.SIGKILL);
     }
     await this.#exited;
   }
 }
 
-const SIGTERM = 15;
-const SIGKILL = 9;
-
-/** Signals the process group led by `pid`; a group that is already gone is not an error. */
+/**
+ * Signals the process group led by `pid`; a group that is already gone is not an
+ * error. POSIX goes through libc so every signal number works (Deno.kill knows no
+ * real-time signals); Windows has no process groups and only Deno's few signals.
+ */
 function signalGroup(pid: number, signo: number): void {
-  const target = Deno.build.os === "windows" ? pid : -pid;
-  try {
-    Deno.kill(target, signalName(signo) as Deno.Signal);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || (error as { code?: string }).code === "ESRCH") {
-      return;
+  if (Deno.build.os === "windows") {
+    try {
+      Deno.kill(pid, signalName(signo) as Deno.Signal);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw signalError(signo, error as Error);
     }
-    throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
+    return;
   }
+  if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) {
+    throw signalError(signo, new Error(strerror(errno())));
+  }
+}
+
+function signalError(signo: number, error: Error): PortalError {
+  return new PortalError(`Could not send ${signalName(signo)}: ${error.message}`);
 }
 
 /**
