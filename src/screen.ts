@@ -103,6 +103,8 @@ export class Screen {
 
 function readLines(buffer: xterm.IBuffer, from: number, to: number): string[] {
   const lines: string[] = [];
-  for (let y = from; y < to; y++) lines.push(buffer.getLine(y)?.translateToString(true).trimEnd() ?? "");
+  for (let y = from; y < to; y++) {
+    lines.push(buffer.getLine(y)?.translateToString(true).trimEnd() ?? "");
+  }
   return lines;
 }
