@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch } from "./helpers/assert.ts";
-import { Portal, posixTest } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
 
 const ID_TOOLS = [
   ["process_read", {}],
@@ -13,9 +13,9 @@ const ID_TOOLS = [
   ["process_screen", {}],
 ] as const;
 
-posixTest("an unknown id is a tool error that points to process_list, for every tool", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "an unknown id is a tool error that points to process_list, for every tool",
+  async (portal) => {
     for (const [tool, args] of ID_TOOLS) {
       assertMatch(
         await portal.fail(tool, { id: 42, ...args }),
@@ -23,14 +23,12 @@ posixTest("an unknown id is a tool error that points to process_list, for every 
         tool,
       );
     }
-  } finally {
-    await portal.close();
-  }
-});
+  },
+);
 
-posixTest("missing or ill-typed arguments are tool errors, and the server carries on", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "missing or ill-typed arguments are tool errors, and the server carries on",
+  async (portal) => {
     assertMatch(await portal.fail("process_start", {}), /command/);
     assertMatch(await portal.fail("process_start", { command: 7 }), /command/);
     assertMatch(await portal.fail("process_start", { command: "true", args: "-l" }), /args/);
@@ -48,68 +46,56 @@ posixTest("missing or ill-typed arguments are tool errors, and the server carrie
     assertMatch(await portal.fail("program_record", { program: "ssh" }), /needs_pty/);
     assertMatch(await portal.fail("no_such_tool", {}), /no_such_tool not found/);
     assertEquals((await portal.call("process_list")).processes, []);
-  } finally {
-    await portal.close();
-  }
+  },
+);
+
+portalTest("start errors: missing command, missing cwd, cwd that is a file", async (portal) => {
+  assertMatch(
+    await portal.fail("process_start", { command: "no-such-program-xyz" }),
+    /Command not found: "no-such-program-xyz".*not through a shell/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls", cwd: "/no/such/dir" }),
+    /cwd "\/no\/such\/dir" does not exist/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls", cwd: "/etc/hostname" }),
+    /is not a directory/,
+  );
+  assertEquals((await portal.call("process_list")).processes, [], "failed starts leave nothing");
 });
 
-posixTest("start errors: missing command, missing cwd, cwd that is a file", async () => {
-  const portal = await Portal.start();
-  try {
-    assertMatch(
-      await portal.fail("process_start", { command: "no-such-program-xyz" }),
-      /Command not found: "no-such-program-xyz".*not through a shell/,
-    );
-    assertMatch(
-      await portal.fail("process_start", { command: "ls", cwd: "/no/such/dir" }),
-      /cwd "\/no\/such\/dir" does not exist/,
-    );
-    assertMatch(
-      await portal.fail("process_start", { command: "ls", cwd: "/etc/hostname" }),
-      /is not a directory/,
-    );
-    assertEquals((await portal.call("process_list")).processes, [], "failed starts leave nothing");
-  } finally {
-    await portal.close();
-  }
-});
-
-posixTest(
+portalTest(
   "state errors: write to an exited process, cleanup of a running one, bad signals",
-  async () => {
-    const portal = await Portal.start();
-    try {
-      const done = await portal.spawn("true");
-      await portal.waitExit(done);
-      assertMatch(
-        await portal.fail("process_write", { id: done, content: "x\n" }),
-        /Cannot write to process \d+: it has exited \(with code 0\)/,
-      );
-      assertMatch(
-        await portal.fail("process_signal", { id: done, signal: "SIGINT" }),
-        /has exited/,
-      );
+  async (portal) => {
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    assertMatch(
+      await portal.fail("process_write", { id: done, content: "x\n" }),
+      /Cannot write to process \d+: it has exited \(with code 0\)/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: done, signal: "SIGINT" }),
+      /has exited/,
+    );
 
-      const running = await portal.spawn("sleep", ["1000"]);
-      assertMatch(
-        await portal.fail("process_cleanup", { id: running }),
-        /still running: call process_kill first/,
-      );
-      assertMatch(
-        await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
-        /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
-      );
-      assertMatch(
-        await portal.fail("process_signal", { id: running, signal: 999 }),
-        /out of range/,
-      );
-      assertMatch(
-        await portal.fail("process_screen", { id: running }),
-        /runs on pipes, which have no screen.*pty: true/,
-      );
-      assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
-    } finally {
-      await portal.close();
-    }
+    const running = await portal.spawn("sleep", ["1000"]);
+    assertMatch(
+      await portal.fail("process_cleanup", { id: running }),
+      /still running: call process_kill first/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
+      /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: running, signal: 999 }),
+      /out of range/,
+    );
+    assertMatch(
+      await portal.fail("process_screen", { id: running }),
+      /runs on pipes, which have no screen.*pty: true/,
+    );
+    assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
   },
 );

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { pidAlive, Portal, posixTest, waitUntil } from "./helpers/portal.ts";
+import { pidAlive, Portal, portalTest, posixTest, waitUntil } from "./helpers/portal.ts";
 
 posixTest("start: args, cwd and env (merged over the server's) reach the program", async () => {
   const portal = await Portal.start();
@@ -32,97 +32,77 @@ posixTest("start: args, cwd and env (merged over the server's) reach the program
   }
 });
 
-posixTest(
+portalTest(
   "kill keeps the records and ends the process group; cleanup removes everything",
-  async () => {
-    const portal = await Portal.start();
-    try {
-      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo child:$!; wait"]);
-      const out = await portal.readUntil(id, (t) => /child:\d+\n/.test(t));
-      const grandchild = Number(/child:(\d+)/.exec(out)![1]);
-      assert(pidAlive(grandchild));
-      const killed = await portal.call("process_kill", { id });
-      assertEquals(killed.status, "killed");
-      assertEquals(killed.exit_signal, "SIGTERM");
-      await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
-      const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
-      assertMatch(records[0].content, /^child:\d+/);
-      assertMatch(
-        await portal.fail("process_write", { id, content: "x" }),
-        /has killed.*process_read/,
-      );
-      assertMatch(
-        await portal.fail("process_kill", { id }),
-        /Cannot kill process \d+: it has killed/,
-      );
+  async (portal) => {
+    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo child:$!; wait"]);
+    const out = await portal.readUntil(id, (t) => /child:\d+\n/.test(t));
+    const grandchild = Number(/child:(\d+)/.exec(out)![1]);
+    assert(pidAlive(grandchild));
+    const killed = await portal.call("process_kill", { id });
+    assertEquals(killed.status, "killed");
+    assertEquals(killed.exit_signal, "SIGTERM");
+    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertMatch(records[0].content, /^child:\d+/);
+    assertMatch(
+      await portal.fail("process_write", { id, content: "x" }),
+      /has killed.*process_read/,
+    );
+    assertMatch(
+      await portal.fail("process_kill", { id }),
+      /Cannot kill process \d+: it has killed/,
+    );
 
-      assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
-      assertMatch(
-        await portal.fail("process_inspect", { id }),
-        /No process with id \d+ \(it was cleaned up/,
-      );
-      assertEquals((await portal.call("process_list")).processes, []);
-    } finally {
-      await portal.close();
-    }
+    assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
+    assertMatch(
+      await portal.fail("process_inspect", { id }),
+      /No process with id \d+ \(it was cleaned up/,
+    );
+    assertEquals((await portal.call("process_list")).processes, []);
   },
 );
 
-posixTest("kill escalates to SIGKILL for a program that ignores SIGTERM", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", [
-      "-c",
-      "trap '' TERM; echo ready; while :; do sleep 1; done",
-    ]);
-    await portal.readUntil(id, (t) => t.includes("ready"));
-    const killed = await portal.call("process_kill", { id });
-    assertEquals([killed.status, killed.exit_signal], ["killed", "SIGKILL"]);
-  } finally {
-    await portal.close();
-  }
+portalTest("kill escalates to SIGKILL for a program that ignores SIGTERM", async (portal) => {
+  const id = await portal.spawn("sh", [
+    "-c",
+    "trap '' TERM; echo ready; while :; do sleep 1; done",
+  ]);
+  await portal.readUntil(id, (t) => t.includes("ready"));
+  const killed = await portal.call("process_kill", { id });
+  assertEquals([killed.status, killed.exit_signal], ["killed", "SIGKILL"]);
 });
 
-posixTest("signal: by name or number, to the whole process group", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", [
-      "-c",
-      "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done",
-    ]);
-    await portal.readUntil(id, (t) => t.includes("ready"));
-    const sent = await portal.call("process_signal", { id, signal: "usr1" });
-    assertEquals(sent, { id, signal: "SIGUSR1", delivered_to: "process group" });
-    await portal.readUntil(id, (t) => t.includes("got-usr1"));
-    await portal.call("process_signal", { id, signal: "9" });
-    const info = await portal.waitExit(id);
-    assertEquals([info.status, info.exit_code, info.exit_signal], ["exited", null, "SIGKILL"]);
-  } finally {
-    await portal.close();
-  }
+portalTest("signal: by name or number, to the whole process group", async (portal) => {
+  const id = await portal.spawn("sh", [
+    "-c",
+    "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done",
+  ]);
+  await portal.readUntil(id, (t) => t.includes("ready"));
+  const sent = await portal.call("process_signal", { id, signal: "usr1" });
+  assertEquals(sent, { id, signal: "SIGUSR1", delivered_to: "process group" });
+  await portal.readUntil(id, (t) => t.includes("got-usr1"));
+  await portal.call("process_signal", { id, signal: "9" });
+  const info = await portal.waitExit(id);
+  assertEquals([info.status, info.exit_code, info.exit_signal], ["exited", null, "SIGKILL"]);
 });
 
-posixTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("python3", [
-      "-uc",
-      "import signal,sys,time\n" +
-      "signal.signal(signal.SIGRTMIN + 2, lambda s, f: print('rt', s - signal.SIGRTMIN))\n" +
-      "print('ready')\nwhile True: time.sleep(0.05)",
-    ]);
-    await portal.readUntil(id, (t) => t.includes("ready"));
-    const sent = await portal.call("process_signal", { id, signal: "SIGRTMIN+2" });
-    assertEquals(sent.signal, "SIGRTMIN+2");
-    await portal.readUntil(id, (t) => t.includes("rt 2"));
-  } finally {
-    await portal.close();
-  }
+portalTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", async (portal) => {
+  const id = await portal.spawn("python3", [
+    "-uc",
+    "import signal,sys,time\n" +
+    "signal.signal(signal.SIGRTMIN + 2, lambda s, f: print('rt', s - signal.SIGRTMIN))\n" +
+    "print('ready')\nwhile True: time.sleep(0.05)",
+  ]);
+  await portal.readUntil(id, (t) => t.includes("ready"));
+  const sent = await portal.call("process_signal", { id, signal: "SIGRTMIN+2" });
+  assertEquals(sent.signal, "SIGRTMIN+2");
+  await portal.readUntil(id, (t) => t.includes("rt 2"));
 });
 
-posixTest("idle timeout kills the process and removes its data; reads keep it alive", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "idle timeout kills the process and removes its data; reads keep it alive",
+  async (portal) => {
     const kept = await portal.spawn("sleep", ["1000"], { timeout_ms: 600 });
     const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], { timeout_ms: 600 });
     const pid = (await portal.call("process_inspect", { id: idle })).os_pid;
@@ -143,34 +123,27 @@ posixTest("idle timeout kills the process and removes its data; reads keep it al
     assertEquals((await portal.call("process_inspect", { id: kept })).status, "running");
     await waitUntil(() => !pidAlive(pid), 5000, "the idle process to die");
     assertMatch(await portal.fail("process_read", { id: idle }), /No process with id/);
-  } finally {
-    await portal.close();
-  }
-});
+  },
+);
 
-posixTest("kill_all kills every running process and keeps their records", async () => {
-  const portal = await Portal.start();
-  try {
-    const a = await portal.spawn("sh", ["-c", "echo a; exec sleep 1000"]);
-    const b = await portal.spawn("sleep", ["1000"]);
-    const done = await portal.spawn("true");
-    await portal.waitExit(done);
-    await portal.readUntil(a, (t) => t.includes("a"));
-    const { killed } = await portal.call("process_kill_all");
-    assertEquals(killed.sort(), [a, b]);
-    const { processes } = await portal.call("process_list");
-    assertEquals(processes.map((p: { status: string }) => p.status), [
-      "killed",
-      "killed",
-      "exited",
-    ]);
-    assertEquals(
-      (await portal.call("process_read", { id: a, duration: 60, unit: "s" })).records[0].content,
-      "a\n",
-    );
-  } finally {
-    await portal.close();
-  }
+portalTest("kill_all kills every running process and keeps their records", async (portal) => {
+  const a = await portal.spawn("sh", ["-c", "echo a; exec sleep 1000"]);
+  const b = await portal.spawn("sleep", ["1000"]);
+  const done = await portal.spawn("true");
+  await portal.waitExit(done);
+  await portal.readUntil(a, (t) => t.includes("a"));
+  const { killed } = await portal.call("process_kill_all");
+  assertEquals(killed.sort(), [a, b]);
+  const { processes } = await portal.call("process_list");
+  assertEquals(processes.map((p: { status: string }) => p.status), [
+    "killed",
+    "killed",
+    "exited",
+  ]);
+  assertEquals(
+    (await portal.call("process_read", { id: a, duration: 60, unit: "s" })).records[0].content,
+    "a\n",
+  );
 });
 
 posixTest("server shutdown kills the process group, grandchildren included", async () => {
@@ -187,17 +160,12 @@ posixTest("server shutdown kills the process group, grandchildren included", asy
 });
 
 for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
-  posixTest(`server killed by ${signal} kills its processes before exiting`, async () => {
-    const portal = await Portal.start();
-    try {
-      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
-      const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
-      const server = portal.transport.pid!;
-      Deno.kill(server, signal);
-      await waitUntil(() => !pidAlive(server), 5000, "the server to exit");
-      await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die");
-    } finally {
-      await portal.close();
-    }
+  portalTest(`server killed by ${signal} kills its processes before exiting`, async (portal) => {
+    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
+    const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
+    const server = portal.transport.pid!;
+    Deno.kill(server, signal);
+    await waitUntil(() => !pidAlive(server), 5000, "the server to exit");
+    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die");
   });
 }

@@ -1,117 +1,110 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { type Json, pidAlive, Portal, posixTest, type Rec, waitUntil } from "./helpers/portal.ts";
+import {
+  type Json,
+  pidAlive,
+  Portal,
+  portalTest,
+  posixTest,
+  type Rec,
+  waitUntil,
+} from "./helpers/portal.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
 const BASH = ["--norc", "--noprofile", "-i"];
 const BASH_ENV = { PS1: "READY$ ", HISTFILE: "/dev/null" };
 
-posixTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("python3", [
-      "-c",
-      "import os,sys,shutil;print(os.isatty(0),os.isatty(1),os.ttyname(0),os.environ['TERM'],shutil.get_terminal_size())",
-    ], { pty: true });
-    const info = await portal.waitExit(id);
-    const out = (await portal.call("process_read", { id, duration: 60, unit: "s" })).records
-      .map((r: Rec) => r.content).join("");
-    assertMatch(
-      out,
-      /^True True \/dev\/pts\/\d+ xterm-256color os.terminal_size\(columns=80, lines=24\)\n$/,
-    );
-    assertEquals([info.status, info.exit_code, info.pty, info.cols, info.rows], [
-      "exited",
-      0,
-      true,
-      80,
-      24,
-    ]);
-    // The caller's TERM wins over the default.
-    const vt = await portal.spawn("sh", ["-c", 'echo "term=$TERM"'], {
-      pty: true,
-      env: { TERM: "vt100" },
-    });
-    assertEquals(await portal.readUntil(vt, (t) => t.endsWith("\n")), "term=vt100\n");
-  } finally {
-    await portal.close();
-  }
+portalTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", async (portal) => {
+  const id = await portal.spawn("python3", [
+    "-c",
+    "import os,sys,shutil;print(os.isatty(0),os.isatty(1),os.ttyname(0),os.environ['TERM'],shutil.get_terminal_size())",
+  ], { pty: true });
+  const info = await portal.waitExit(id);
+  const out = (await portal.call("process_read", { id, duration: 60, unit: "s" })).records
+    .map((r: Rec) => r.content).join("");
+  assertMatch(
+    out,
+    /^True True \/dev\/pts\/\d+ xterm-256color os.terminal_size\(columns=80, lines=24\)\n$/,
+  );
+  assertEquals([info.status, info.exit_code, info.pty, info.cols, info.rows], [
+    "exited",
+    0,
+    true,
+    80,
+    24,
+  ]);
+  // The caller's TERM wins over the default.
+  const vt = await portal.spawn("sh", ["-c", 'echo "term=$TERM"'], {
+    pty: true,
+    env: { TERM: "vt100" },
+  });
+  assertEquals(await portal.readUntil(vt, (t) => t.endsWith("\n")), "term=vt100\n");
 });
 
-posixTest(
+portalTest(
   "pty records: stdout and stderr merged, CR removed, ANSI stripped, echo and stdin",
-  async () => {
-    const portal = await Portal.start();
-    try {
-      const id = await portal.spawn("sh", [
-        "-c",
-        "read line; printf '\\033[32mout:%s\\033[0m\\r\\n' \"$line\"; echo err >&2",
-      ], { pty: true, env: { TERM: "dumb" } });
-      await portal.call("process_write", { id, content: "typed\n" });
-      const info = await portal.waitExit(id);
-      const { records } = await portal.call("process_read", {
-        id,
-        source: "both",
-        duration: 60,
-        unit: "s",
-      });
-      assertEquals(records.map((r: Rec) => r.source).every((s: string) => s === "stdout"), true);
-      assertEquals(records.map((r: Rec) => r.content).join(""), "typed\nout:typed\nerr\n");
-      const stdin = await portal.call("process_read", {
-        id,
-        source: "stdin",
-        duration: 60,
-        unit: "s",
-      });
-      assertEquals(stdin.records.map((r: Rec) => r.content), ["typed\n"]);
-      assertEquals(info.stderr_count, 0);
-      assertEquals(info.stdin_count, 1);
-    } finally {
-      await portal.close();
-    }
+  async (portal) => {
+    const id = await portal.spawn("sh", [
+      "-c",
+      "read line; printf '\\033[32mout:%s\\033[0m\\r\\n' \"$line\"; echo err >&2",
+    ], { pty: true, env: { TERM: "dumb" } });
+    await portal.call("process_write", { id, content: "typed\n" });
+    const info = await portal.waitExit(id);
+    const { records } = await portal.call("process_read", {
+      id,
+      source: "both",
+      duration: 60,
+      unit: "s",
+    });
+    assertEquals(records.map((r: Rec) => r.source).every((s: string) => s === "stdout"), true);
+    assertEquals(records.map((r: Rec) => r.content).join(""), "typed\nout:typed\nerr\n");
+    const stdin = await portal.call("process_read", {
+      id,
+      source: "stdin",
+      duration: 60,
+      unit: "s",
+    });
+    assertEquals(stdin.records.map((r: Rec) => r.content), ["typed\n"]);
+    assertEquals(info.stderr_count, 0);
+    assertEquals(info.stdin_count, 1);
   },
 );
 
-posixTest(
+portalTest(
   "pty: a python3 REPL computes, ^C interrupts a busy loop, the REPL lives on",
-  async () => {
-    const portal = await Portal.start();
-    try {
-      const id = await portal.spawn("python3", ["-q"], { pty: true });
-      await portal.readUntil(id, (t) => t.endsWith(">>> "));
-      await portal.call("process_write", { id, content: "6 * 7\n" });
-      assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "42\n");
-      await portal.call("process_write", {
-        id,
-        content: "import time\nwhile True: time.sleep(0.01)\n\n",
-      });
-      await portal.readUntil(id, (t) => t.includes("... "));
-      await portal.call("process_write", { id, content: "\u0003" });
-      assertStringIncludes(
-        await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-        "KeyboardInterrupt",
-      );
-      // CTRL_C_EVENT through process_signal types ^C too.
-      await portal.call("process_write", { id, content: "while True: time.sleep(0.01)\n\n" });
-      await portal.readUntil(id, (t) => t.includes("... "));
-      const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
-      assertEquals(sent.delivered_to, "terminal input (^C)");
-      assertStringIncludes(
-        await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-        "KeyboardInterrupt",
-      );
-      await portal.call("process_write", { id, content: "print('alive')\n" });
-      assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "alive\n");
-      assertEquals((await portal.call("process_inspect", { id })).status, "running");
-    } finally {
-      await portal.close();
-    }
+  async (portal) => {
+    const id = await portal.spawn("python3", ["-q"], { pty: true });
+    await portal.readUntil(id, (t) => t.endsWith(">>> "));
+    await portal.call("process_write", { id, content: "6 * 7\n" });
+    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "42\n");
+    await portal.call("process_write", {
+      id,
+      content: "import time\nwhile True: time.sleep(0.01)\n\n",
+    });
+    await portal.readUntil(id, (t) => t.includes("... "));
+    await portal.call("process_write", { id, content: "\u0003" });
+    assertStringIncludes(
+      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
+      "KeyboardInterrupt",
+    );
+    // CTRL_C_EVENT through process_signal types ^C too.
+    await portal.call("process_write", { id, content: "while True: time.sleep(0.01)\n\n" });
+    await portal.readUntil(id, (t) => t.includes("... "));
+    const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
+    assertEquals(sent.delivered_to, "terminal input (^C)");
+    assertStringIncludes(
+      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
+      "KeyboardInterrupt",
+    );
+    await portal.call("process_write", { id, content: "print('alive')\n" });
+    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "alive\n");
+    assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );
 
-posixTest("pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the shell", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the shell",
+  async (portal) => {
     const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
     await portal.readUntil(id, (t) => t.endsWith("READY$ "));
     await portal.call("process_write", { id, content: "sleep 100\n" });
@@ -133,10 +126,8 @@ posixTest("pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the s
     await portal.call("process_write", { id, content: "echo still-here\n" });
     assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), "still-here");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
-  } finally {
-    await portal.close();
-  }
-});
+  },
+);
 
 posixTest(
   "pty: vim edits a file and :wq writes it; the screen is the alternate buffer",
@@ -200,111 +191,86 @@ posixTest(
   },
 );
 
-posixTest("pty: top draws its header", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("top", [], { pty: true, env: { HOME: "/nonexistent" } });
-    const screen = await portal.screenUntil(
-      id,
-      (s) => /^top - /.test(s.lines[0] ?? "") && screenText(s).includes("Tasks:"),
-    );
-    assertMatch(screenText(screen), /PID\s+USER/);
-    await portal.call("process_write", { id, content: "q" });
-    assertEquals((await portal.waitExit(id)).exit_code, 0);
-  } finally {
-    await portal.close();
-  }
+portalTest("pty: top draws its header", async (portal) => {
+  const id = await portal.spawn("top", [], { pty: true, env: { HOME: "/nonexistent" } });
+  const screen = await portal.screenUntil(
+    id,
+    (s) => /^top - /.test(s.lines[0] ?? "") && screenText(s).includes("Tasks:"),
+  );
+  assertMatch(screenText(screen), /PID\s+USER/);
+  await portal.call("process_write", { id, content: "q" });
+  assertEquals((await portal.waitExit(id)).exit_code, 0);
 });
 
-posixTest("pty: process_screen resizes the terminal; stty size follows", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", ["-c", "stty size; read x; stty size; read x"], {
-      pty: true,
-      cols: 100,
-      rows: 30,
-    });
-    await portal.readUntil(id, (t) => t.includes("30 100\n"));
-    const resized = await portal.call("process_screen", { id, cols: 120, rows: 40 });
-    assertEquals([resized.cols, resized.rows], [120, 40]);
-    await portal.call("process_write", { id, content: "\n" });
-    await portal.readUntil(id, (t) => t.includes("40 120\n"));
-    const info = await portal.call("process_inspect", { id });
-    assertEquals([info.cols, info.rows], [120, 40]);
-  } finally {
-    await portal.close();
-  }
+portalTest("pty: process_screen resizes the terminal; stty size follows", async (portal) => {
+  const id = await portal.spawn("sh", ["-c", "stty size; read x; stty size; read x"], {
+    pty: true,
+    cols: 100,
+    rows: 30,
+  });
+  await portal.readUntil(id, (t) => t.includes("30 100\n"));
+  const resized = await portal.call("process_screen", { id, cols: 120, rows: 40 });
+  assertEquals([resized.cols, resized.rows], [120, 40]);
+  await portal.call("process_write", { id, content: "\n" });
+  await portal.readUntil(id, (t) => t.includes("40 120\n"));
+  const info = await portal.call("process_inspect", { id });
+  assertEquals([info.cols, info.rows], [120, 40]);
 });
 
-posixTest("pty screen: wide characters, title, scrollback, buffer choice", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", [
-      "-c",
-      "printf '\\033]2;my title\\007'; for i in $(seq 1 40); do echo line$i; done; echo '漢字 😀 end'; " +
-      "read x; printf '\\033[?1049h\\033[HALT SCREEN'; read x",
-    ], { pty: true });
-    const screen = await portal.screenUntil(id, (s) => screenText(s).includes("end"));
-    assertEquals(screen.title, "my title");
-    // The cursor sits on the blank row below: blank rows at the bottom are left out.
-    assertEquals(screen.lines.at(-1), "漢字 😀 end");
-    assertEquals(screen.lines.length, 23);
-    assertEquals(screen.cursor, { row: 23, col: 0 });
-    assertEquals(screen.scrollback, undefined);
-    const withBack = await portal.call("process_screen", { id, scrollback: 5 });
-    assertEquals(withBack.scrollback, ["line14", "line15", "line16", "line17", "line18"]);
-    assertEquals(withBack.lines[0], "line19");
-    await portal.call("process_write", { id, content: "\n" });
-    const alt = await portal.screenUntil(
-      id,
-      (s) => s.active_buffer === "alternate" && s.lines.length > 0,
-    );
-    assertEquals(alt.lines, ["ALT SCREEN"]);
-    const primary = await portal.call("process_screen", { id, buffer: "primary" });
-    assertEquals([primary.buffer, primary.active_buffer], ["primary", "alternate"]);
-    assertStringIncludes(screenText(primary), "漢字 😀 end");
-  } finally {
-    await portal.close();
-  }
+portalTest("pty screen: wide characters, title, scrollback, buffer choice", async (portal) => {
+  const id = await portal.spawn("sh", [
+    "-c",
+    "printf '\\033]2;my title\\007'; for i in $(seq 1 40); do echo line$i; done; echo '漢字 😀 end'; " +
+    "read x; printf '\\033[?1049h\\033[HALT SCREEN'; read x",
+  ], { pty: true });
+  const screen = await portal.screenUntil(id, (s) => screenText(s).includes("end"));
+  assertEquals(screen.title, "my title");
+  // The cursor sits on the blank row below: blank rows at the bottom are left out.
+  assertEquals(screen.lines.at(-1), "漢字 😀 end");
+  assertEquals(screen.lines.length, 23);
+  assertEquals(screen.cursor, { row: 23, col: 0 });
+  assertEquals(screen.scrollback, undefined);
+  const withBack = await portal.call("process_screen", { id, scrollback: 5 });
+  assertEquals(withBack.scrollback, ["line14", "line15", "line16", "line17", "line18"]);
+  assertEquals(withBack.lines[0], "line19");
+  await portal.call("process_write", { id, content: "\n" });
+  const alt = await portal.screenUntil(
+    id,
+    (s) => s.active_buffer === "alternate" && s.lines.length > 0,
+  );
+  assertEquals(alt.lines, ["ALT SCREEN"]);
+  const primary = await portal.call("process_screen", { id, buffer: "primary" });
+  assertEquals([primary.buffer, primary.active_buffer], ["primary", "alternate"]);
+  assertStringIncludes(screenText(primary), "漢字 😀 end");
 });
 
-posixTest("pty kill ends the whole session: a background job of bash dies too", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
-    await portal.call("process_write", { id, content: "sleep 1000 &\n" });
-    await portal.call("process_write", { id, content: "echo bg=$!\n" });
-    const out = await portal.readUntil(id, (t) => /bg=\d+/.test(t) && t.endsWith("READY$ "));
-    const job = Number(/bg=(\d+)/.exec(out)![1]);
-    assert(pidAlive(job));
-    const killed = await portal.call("process_kill", { id });
-    assertEquals(killed.status, "killed");
-    await waitUntil(() => !pidAlive(job), 5000, "the background job to die with the session");
-  } finally {
-    await portal.close();
-  }
+portalTest("pty kill ends the whole session: a background job of bash dies too", async (portal) => {
+  const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
+  await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+  await portal.call("process_write", { id, content: "sleep 1000 &\n" });
+  await portal.call("process_write", { id, content: "echo bg=$!\n" });
+  const out = await portal.readUntil(id, (t) => /bg=\d+/.test(t) && t.endsWith("READY$ "));
+  const job = Number(/bg=(\d+)/.exec(out)![1]);
+  assert(pidAlive(job));
+  const killed = await portal.call("process_kill", { id });
+  assertEquals(killed.status, "killed");
+  await waitUntil(() => !pidAlive(job), 5000, "the background job to die with the session");
 });
 
-posixTest("pty exit status: exit code, or the terminating signal", async () => {
-  const portal = await Portal.start();
-  try {
-    const code = await portal.spawn("sh", ["-c", "exit 3"], { pty: true });
-    const killed = await portal.spawn("sh", ["-c", "kill -TERM $$"], { pty: true });
-    const a = await portal.waitExit(code);
-    const b = await portal.waitExit(killed);
-    assertEquals([a.exit_code, a.exit_signal], [3, null]);
-    assertEquals([b.exit_code, b.exit_signal], [null, "SIGTERM"]);
-    const { processes } = await portal.call("process_list");
-    assertEquals(processes.map((p: Json) => p.status), ["exited", "exited"]);
-  } finally {
-    await portal.close();
-  }
+portalTest("pty exit status: exit code, or the terminating signal", async (portal) => {
+  const code = await portal.spawn("sh", ["-c", "exit 3"], { pty: true });
+  const killed = await portal.spawn("sh", ["-c", "kill -TERM $$"], { pty: true });
+  const a = await portal.waitExit(code);
+  const b = await portal.waitExit(killed);
+  assertEquals([a.exit_code, a.exit_signal], [3, null]);
+  assertEquals([b.exit_code, b.exit_signal], [null, "SIGTERM"]);
+  const { processes } = await portal.call("process_list");
+  assertEquals(processes.map((p: Json) => p.status), ["exited", "exited"]);
 });
 
-posixTest("pty errors: write after exit, absurd sizes, screen of a cleaned-up id", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "pty errors: write after exit, absurd sizes, screen of a cleaned-up id",
+  async (portal) => {
     const id = await portal.spawn("sh", ["-c", "read x"], { pty: true });
     assertMatch(await portal.fail("process_screen", { id, cols: 0 }), /cols/);
     assertMatch(await portal.fail("process_screen", { id, rows: 100000 }), /rows/);
@@ -329,40 +295,33 @@ posixTest("pty errors: write after exit, absurd sizes, screen of a cleaned-up id
       await portal.fail("process_start", { command: "no-such-program-xyz", pty: true }),
       /not found/i,
     );
-  } finally {
-    await portal.close();
-  }
-});
+  },
+);
 
-posixTest("pty: 50 terminals at once each echo their own input", async () => {
-  const portal = await Portal.start();
-  try {
-    const ids: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      ids.push(await portal.spawn("sh", ["-c", 'read x; echo "got:$x"'], { pty: true }));
-    }
-    await Promise.all(
-      ids.map((id, i) => portal.call("process_write", { id, content: `token${i}\n` })),
-    );
-    await Promise.all(ids.map(async (id, i) => {
-      const out = await portal.readUntil(id, (t) => t.includes(`got:token${i}\n`), {
-        timeoutMs: 30_000,
-      });
-      assertEquals(out, `token${i}\ngot:token${i}\n`);
-    }));
-    const { processes } = await portal.call("process_list");
-    await waitUntil(
-      async () => {
-        const list = (await portal.call("process_list")).processes;
-        return list.every((p: Json) => p.status === "exited");
-      },
-      15_000,
-      "all 50 to exit",
-    );
-    assertEquals(processes.length, 50);
-  } finally {
-    await portal.close();
+portalTest("pty: 50 terminals at once each echo their own input", async (portal) => {
+  const ids: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    ids.push(await portal.spawn("sh", ["-c", 'read x; echo "got:$x"'], { pty: true }));
   }
+  await Promise.all(
+    ids.map((id, i) => portal.call("process_write", { id, content: `token${i}\n` })),
+  );
+  await Promise.all(ids.map(async (id, i) => {
+    const out = await portal.readUntil(id, (t) => t.includes(`got:token${i}\n`), {
+      timeoutMs: 30_000,
+    });
+    assertEquals(out, `token${i}\ngot:token${i}\n`);
+  }));
+  const { processes } = await portal.call("process_list");
+  await waitUntil(
+    async () => {
+      const list = (await portal.call("process_list")).processes;
+      return list.every((p: Json) => p.status === "exited");
+    },
+    15_000,
+    "all 50 to exit",
+  );
+  assertEquals(processes.length, 50);
 });
 
 Deno.test({

@@ -1,70 +1,60 @@
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { Portal, posixTest, type Rec } from "./helpers/portal.ts";
+import { portalTest, type Rec } from "./helpers/portal.ts";
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
 
-posixTest("records keep both sources, in order, with increasing timestamps", async () => {
-  const portal = await Portal.start();
-  try {
-    // The pauses make the order across the two pipes a fact of the program, not of scheduling.
-    const id = await portal.spawn("sh", [
-      "-c",
-      "echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2; read line; echo got:$line",
-    ]);
-    await portal.readUntil(id, (t) => t.includes("out2"));
-    await portal.call("process_write", { id, content: "hello\n" });
-    await portal.waitExit(id);
-    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
-    assertEquals(
-      records.map((r: Rec) => [r.source, r.content]),
-      [["stdout", "out1\n"], ["stderr", "err1\n"], ["stdout", "out2\n"], ["stdout", "got:hello\n"]],
-    );
-    const stdin = await portal.call("process_read", {
-      id,
-      source: "stdin",
-      duration: 60,
-      unit: "s",
-    });
-    assertEquals(stdin.records.map((r: Rec) => [r.source, r.content]), [["stdin", "hello\n"]]);
-    const all = [...records, ...stdin.records].map((r: Rec) => r.timestamp).sort((a, b) => a - b);
-    assertEquals(new Set(all).size, all.length, "timestamps are distinct");
-    for (let i = 1; i < records.length; i++) {
-      assert(records[i].timestamp > records[i - 1].timestamp, "timestamps increase");
-    }
-    const info = await portal.call("process_inspect", { id });
-    assertEquals([info.stdout_count, info.stderr_count, info.stdin_count, info.io_count], [
-      3,
-      1,
-      1,
-      5,
-    ]);
-    assertEquals([info.exit_code, info.exit_signal], [0, null]);
-  } finally {
-    await portal.close();
+portalTest("records keep both sources, in order, with increasing timestamps", async (portal) => {
+  // The pauses make the order across the two pipes a fact of the program, not of scheduling.
+  const id = await portal.spawn("sh", [
+    "-c",
+    "echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2; read line; echo got:$line",
+  ]);
+  await portal.readUntil(id, (t) => t.includes("out2"));
+  await portal.call("process_write", { id, content: "hello\n" });
+  await portal.waitExit(id);
+  const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+  assertEquals(
+    records.map((r: Rec) => [r.source, r.content]),
+    [["stdout", "out1\n"], ["stderr", "err1\n"], ["stdout", "out2\n"], ["stdout", "got:hello\n"]],
+  );
+  const stdin = await portal.call("process_read", {
+    id,
+    source: "stdin",
+    duration: 60,
+    unit: "s",
+  });
+  assertEquals(stdin.records.map((r: Rec) => [r.source, r.content]), [["stdin", "hello\n"]]);
+  const all = [...records, ...stdin.records].map((r: Rec) => r.timestamp).sort((a, b) => a - b);
+  assertEquals(new Set(all).size, all.length, "timestamps are distinct");
+  for (let i = 1; i < records.length; i++) {
+    assert(records[i].timestamp > records[i - 1].timestamp, "timestamps increase");
   }
+  const info = await portal.call("process_inspect", { id });
+  assertEquals([info.stdout_count, info.stderr_count, info.stdin_count, info.io_count], [
+    3,
+    1,
+    1,
+    5,
+  ]);
+  assertEquals([info.exit_code, info.exit_signal], [0, null]);
 });
 
-posixTest(
+portalTest(
   "escape sequences are stripped, the rest kept as written, bad UTF-8 replaced",
-  async () => {
-    const portal = await Portal.start();
-    try {
-      const id = await portal.spawn("printf", [
-        "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
-      ]);
-      await portal.waitExit(id);
-      const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
-      assertEquals(text(records), "red plain \ufffd\ufffdok\r\n");
-    } finally {
-      await portal.close();
-    }
+  async (portal) => {
+    const id = await portal.spawn("printf", [
+      "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
+    ]);
+    await portal.waitExit(id);
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertEquals(text(records), "red plain \ufffd\ufffdok\r\n");
   },
 );
 
-posixTest("read_new: per-source cursors, each record exactly once, clear resets", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "read_new: per-source cursors, each record exactly once, clear resets",
+  async (portal) => {
     const id = await portal.spawn("sh", [
       "-c",
       'while read line; do echo "o:$line"; echo "e:$line" >&2; done',
@@ -95,62 +85,50 @@ posixTest("read_new: per-source cursors, each record exactly once, clear resets"
     );
     const info = await portal.call("process_inspect", { id });
     assertEquals([info.stdout_count, info.stderr_count, info.stdin_count], [1, 1, 1]);
-  } finally {
-    await portal.close();
+  },
+);
+
+portalTest("read: the time window (duration + unit) selects recent records", async (portal) => {
+  const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
+  await portal.readUntil(id, (t) => t.includes("early"));
+  // Let "early" age past a 300 ms window, then produce "late".
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  await portal.call("process_write", { id, content: "\n" });
+  await portal.waitExit(id);
+  const recent = await portal.call("process_read", { id, duration: 300, unit: "ms" });
+  assertEquals(text(recent.records), "late\n");
+  for (const [duration, unit] of [[60, "s"], [60e3, "ms"], [60e6, "us"], [60e9, "ns"]]) {
+    const all = await portal.call("process_read", { id, duration, unit });
+    assertEquals(text(all.records), "early\nlate\n", `${duration} ${unit}`);
   }
 });
 
-posixTest("read: the time window (duration + unit) selects recent records", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
-    await portal.readUntil(id, (t) => t.includes("early"));
-    // Let "early" age past a 300 ms window, then produce "late".
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    await portal.call("process_write", { id, content: "\n" });
-    await portal.waitExit(id);
-    const recent = await portal.call("process_read", { id, duration: 300, unit: "ms" });
-    assertEquals(text(recent.records), "late\n");
-    for (const [duration, unit] of [[60, "s"], [60e3, "ms"], [60e6, "us"], [60e9, "ns"]]) {
-      const all = await portal.call("process_read", { id, duration, unit });
-      assertEquals(text(all.records), "early\nlate\n", `${duration} ${unit}`);
-    }
-  } finally {
-    await portal.close();
+portalTest("max_chars pages read_new forward and keeps read's newest records", async (portal) => {
+  const id = await portal.spawn("sh", [
+    "-c",
+    "for i in 1 2 3 4 5; do echo line$i; sleep 0.05; done",
+  ]);
+  await portal.waitExit(id);
+  const seen: string[] = [];
+  for (;;) {
+    const page = await portal.call("process_read_new", { id, max_chars: 12 });
+    seen.push(...page.records.map((r: Rec) => r.content));
+    assert(page.records.length > 0 || !page.truncated);
+    if (!page.truncated) break;
   }
+  assertEquals(seen.join(""), "line1\nline2\nline3\nline4\nline5\n");
+  const newest = await portal.call("process_read", {
+    id,
+    duration: 60,
+    unit: "s",
+    max_chars: 12,
+  });
+  assertEquals([text(newest.records), newest.truncated], ["line4\nline5\n", true]);
 });
 
-posixTest("max_chars pages read_new forward and keeps read's newest records", async () => {
-  const portal = await Portal.start();
-  try {
-    const id = await portal.spawn("sh", [
-      "-c",
-      "for i in 1 2 3 4 5; do echo line$i; sleep 0.05; done",
-    ]);
-    await portal.waitExit(id);
-    const seen: string[] = [];
-    for (;;) {
-      const page = await portal.call("process_read_new", { id, max_chars: 12 });
-      seen.push(...page.records.map((r: Rec) => r.content));
-      assert(page.records.length > 0 || !page.truncated);
-      if (!page.truncated) break;
-    }
-    assertEquals(seen.join(""), "line1\nline2\nline3\nline4\nline5\n");
-    const newest = await portal.call("process_read", {
-      id,
-      duration: 60,
-      unit: "s",
-      max_chars: 12,
-    });
-    assertEquals([text(newest.records), newest.truncated], ["line4\nline5\n", true]);
-  } finally {
-    await portal.close();
-  }
-});
-
-posixTest("a child that writes 50 MB fast and exits has every byte in the records", async () => {
-  const portal = await Portal.start();
-  try {
+portalTest(
+  "a child that writes 50 MB fast and exits has every byte in the records",
+  async (portal) => {
     const lines = 5_000_000; // 10 bytes each
     const started = performance.now();
     const id = await portal.spawn("python3", [
@@ -176,7 +154,5 @@ posixTest("a child that writes 50 MB fast and exits has every byte in the record
       db.close();
     }
     console.log(`50 MB burst stored in ${elapsed.toFixed(0)} ms (start to exited)`);
-  } finally {
-    await portal.close();
-  }
-});
+  },
+);

@@ -163,6 +163,18 @@ export function posixTest(name: string, fn: () => Promise<void>): void {
   Deno.test({ name, ignore: Deno.build.os === "windows", fn });
 }
 
+/** A {@link posixTest} that gets a fresh server, closed whatever the outcome. */
+export function portalTest(name: string, fn: (portal: Portal) => Promise<void>): void {
+  posixTest(name, async () => {
+    const portal = await Portal.start();
+    try {
+      await fn(portal);
+    } finally {
+      await portal.close();
+    }
+  });
+}
+
 /** Waits until `check()` holds, or fails after `timeoutMs`. */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,
