@@ -27,6 +27,18 @@ if (import.meta.main) {
   const registry = new ProgramRegistry(dataDir());
   const server = createServer({ manager, registry });
 
+  // A long-lived server outlives a stray failure: report it on stderr (stdout is the
+  // protocol) instead of letting it end the server and every program with it.
+  const report = (what: string) => (event: Event) => {
+    event.preventDefault();
+    const detail = event instanceof ErrorEvent
+      ? event.error
+      : (event as PromiseRejectionEvent).reason;
+    console.error(`portal: ${what}:`, detail);
+  };
+  globalThis.addEventListener("error", report("uncaught error"));
+  globalThis.addEventListener("unhandledrejection", report("unhandled rejection"));
+
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;

@@ -61,6 +61,7 @@ export class ManagedProcess {
   #store: RecordStore;
   #seq = 0;
   #lastTimestamp = -1;
+  #endNs: number | undefined;
   #startPerf = performance.now();
   #lastActivity = performance.now();
   #decoders: Record<OutputSource, OutputDecoder>;
@@ -84,10 +85,14 @@ export class ManagedProcess {
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
   }
 
-  /** Nanoseconds since start, strictly increasing across this process's records. */
-  now(): number {
-    const t = Math.round((performance.now() - this.#startPerf) * 1e6);
-    this.#lastTimestamp = Math.max(t, this.#lastTimestamp + 1);
+  /** Nanoseconds since the process started; for an ended process, its age at the end. */
+  elapsedNs(): number {
+    return this.#endNs ?? Math.round((performance.now() - this.#startPerf) * 1e6);
+  }
+
+  /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
+  #nextTimestamp(): number {
+    this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
     return this.#lastTimestamp;
   }
 
@@ -117,6 +122,7 @@ export class ManagedProcess {
       this.#record(source, this.#decoders[source].decode());
     }
     this.#store.flush();
+    this.#endNs = this.#nextTimestamp();
     this.exit = info;
     this.endedAt = new Date();
     this.status = this.#killing ? "killed" : "exited";
@@ -148,7 +154,12 @@ export class ManagedProcess {
 
   #record(source: Source, content: string): void {
     if (content === "") return;
-    const record: IoRecord = { seq: ++this.#seq, timestamp: this.now(), source, content };
+    const record: IoRecord = {
+      seq: ++this.#seq,
+      timestamp: this.#nextTimestamp(),
+      source,
+      content,
+    };
     this.counts[source]++;
     this.#store.append(this.id, record);
   }

@@ -138,7 +138,10 @@ export class ProcessManager {
     return this.#summary(process);
   }
 
-  /** Records from the last `duration` units of time. */
+  /**
+   * Records from the last `duration` units of time; for an ended process, the
+   * last `duration` of its life (a window ending now would be empty).
+   */
   read(
     id: number,
     options: { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number } = {},
@@ -148,7 +151,7 @@ export class ProcessManager {
     const windowNs = (options.duration ?? 1000) * NS_PER_UNIT[options.unit ?? "ms"];
     const { records, complete } = this.#store.query(id, {
       sources: sourcesOf(options.source ?? "both"),
-      sinceTimestamp: Math.max(0, process.now() - windowNs),
+      sinceTimestamp: Math.max(0, process.elapsedNs() - windowNs),
       maxChars: options.max_chars,
       newest: true,
     });
@@ -174,13 +177,16 @@ export class ProcessManager {
     return this.#page(process, records, complete);
   }
 
-  /** Writes to the program's input and records it as `stdin`. */
-  write(id: number, content: string): { id: number; bytes_written: number } {
+  /** Writes to the program's input and records it as `stdin`; `eof` then ends the input. */
+  write(id: number, content: string, eof = false): { id: number; bytes_written: number } {
     const process = this.#running(id, "write to");
     this.#touch(process);
     const bytes = new TextEncoder().encode(content);
-    process.terminal.write(bytes);
-    process.recordInput(content);
+    if (bytes.length > 0) {
+      process.terminal.write(bytes);
+      process.recordInput(content);
+    }
+    if (eof) process.terminal.endInput();
     return { id, bytes_written: bytes.length };
   }
 

@@ -169,3 +169,38 @@ for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
     await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die");
   });
 }
+
+portalTest("write with eof: pipes close stdin, a PTY gets Ctrl+D", async (portal) => {
+  const sorter = await portal.spawn("sort");
+  await portal.call("process_write", { id: sorter, content: "pear\napple\n", eof: true });
+  assertEquals(await portal.readUntil(sorter, (t) => t.endsWith("pear\n")), "apple\npear\n");
+  assertEquals((await portal.waitExit(sorter)).exit_code, 0);
+  assertMatch(await portal.fail("process_write", { id: sorter, content: "x" }), /has exited/);
+
+  const cat = await portal.spawn("cat", [], { pty: true });
+  await portal.call("process_write", { id: cat, content: "", eof: true });
+  assertEquals((await portal.waitExit(cat)).exit_code, 0);
+
+  const reader = await portal.spawn("sh", ["-c", "read a; echo got:$a; sleep 1000"]);
+  await portal.call("process_write", { id: reader, content: "1\n", eof: true });
+  await portal.readUntil(reader, (t) => t.includes("got:1"));
+  assertMatch(
+    await portal.fail("process_write", { id: reader, content: "more\n" }),
+    /input is closed/,
+  );
+});
+
+portalTest(
+  "input to a program that never reads is refused past 8 MiB, never hangs",
+  async (portal) => {
+    const id = await portal.spawn("sleep", ["1000"]);
+    const chunk = "x".repeat(5 * 1024 * 1024);
+    await portal.call("process_write", { id, content: chunk });
+    assertMatch(
+      await portal.fail("process_write", { id, content: chunk }),
+      /not reading its input: \d+ bytes are still waiting/,
+    );
+    // The server is as responsive as before.
+    assertEquals((await portal.call("process_inspect", { id })).status, "running");
+  },
+);

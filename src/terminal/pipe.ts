@@ -8,7 +8,15 @@
 import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
 import { signalName, SIGNALS } from "../signals.ts";
-import type { ExitInfo, OutputSource, SpawnOptions, Terminal, TerminalEvents } from "./terminal.ts";
+import {
+  type ExitInfo,
+  INPUT_QUEUE_LIMIT,
+  inputQueueFull,
+  type OutputSource,
+  type SpawnOptions,
+  type Terminal,
+  type TerminalEvents,
+} from "./terminal.ts";
 
 /**
  * After the program exited, output still in the pipes is read until EOF; a
@@ -44,6 +52,8 @@ class PipeTerminal implements Terminal {
   #child: Deno.ChildProcess;
   #stdin: WritableStreamDefaultWriter<Uint8Array>;
   #stdinOpen = true;
+  /** Bytes handed to the pipe that it has not taken yet. */
+  #queued = 0;
   #exited: Promise<void>;
   #running = true;
 
@@ -69,10 +79,27 @@ class PipeTerminal implements Terminal {
   }
 
   write(data: Uint8Array): void {
+    this.#checkInputOpen();
+    if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
+    this.#queued += data.length;
+    this.#stdin.write(data)
+      .catch(() => this.#stdinOpen = false)
+      .finally(() => this.#queued -= data.length);
+  }
+
+  endInput(): void {
+    this.#checkInputOpen();
+    this.#stdinOpen = false;
+    this.#stdin.close().catch(() => {});
+  }
+
+  #checkInputOpen(): void {
     if (!this.#running || !this.#stdinOpen) {
-      throw new PortalError("The program has closed its input (or exited); nothing was written.");
+      throw new PortalError(
+        "The program's input is closed (it exited, closed stdin, or eof was sent); nothing " +
+          "was written.",
+      );
     }
-    this.#stdin.write(data).catch(() => this.#stdinOpen = false);
   }
 
   resize(): void {

@@ -20,15 +20,22 @@ import {
 import { readinessLoop } from "../../ffi/readiness_loop.ts";
 import { PortalError } from "../errors.ts";
 import { signalName, SIGNALS } from "../signals.ts";
-import type { ExitInfo, SpawnOptions, Terminal, TerminalEvents } from "./terminal.ts";
+import {
+  type ExitInfo,
+  INPUT_QUEUE_LIMIT,
+  inputQueueFull,
+  type SpawnOptions,
+  type Terminal,
+  type TerminalEvents,
+} from "./terminal.ts";
 
-/** Bytes `write` may hold for a program that does not read before refusing more. */
-const QUEUE_LIMIT = 8 * 1024 * 1024;
 /** Bytes read from one master per wake-up, so one flooding PTY cannot starve the rest. */
 const DRAIN_CAP = 256 * 1024;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
 const EIO_GRACE_MS = 300;
 const MAX_SIZE = 1000;
+/** Ctrl+D, the terminal's default end-of-file character. */
+const VEOF_CTRL_D = 0x04;
 const DEFAULT_PATH = "/usr/bin:/bin";
 
 /**
@@ -110,13 +117,7 @@ class PtyTerminal implements Terminal {
       );
     }
     if (data.length === 0) return;
-    if (this.#queued + data.length > QUEUE_LIMIT) {
-      throw new PortalError(
-        `The program is not reading its input: ${this.#queued} bytes are still waiting to be ` +
-          `written to it (limit ${QUEUE_LIMIT}). Read its output to see what it is doing, ` +
-          "wait for it to catch up, or interrupt it.",
-      );
-    }
+    if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
     let rest = data;
     if (this.#queue.length === 0) {
       const written = this.#writeSome(data);
@@ -140,6 +141,10 @@ class PtyTerminal implements Terminal {
     if (ioctl(this.#master, C.TIOCSWINSZ, winsize(cols, rows)) !== 0) {
       throw new PortalError(`Could not resize the terminal: ${strerror(errno())}.`);
     }
+  }
+
+  endInput(): void {
+    this.write(new Uint8Array([VEOF_CTRL_D]));
   }
 
   signal(signo: number): void {

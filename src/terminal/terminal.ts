@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { PortalError } from "../errors.ts";
 
 /** Where a chunk of output came from. A terminal merges both into `stdout`. */
 export type OutputSource = "stdout" | "stderr";
@@ -50,6 +51,11 @@ export interface Terminal {
    * program's input is closed or the queue is full.
    */
   write(data: Uint8Array): void;
+  /**
+   * Ends the program's input after what was written: pipes close stdin; a
+   * terminal gets Ctrl+D (VEOF), which reads as end of file at a line start.
+   */
+  endInput(): void;
   /** Resizes the terminal (TIOCSWINSZ; the program gets SIGWINCH). Pipe backend: throws. */
   resize(cols: number, rows: number): void;
   /**
@@ -63,4 +69,16 @@ export interface Terminal {
    * once `onExit` has been called.
    */
   kill(graceMs?: number): Promise<void>;
+}
+
+/** Bytes of input a backend holds for a program that is not reading, before it refuses more. */
+export const INPUT_QUEUE_LIMIT = 8 * 1024 * 1024;
+
+/** The error for a write that would overflow the input queue. */
+export function inputQueueFull(queued: number): PortalError {
+  return new PortalError(
+    `The program is not reading its input: ${queued} bytes are still waiting to be written to ` +
+      `it (limit ${INPUT_QUEUE_LIMIT}). Read its output to see what it is doing, wait for it ` +
+      "to catch up, or interrupt it.",
+  );
 }

@@ -5,8 +5,8 @@ import { DEFAULT_MAX_CHARS, id, maxChars, recordPage } from "./schemas.ts";
 export const processRead = defineTool({
   name: "process_read",
   title: "Read output by time window",
-  description:
-    "Read a process's records from the last `duration` (default 1000 ms): what it wrote " +
+  description: "Read a process's records from the last `duration` (default 1000 ms; for an ended " +
+    "process, the last `duration` before it ended): what it wrote " +
     "(stdout, stderr) and what was written to it (stdin). For a step-by-step conversation " +
     "prefer process_read_new, which returns each record once; use this to look back. Does not " +
     "move process_read_new's cursors. Resets the idle timer. When max_chars is reached, the " +

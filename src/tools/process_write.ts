@@ -15,8 +15,12 @@ export const processWrite = defineTool({
   input: {
     id,
     content: z.string().describe("Text to write (UTF-8)."),
+    eof: z.boolean().optional().describe(
+      "Then end the input: pipes close stdin (for programs that read to EOF, like sort); a " +
+        "PTY gets Ctrl+D. Default false.",
+    ),
   },
   output: { id, bytes_written: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-  run: ({ manager }, { id, content }) => manager.write(id, content),
+  run: ({ manager }, { id, content, eof }) => manager.write(id, content, eof),
 });
