@@ -158,10 +158,10 @@ portalTest(
 );
 
 portalTest("read: for an ended process the window ends where the process ended", async (portal) => {
-  const id = await portal.spawn("sh", ["-c", "echo first; sleep 0.5; echo last"]);
+  const id = await portal.spawn("sh", ["-c", "echo first; sleep 1.5; echo last"]);
   await portal.waitExit(id);
   // Let the end recede past the window: a window ending now would hold nothing.
-  await new Promise((resolve) => setTimeout(resolve, 400));
-  const { records } = await portal.call("process_read", { id, duration: 250, unit: "ms" });
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  const { records } = await portal.call("process_read", { id, duration: 700, unit: "ms" });
   assertEquals(text(records), "last\n");
 });
