@@ -98,6 +98,7 @@ export class ProcessManager {
   start(request: StartRequest): ProcessSummary {
     const command = request.command.trim();
     if (command === "") throw new PortalError("command is empty: give an executable to run.");
+    checkNames(command, request.args ?? [], request.env ?? {});
     const cwd = resolve(Deno.cwd(), request.cwd ?? ".");
     checkDirectory(cwd, request.cwd);
     const spec: LaunchSpec = {
@@ -433,4 +434,19 @@ function checkDirectory(path: string, given: string | undefined): void {
     );
   }
   if (!info.isDirectory) throw new PortalError(`cwd "${given}" is not a directory.`);
+}
+
+/** What exec can't carry: NUL anywhere, or an `=` or empty variable name. */
+function checkNames(command: string, args: string[], env: Record<string, string>): void {
+  if ([command, ...args].some((text) => text.includes("\0"))) {
+    throw new PortalError("command and args must not contain NUL characters.");
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
+      throw new PortalError(
+        `Invalid environment variable ${JSON.stringify(name)}: names must be non-empty ` +
+          "without '=', and neither names nor values may contain NUL.",
+      );
+    }
+  }
 }

@@ -52,16 +52,26 @@ portalTest(
 portalTest("start errors: missing command, missing cwd, cwd that is a file", async (portal) => {
   assertMatch(
     await portal.fail("process_start", { command: "no-such-program-xyz" }),
-    /Command not found: "no-such-program-xyz".*not through a shell/,
+    /Command not found: no-such-program-xyz\. It is in no directory of the program's PATH/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls -la" }),
+    /Command not found: ls -la\..*not through a shell: put arguments in args/,
+  );
+  const plain = await Deno.makeTempFile();
+  assertMatch(
+    await portal.fail("process_start", { command: plain }),
+    /is not an executable file/,
   );
   assertMatch(
     await portal.fail("process_start", { command: "ls", cwd: "/no/such/dir" }),
     /cwd "\/no\/such\/dir" does not exist/,
   );
   assertMatch(
-    await portal.fail("process_start", { command: "ls", cwd: "/etc/hostname" }),
+    await portal.fail("process_start", { command: "ls", cwd: plain }),
     /is not a directory/,
   );
+  await Deno.remove(plain);
   assertEquals((await portal.call("process_list")).processes, [], "failed starts leave nothing");
 });
 
@@ -97,5 +107,26 @@ portalTest(
       /runs on pipes, which have no screen.*pty: true/,
     );
     assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
+  },
+);
+
+portalTest(
+  "start rejects what exec can't carry, and timeouts a timer can't hold",
+  async (portal) => {
+    assertMatch(
+      await portal.fail("process_start", { command: "echo", args: ["a\0b"] }),
+      /must not contain NUL/,
+    );
+    for (const name of ["A=B", ""]) {
+      assertMatch(
+        await portal.fail("process_start", { command: "echo", env: { [name]: "x" } }),
+        /Invalid environment variable/,
+      );
+    }
+    assertMatch(
+      await portal.fail("process_start", { command: "sleep", args: ["9"], timeout_ms: 3e9 }),
+      /timeout_ms/,
+    );
+    assertEquals((await portal.call("process_list")).processes, []);
   },
 );

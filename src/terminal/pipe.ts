@@ -7,6 +7,7 @@
  */
 import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
+import { resolveExecutable } from "./executable.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import {
   type ExitInfo,
@@ -27,9 +28,13 @@ const DRAIN_GRACE_MS = 250;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
 export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
+  // Windows resolves commands its own way (PATHEXT); POSIX gets the clear errors of PTY mode.
+  const program = Deno.build.os === "windows"
+    ? opts.command
+    : resolveExecutable(opts.command, opts.env.PATH, opts.cwd);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(opts.command, {
+    child = new Deno.Command(program, {
       args: opts.args,
       cwd: opts.cwd,
       env: opts.env,

@@ -18,6 +18,7 @@ import {
   winsize,
 } from "../../ffi/libc.ts";
 import { readinessLoop } from "../../ffi/readiness_loop.ts";
+import { isExecutableFile, resolveExecutable } from "./executable.ts";
 import { PortalError } from "../errors.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import {
@@ -36,7 +37,6 @@ const EIO_GRACE_MS = 300;
 const MAX_SIZE = 1000;
 /** Ctrl+D, the terminal's default end-of-file character. */
 const VEOF_CTRL_D = 0x04;
-const DEFAULT_PATH = "/usr/bin:/bin";
 
 /**
  * macOS runs posix_spawn's file actions before it makes the new session, so
@@ -67,7 +67,7 @@ export function spawnPtyUnix(opts: SpawnOptions, events: TerminalEvents): Termin
       throw new PortalError("Arguments and environment must not contain NUL characters.");
     }
   }
-  const path = resolveExecutable(opts.command, env.PATH ?? DEFAULT_PATH, opts.cwd);
+  const path = resolveExecutable(opts.command, env.PATH, opts.cwd);
   const argv = [opts.command, ...opts.args];
   const viaHelper = CTTY_HELPER !== null && isExecutableFile(CTTY_HELPER);
   const { master, slave } = openPty(opts.cols, opts.rows);
@@ -348,39 +348,6 @@ function checkCwd(cwd: string): void {
       `Working directory ${JSON.stringify(cwd)} does not exist or is not a directory. ` +
         "Pass an existing absolute directory as cwd.",
     );
-  }
-}
-
-/**
- * Finds the program the way `execvp` would, but against the child's PATH:
- * `posix_spawnp` would search the server's own PATH instead.
- */
-function resolveExecutable(command: string, pathVar: string, cwd: string): string {
-  if (command === "") throw new PortalError("The command is empty. Pass a program to run.");
-  const absolute = (p: string) => p.startsWith("/") ? p : `${cwd.replace(/\/+$/, "")}/${p}`;
-  if (command.includes("/")) {
-    const path = absolute(command);
-    if (isExecutableFile(path)) return path;
-    throw new PortalError(
-      `Command not found: ${command} (${path} is not an executable file). ` +
-        "Check the path, or pass a program name to look up in PATH.",
-    );
-  }
-  for (const dir of pathVar.split(":")) {
-    const path = `${absolute(dir || ".").replace(/\/+$/, "")}/${command}`;
-    if (isExecutableFile(path)) return path;
-  }
-  throw new PortalError(
-    `Command not found: ${command}. It is in no directory of the program's PATH ` +
-      `(${pathVar}). Pass an absolute path, or set PATH in env.`,
-  );
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile && libc().access(cString(path), C.X_OK) === 0;
-  } catch {
-    return false;
   }
 }
 

@@ -22,7 +22,8 @@ export const processStart = defineTool({
     env: z.record(z.string(), z.string()).optional().describe(
       "Environment variables, merged over the server's environment.",
     ),
-    timeout_ms: z.number().int().min(0).optional().describe(
+    // setTimeout's limit (about 24.8 days): beyond it a timer would fire at once.
+    timeout_ms: z.number().int().min(0).max(2_147_483_647).optional().describe(
       "Idle timeout: with no read or write for this long, the process is killed and its data " +
         "removed. 0 or omitted = no timeout.",
     ),
