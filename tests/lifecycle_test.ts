@@ -1,5 +1,7 @@
+import { waitFor } from "./helpers/wait.ts";
+import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { pidAlive, Portal, portalTest, posixTest, waitUntil } from "./helpers/portal.ts";
+import { pidAlive, Portal, portalTest } from "./helpers/portal.ts";
 
 posixTest("start: args, cwd and env (merged over the server's) reach the program", async () => {
   const portal = await Portal.start();
@@ -42,7 +44,7 @@ portalTest(
     const killed = await portal.call("process_kill", { id });
     assertEquals(killed.status, "killed");
     assertEquals(killed.exit_signal, "SIGTERM");
-    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
+    await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
     const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
     assertMatch(records[0].content, /^child:\d+/);
     assertMatch(
@@ -112,7 +114,7 @@ portalTest(
       await portal.call("process_read_new", { id: kept });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await waitUntil(
+    await waitFor(
       async () => {
         const { processes } = await portal.call("process_list");
         return !processes.some((p: { id: number }) => p.id === idle);
@@ -121,7 +123,7 @@ portalTest(
       "the idle process to be removed",
     );
     assertEquals((await portal.call("process_inspect", { id: kept })).status, "running");
-    await waitUntil(() => !pidAlive(pid), 5000, "the idle process to die");
+    await waitFor(() => !pidAlive(pid), 5000, "the idle process to die");
     assertMatch(await portal.fail("process_read", { id: idle }), /No process with id/);
   },
 );
@@ -156,7 +158,7 @@ posixTest("server shutdown kills the process group, grandchildren included", asy
   } finally {
     await portal.close();
   }
-  await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die at shutdown");
+  await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die at shutdown");
 });
 
 for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
@@ -165,8 +167,8 @@ for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
     const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
     const server = portal.transport.pid!;
     Deno.kill(server, signal);
-    await waitUntil(() => !pidAlive(server), 5000, "the server to exit");
-    await waitUntil(() => !pidAlive(grandchild), 5000, "the grandchild to die");
+    await waitFor(() => !pidAlive(server), 5000, "the server to exit");
+    await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die");
   });
 }
 

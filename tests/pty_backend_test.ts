@@ -2,6 +2,7 @@
  * The PTY backend against real programs: terminal semantics, exit reporting,
  * signals, session teardown, many PTYs at once, and write back-pressure.
  */
+import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { spawnPty } from "../src/terminal/pty.ts";
 import { PortalError } from "../src/errors.ts";
@@ -93,7 +94,7 @@ function assertThrows(fn: () => void, _type: typeof PortalError, includes = ""):
 
 const linuxOnly = Deno.build.os !== "linux";
 
-Deno.test("the program sees a real terminal, as its controlling terminal", async () => {
+posixTest("the program sees a real terminal, as its controlling terminal", async () => {
   const r = run("python3", ["-c", "import os,sys;print(os.isatty(0), os.ttyname(0))"]);
   assertEquals(await r.exited, { code: 0, signal: null });
   assertMatch(r.text(), /^True \/dev\/(pts\/\d+|ttys\d+)\r\n$/);
@@ -103,7 +104,7 @@ Deno.test("the program sees a real terminal, as its controlling terminal", async
   assertEquals(ctty.text(), "ctty-ok\r\n");
 });
 
-Deno.test("written input is echoed and read", async () => {
+posixTest("written input is echoed and read", async () => {
   const r = run("cat", []);
   r.term.write(encode("hello portal\n"));
   // Once as the terminal's echo, once as cat's output.
@@ -112,7 +113,7 @@ Deno.test("written input is echoed and read", async () => {
   assertEquals(r.exit?.signal, "SIGHUP");
 });
 
-Deno.test("initial size and resize are visible to the program", async () => {
+posixTest("initial size and resize are visible to the program", async () => {
   const r = run("sh", ["-c", "stty size; read x; stty size"], { cols: 100, rows: 30 });
   await waitFor(() => r.text().includes("30 100\r\n"), 5000, "initial size");
   r.term.resize(120, 40);
@@ -122,7 +123,7 @@ Deno.test("initial size and resize are visible to the program", async () => {
   assertThrows(() => r.term.resize(0, 10), PortalError, "1 to 1000");
 });
 
-Deno.test("exit code and terminating signal are reported", async () => {
+posixTest("exit code and terminating signal are reported", async () => {
   assertEquals(await run("sh", ["-c", "exit 3"]).exited, { code: 3, signal: null });
   assertEquals(await run("sh", ["-c", "kill -9 $$"]).exited, { code: null, signal: "SIGKILL" });
 });
@@ -149,7 +150,7 @@ Deno.test({
   },
 });
 
-Deno.test("Ctrl-C written to the terminal interrupts python", async () => {
+posixTest("Ctrl-C written to the terminal interrupts python", async () => {
   const r = run("python3", ["-c", "print('ready', flush=True)\nwhile True: pass"]);
   await waitFor(() => r.text().includes("ready"), 5000, "python to start");
   r.term.write(encode("\x03"));
@@ -157,7 +158,7 @@ Deno.test("Ctrl-C written to the terminal interrupts python", async () => {
   assert(r.text().includes("KeyboardInterrupt"), r.text());
 });
 
-Deno.test("all output of a program that exits at once arrives before onExit", async () => {
+posixTest("all output of a program that exits at once arrives before onExit", async () => {
   for (let i = 0; i < 5; i++) {
     const r = run("python3", ["-c", "import sys; sys.stdout.write('x' * 204800)"]);
     assertEquals(await r.exited, { code: 0, signal: null });
@@ -206,7 +207,7 @@ Deno.test({
   },
 });
 
-Deno.test("50 terminals at once each get their own input back", async () => {
+posixTest("50 terminals at once each get their own input back", async () => {
   const runs = Array.from({ length: 50 }, () => run("cat", []));
   try {
     runs.forEach((r, i) => r.term.write(encode(`token-${i}-end\n`)));
@@ -221,7 +222,7 @@ Deno.test("50 terminals at once each get their own input back", async () => {
   }
 });
 
-Deno.test("a 4 MB write is queued and delivered without blocking the event loop", async () => {
+posixTest("a 4 MB write is queued and delivered without blocking the event loop", async () => {
   const r = run("sh", ["-c", "stty -echo; echo READY; exec cat"]);
   await waitFor(() => r.text().includes("READY\r\n"), 5000, "stty -echo");
   const line = "0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQ\n"; // 64 bytes
@@ -247,7 +248,7 @@ Deno.test("a 4 MB write is queued and delivered without blocking the event loop"
   }
 });
 
-Deno.test("writing to a program that never reads fails once the queue is full", async () => {
+posixTest("writing to a program that never reads fails once the queue is full", async () => {
   const r = run("sleep", ["100"]);
   try {
     const chunk = encode("y".repeat(1023) + "\n").slice();
@@ -262,7 +263,7 @@ Deno.test("writing to a program that never reads fails once the queue is full", 
   assertEquals(r.exit?.signal, "SIGHUP");
 });
 
-Deno.test("bad command, bad cwd and bad size are refused up front", () => {
+posixTest("bad command, bad cwd and bad size are refused up front", () => {
   const events = { onData() {}, onExit() {} };
   const base = { args: [], cwd: "/tmp", env: ENV, cols: 80, rows: 24 };
   assertThrows(
@@ -287,7 +288,7 @@ Deno.test("bad command, bad cwd and bad size are refused up front", () => {
   );
 });
 
-Deno.test("kill() and write() after exit are harmless or explained", async () => {
+posixTest("kill() and write() after exit are harmless or explained", async () => {
   const r = run("true", []);
   await r.exited;
   await r.term.kill();
@@ -296,7 +297,7 @@ Deno.test("kill() and write() after exit are harmless or explained", async () =>
   assertThrows(() => r.term.resize(80, 24), PortalError, "exited");
 });
 
-Deno.test("the select mechanism (macOS default) reports readiness and closes fds", async () => {
+posixTest("the select mechanism (macOS default) reports readiness and closes fds", async () => {
   const lib = libc();
   const fds = new Int32Array(2);
   assertEquals(lib.pipe(fds), 0);

@@ -1,13 +1,7 @@
+import { waitFor } from "./helpers/wait.ts";
+import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import {
-  type Json,
-  pidAlive,
-  Portal,
-  portalTest,
-  posixTest,
-  type Rec,
-  waitUntil,
-} from "./helpers/portal.ts";
+import { type Json, pidAlive, Portal, portalTest, type Rec } from "./helpers/portal.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
@@ -254,7 +248,7 @@ portalTest("pty kill ends the whole session: a background job of bash dies too",
   assert(pidAlive(job));
   const killed = await portal.call("process_kill", { id });
   assertEquals(killed.status, "killed");
-  await waitUntil(() => !pidAlive(job), 5000, "the background job to die with the session");
+  await waitFor(() => !pidAlive(job), 5000, "the background job to die with the session");
 });
 
 portalTest("pty exit status: exit code, or the terminating signal", async (portal) => {
@@ -313,7 +307,7 @@ portalTest("pty: 50 terminals at once each echo their own input", async (portal)
     assertEquals(out, `token${i}\ngot:token${i}\n`);
   }));
   const { processes } = await portal.call("process_list");
-  await waitUntil(
+  await waitFor(
     async () => {
       const list = (await portal.call("process_list")).processes;
       return list.every((p: Json) => p.status === "exited");

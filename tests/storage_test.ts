@@ -1,6 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
+import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { Portal, posixTest } from "./helpers/portal.ts";
+import { Portal } from "./helpers/portal.ts";
 
 posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WAL", async () => {
   const cwd = await Deno.makeTempDir();

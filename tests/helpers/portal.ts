@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fileURLToPath } from "node:url";
+import { posixTest } from "./platform.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
@@ -155,14 +156,6 @@ export function pidAlive(pid: number): boolean {
   return state !== "" && !state.startsWith("Z");
 }
 
-/**
- * A test that needs POSIX programs (sh, sleep, python3): skipped on Windows,
- * where the pipe backend is exercised by the portable tests only.
- */
-export function posixTest(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore: Deno.build.os === "windows", fn });
-}
-
 /** A {@link posixTest} that gets a fresh server, closed whatever the outcome. */
 export function portalTest(name: string, fn: (portal: Portal) => Promise<void>): void {
   posixTest(name, async () => {
@@ -173,17 +166,4 @@ export function portalTest(name: string, fn: (portal: Portal) => Promise<void>):
       await portal.close();
     }
   });
-}
-
-/** Waits until `check()` holds, or fails after `timeoutMs`. */
-export async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  what = "condition",
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

@@ -9,12 +9,12 @@
  * with `what` in the message if it is still false after `timeoutMs`.
  */
 export async function waitFor(
-  predicate: () => boolean,
+  predicate: () => boolean | Promise<boolean>,
   timeoutMs: number,
   what = "condition",
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) {
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     }
