@@ -106,10 +106,6 @@ export class ManagedProcess {
     this.#lastActivity = performance.now();
   }
 
-  get killing(): boolean {
-    return this.#killing;
-  }
-
   /** Backend callback: a chunk of output. */
   onData(source: OutputSource, bytes: Uint8Array): void {
     this.screen?.write(bytes);

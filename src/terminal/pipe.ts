@@ -52,7 +52,6 @@ export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal 
 }
 
 class PipeTerminal implements Terminal {
-  readonly isPty = false;
   readonly pid: number;
   #child: Deno.ChildProcess;
   #stdin: WritableStreamDefaultWriter<Uint8Array>;

@@ -88,7 +88,6 @@ export function spawnPtyUnix(opts: SpawnOptions, events: TerminalEvents): Termin
 
 class PtyTerminal implements Terminal {
   readonly pid: number;
-  readonly isPty = true;
   readonly #master: number;
   readonly #events: TerminalEvents;
   #queue: Uint8Array[] = [];

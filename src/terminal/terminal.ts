@@ -44,8 +44,6 @@ export interface TerminalEvents {
 export interface Terminal {
   /** OS process id of the program (its process group and, on a PTY, its session). */
   readonly pid: number;
-  /** True when the program runs on a pseudo-terminal. */
-  readonly isPty: boolean;
   /**
    * Queues bytes for the program's input. Never blocks; throws when the
    * program's input is closed or the queue is full.
