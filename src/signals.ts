@@ -157,5 +157,6 @@ export function resolveSignal(input: string | number): ResolvedSignal {
 
 /** The accepted names, for error messages and the tool description. */
 export function listSignals(): string {
-  return [...Object.keys(SIGNALS), CTRL_C_EVENT, CTRL_BREAK_EVENT].join(", ");
+  const realtime = SIGNALS.SIGRTMIN === undefined ? [] : ["SIGRTMIN+n", "SIGRTMAX-n"];
+  return [...Object.keys(SIGNALS), ...realtime, CTRL_C_EVENT, CTRL_BREAK_EVENT].join(", ");
 }
