@@ -100,7 +100,7 @@ portalTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", a
   const sent = await portal.call("process_signal", { id, signal: "SIGRTMIN+2" });
   assertEquals(sent.signal, "SIGRTMIN+2");
   await portal.readUntil(id, (t) => t.includes("rt 2"));
-});
+}, { only: "linux" }); // macOS has no real-time signals
 
 portalTest(
   "idle timeout kills the process and removes its data; reads keep it alive",

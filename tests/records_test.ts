@@ -44,7 +44,7 @@ portalTest(
   "escape sequences are stripped, the rest kept as written, bad UTF-8 replaced",
   async (portal) => {
     const id = await portal.spawn("printf", [
-      "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\xff\\xfeok\\r\\n",
+      "\\033[1;31mred\\033[0m \\033]0;title\\007plain\\033(B \\377\\376ok\\r\\n",
     ]);
     await portal.waitExit(id);
     const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });

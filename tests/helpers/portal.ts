@@ -156,8 +156,15 @@ export function pidAlive(pid: number): boolean {
   return state !== "" && !state.startsWith("Z");
 }
 
-/** A {@link posixTest} that gets a fresh server, closed whatever the outcome. */
-export function portalTest(name: string, fn: (portal: Portal) => Promise<void>): void {
+/**
+ * A {@link posixTest} that gets a fresh server, closed whatever the outcome;
+ * `only` restricts it to one OS (reported as ignored elsewhere).
+ */
+export function portalTest(
+  name: string,
+  fn: (portal: Portal) => Promise<void>,
+  options: { only?: typeof Deno.build.os } = {},
+): void {
   posixTest(name, async () => {
     const portal = await Portal.start();
     try {
@@ -165,5 +172,5 @@ export function portalTest(name: string, fn: (portal: Portal) => Promise<void>):
     } finally {
       await portal.close();
     }
-  });
+  }, options);
 }
