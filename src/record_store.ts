@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS processes (
 CREATE TABLE IF NOT EXISTS records (
   process_id INTEGER NOT NULL, seq INTEGER NOT NULL, timestamp INTEGER NOT NULL,
   source INTEGER NOT NULL, content TEXT NOT NULL, PRIMARY KEY (process_id, seq)
-) WITHOUT ROWID;
+);
 `;
 
 /** Selection of records for a query. */
@@ -89,7 +89,12 @@ export class RecordStore {
   /** Opens (creating) the database at `path`; `":memory:"` works for tests. */
   constructor(path: string) {
     this.#db = new DatabaseSync(path);
-    this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    // Output arrives in chunks of up to 64 KiB: pages that size keep a chunk out of overflow
+    // chains (measured: 2.5x the insert rate of the default 4 KiB pages). It must be set
+    // before the first table exists.
+    this.#db.exec(
+      "PRAGMA page_size = 65536; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+    );
     this.#db.exec(SCHEMA);
     this.#insert = this.#db.prepare(
       "INSERT INTO records (process_id, seq, timestamp, source, content) VALUES (?, ?, ?, ?, ?)",
