@@ -206,3 +206,14 @@ portalTest(
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );
+
+portalTest(
+  "a background job holding the pipes does not keep the program from exiting",
+  async (portal) => {
+    const id = await portal.spawn("sh", ["-c", "sleep 3 & echo started"]);
+    const info = await portal.waitExit(id);
+    assertEquals([info.status, info.exit_code], ["exited", 0]);
+    const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
+    assertEquals(records.map((r: { content: string }) => r.content).join(""), "started\n");
+  },
+);

@@ -67,14 +67,13 @@ class PipeTerminal implements Terminal {
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);
-    let exitedAt: Promise<void> | undefined;
     const status = child.status.then((s) => {
       this.#running = false;
       return s;
     });
-    const whenExited = () => exitedAt ??= status.then(() => {});
+    const exited = status.then(() => {});
     const pump = (source: OutputSource, stream: ReadableStream<Uint8Array>) =>
-      drain(stream, (chunk) => events.onData(source, chunk), whenExited);
+      drain(stream, (chunk) => events.onData(source, chunk), exited);
     this.#exited = Promise.all([
       status,
       pump("stdout", child.stdout),
@@ -153,19 +152,21 @@ function signalError(signo: number, error: Error): PortalError {
 /**
  * Reads `stream` to its end, handing each chunk to `onChunk`. Once `exited`
  * resolves, a read that stays pending for {@link DRAIN_GRACE_MS} ends the
- * drain (the pipe is held open by a descendant, not by the program).
+ * drain (the pipe is held open by a descendant, not by the program); a read
+ * already pending when the program exits gets the same grace.
  */
 async function drain(
   stream: ReadableStream<Uint8Array>,
   onChunk: (chunk: Uint8Array) => void,
-  exited: () => Promise<void>,
+  exited: Promise<void>,
 ): Promise<void> {
   const reader = stream.getReader();
-  let afterExit = false;
-  exited().then(() => afterExit = true);
   for (;;) {
     const read = reader.read();
-    const result = afterExit ? await withDeadline(read, DRAIN_GRACE_MS) : await read;
+    const result = await Promise.race([
+      read,
+      exited.then(() => withDeadline(read, DRAIN_GRACE_MS)),
+    ]);
     if (result === undefined || result.done) break;
     onChunk(result.value);
   }
