@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { PortalError } from "./errors.ts";
 import { type LaunchSpec, ManagedProcess, type Status } from "./managed_process.ts";
 import type { IoRecord, RecordStore, Source } from "./record_store.ts";
@@ -100,7 +100,6 @@ export class ProcessManager {
     if (command === "") throw new PortalError("command is empty: give an executable to run.");
     checkNames(command, request.args ?? [], request.env ?? {});
     const cwd = resolve(Deno.cwd(), request.cwd ?? ".");
-    checkDirectory(cwd, request.cwd);
     const spec: LaunchSpec = {
       command,
       args: request.args ?? [],
@@ -421,19 +420,6 @@ export class ProcessManager {
 
 function sourcesOf(source: ReadSource): Source[] {
   return source === "both" ? ["stdout", "stderr"] : [source];
-}
-
-function checkDirectory(path: string, given: string | undefined): void {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(path);
-  } catch {
-    throw new PortalError(
-      `cwd "${given}" does not exist (resolved to ${path}). Give an existing directory` +
-        (given && !isAbsolute(given) ? ", preferably as an absolute path." : "."),
-    );
-  }
-  if (!info.isDirectory) throw new PortalError(`cwd "${given}" is not a directory.`);
 }
 
 /** What exec can't carry: NUL anywhere, or an `=` or empty variable name. */

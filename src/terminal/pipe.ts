@@ -7,7 +7,7 @@
  */
 import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
-import { resolveExecutable } from "./executable.ts";
+import { checkWorkingDirectory, resolveExecutable } from "./launch_checks.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import {
   type ExitInfo,
@@ -28,6 +28,7 @@ const DRAIN_GRACE_MS = 250;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
 export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
+  checkWorkingDirectory(opts.cwd);
   // Windows resolves commands its own way (PATHEXT); POSIX gets the clear errors of PTY mode.
   const program = Deno.build.os === "windows"
     ? opts.command

@@ -18,7 +18,7 @@ import {
   winsize,
 } from "../../ffi/libc.ts";
 import { readinessLoop } from "../../ffi/readiness_loop.ts";
-import { isExecutableFile, resolveExecutable } from "./executable.ts";
+import { checkWorkingDirectory, isExecutableFile, resolveExecutable } from "./launch_checks.ts";
 import { PortalError } from "../errors.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import {
@@ -60,7 +60,7 @@ const READ_BUF = new Uint8Array(64 * 1024);
  */
 export function spawnPtyUnix(opts: SpawnOptions, events: TerminalEvents): Terminal {
   checkSize(opts.cols, opts.rows);
-  checkCwd(opts.cwd);
+  checkWorkingDirectory(opts.cwd);
   const env = opts.env;
   for (const text of [opts.command, ...opts.args, ...Object.entries(env).flat()]) {
     if (text.includes("\0")) {
@@ -331,21 +331,6 @@ function checkSize(cols: number, rows: number): void {
     throw new PortalError(
       `Invalid terminal size ${cols}x${rows}: cols and rows must be whole numbers ` +
         `from 1 to ${MAX_SIZE}.`,
-    );
-  }
-}
-
-function checkCwd(cwd: string): void {
-  let isDirectory = false;
-  try {
-    isDirectory = cwd.startsWith("/") && Deno.statSync(cwd).isDirectory;
-  } catch {
-    // Missing or unreadable: reported below.
-  }
-  if (!isDirectory) {
-    throw new PortalError(
-      `Working directory ${JSON.stringify(cwd)} does not exist or is not a directory. ` +
-        "Pass an existing absolute directory as cwd.",
     );
   }
 }

@@ -22,7 +22,7 @@ export interface SpawnOptions {
   /** Executable name (resolved against `env.PATH`) or path. Never run through a shell. */
   command: string;
   args: string[];
-  /** Absolute working directory; the caller has checked that it exists. */
+  /** Absolute working directory; the backend refuses one that does not exist. */
   cwd: string;
   /** The complete environment of the child (not merged with anything). */
   env: Record<string, string>;

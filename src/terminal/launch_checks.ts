@@ -1,7 +1,9 @@
 /**
- * Finding the executable a command names, on POSIX, the way `execvp` does but
- * against the child's PATH (the one given at start), not the server's: a
- * clear error before spawning beats a child that dies with 127.
+ * What must hold before a program is started, checked up front so the agent
+ * gets a clear error instead of a child that dies with 127: the working
+ * directory exists, and (on POSIX) the command names an executable, found the
+ * way `execvp` does but against the child's PATH (the one given at start), not
+ * the server's.
  *
  * @module
  */
@@ -52,4 +54,17 @@ export function isExecutableFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Throws unless `cwd` (absolute) is an existing directory. */
+export function checkWorkingDirectory(cwd: string): void {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(cwd);
+  } catch {
+    throw new PortalError(
+      `cwd "${cwd}" does not exist. Give an existing directory, preferably as an absolute path.`,
+    );
+  }
+  if (!info.isDirectory) throw new PortalError(`cwd "${cwd}" is not a directory.`);
 }
