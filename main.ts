@@ -11,11 +11,11 @@
  */
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createPrivateFile, dataDir, recordsDbPath } from "./src/paths.ts";
-import { ProcessManager } from "./src/process_manager.ts";
-import { ProgramRegistry } from "./src/program_registry.ts";
-import { RecordStore } from "./src/record_store.ts";
-import { createServer } from "./src/server.ts";
+import { createPrivateFile, dataDir, recordsDbPath } from "./src/core/paths.ts";
+import { ProcessManager } from "./src/core/process_manager.ts";
+import { ProgramRegistry } from "./src/core/program_registry.ts";
+import { RecordStore } from "./src/core/record_store.ts";
+import { createServer } from "./src/mcp/server.ts";
 
 /** Longest the server waits for its processes to die before it exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 3000;

@@ -8,9 +8,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { PortalError } from "../errors.ts";
-import type { ProcessManager } from "../process_manager.ts";
-import type { ProgramRegistry } from "../program_registry.ts";
+import { PortalError } from "../../errors.ts";
+import type { ProcessManager } from "../../core/process_manager.ts";
+import type { ProgramRegistry } from "../../core/program_registry.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {

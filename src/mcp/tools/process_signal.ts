@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { id } from "./schemas.ts";
-import { listSignals } from "../signals.ts";
+import { listSignals } from "../../signals.ts";
 
 export const processSignal = defineTool({
   name: "process_signal",

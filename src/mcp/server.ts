@@ -5,7 +5,7 @@
  * @module
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import denoJson from "../deno.json" with { type: "json" };
+import denoJson from "../../deno.json" with { type: "json" };
 import { INSTRUCTIONS } from "./instructions.ts";
 import { registerTool, type ToolContext } from "./tools/tool.ts";
 import { processStart } from "./tools/process_start.ts";

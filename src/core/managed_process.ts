@@ -8,7 +8,7 @@
 import { AnsiStripper } from "./ansi.ts";
 import type { IoRecord, RecordStore, Source } from "./record_store.ts";
 import type { Screen } from "./screen.ts";
-import type { ExitInfo, OutputSource, Terminal } from "./terminal/terminal.ts";
+import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
 
 export type Status = "running" | "exited" | "killed";
 

@@ -12,13 +12,13 @@
  * @module
  */
 import { resolve } from "node:path";
-import { PortalError } from "./errors.ts";
+import { PortalError } from "../errors.ts";
 import { type LaunchSpec, ManagedProcess, type Status } from "./managed_process.ts";
 import type { IoRecord, RecordStore, Source } from "./record_store.ts";
 import { Screen, type ScreenSnapshot } from "./screen.ts";
-import { CTRL_BREAK_EVENT, resolveSignal } from "./signals.ts";
-import { spawnPipe } from "./terminal/pipe.ts";
-import { spawnPty } from "./terminal/pty.ts";
+import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
+import { spawnPipe } from "../terminal/pipe.ts";
+import { spawnPty } from "../terminal/pty.ts";
 
 /** Arguments of {@link ProcessManager.start}; all but `command` optional. */
 export interface StartRequest {
