@@ -4,7 +4,11 @@
  *
  * @example
  * ```ts
- * throw new PortalError("Process 7 does not exist. Call process_list to see the ids.");
+ * import assert from "node:assert/strict";
+ * import { PortalError } from "./errors.ts";
+ *
+ * const error = new PortalError("No process with id 7. Call process_list to see the ids.");
+ * assert.equal(error.name, "PortalError");
  * ```
  */
 export class PortalError extends Error {

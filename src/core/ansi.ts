@@ -5,9 +5,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { AnsiStripper } from "./ansi.ts";
+ *
  * const strip = new AnsiStripper();
- * strip.push("\x1b[1mbold\x1b["); // "bold"
- * strip.push("0m text");           // " text"
+ * assert.equal(strip.push("\x1b[1mbold\x1b["), "bold");
+ * assert.equal(strip.push("0m text"), " text");
  * ```
  * @module
  */

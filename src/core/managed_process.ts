@@ -1,45 +1,33 @@
 /**
- * One program Portal started: its terminal, its records and their cursors,
- * its screen (PTY only) and its place in the lifecycle
- * `running → exited | killed`.
+ * One program Portal started, and everything that belongs to it: its
+ * terminal (pipes or a PTY), its screen (PTY only), its records and the
+ * `process_read_new` cursors, and its place in the lifecycle
+ * `running → exited | killed`. Every JSON view of a process comes from
+ * {@link ManagedProcess.describe}.
  *
  * @module
  */
-import { AnsiStripper } from "./ansi.ts";
-import type { IoRecord, RecordStore, Source } from "./record_store.ts";
-import type { Screen } from "./screen.ts";
+import { spawnPipe } from "../terminal/pipe.ts";
+import { spawnPty } from "../terminal/pty.ts";
 import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
+import { OutputDecoder } from "./output_decoder.ts";
+import type { IoRecord, RecordStore } from "./record_store.ts";
+import type {
+  LaunchSpec,
+  ProcessDetails,
+  RecordPage,
+  ScreenRequest,
+  ScreenSnapshot,
+  Source,
+  Status,
+} from "./schema.ts";
+import { Screen } from "./screen.ts";
 
-export type Status = "running" | "exited" | "killed";
-
-/** What the caller asked to run, as given (env holds only the caller's additions). */
-export interface LaunchSpec {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  pty: boolean;
-  timeout_ms: number;
-  cols: number;
-  rows: number;
-}
-
-/** Turns one output stream's raw bytes into stored text: UTF-8, no escapes, no bare CR on a PTY. */
-class OutputDecoder {
-  #utf8 = new TextDecoder("utf-8", { fatal: false });
-  #ansi = new AnsiStripper();
-  #dropCR: boolean;
-
-  constructor(dropCR: boolean) {
-    this.#dropCR = dropCR;
-  }
-
-  decode(bytes?: Uint8Array): string {
-    const text = bytes
-      ? this.#ansi.push(this.#utf8.decode(bytes, { stream: true }))
-      : this.#ansi.push(this.#utf8.decode()) + this.#ansi.flush();
-    return this.#dropCR && text.includes("\r") ? text.replaceAll("\r", "") : text;
-  }
+/** Which records a read selects. */
+export interface ReadOptions {
+  sources: Source[];
+  /** Cap on the characters of content returned. */
+  maxChars?: number;
 }
 
 /** A program under Portal's management. */
@@ -47,53 +35,80 @@ export class ManagedProcess {
   readonly id: number;
   readonly spec: LaunchSpec;
   readonly startedAt = new Date();
-  terminal!: Terminal;
-  readonly screen: Screen | undefined;
   status: Status = "running";
   exit: ExitInfo | null = null;
   endedAt: Date | null = null;
-  /** Records per source since the last clear. */
-  readonly counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-  /** `process_read_new` position per output source (a sequence number). */
-  readonly cursors: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
   /** Resolves once the program has ended and its last output is stored. */
   readonly ended: Promise<void>;
-  #store: RecordStore;
+  readonly #terminal: Terminal;
+  readonly #screen: Screen | undefined;
+  /** The terminal size now (a resize changes it; `spec` keeps what was asked for). */
+  #size: { cols: number; rows: number };
+  readonly #store: RecordStore;
+  /** Records per source since the last clear. */
+  readonly #counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  /** `process_read_new` position per output source (a sequence number). */
+  readonly #cursors: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
   #seq = 0;
   #lastTimestamp = -1;
   #endNs: number | undefined;
-  #startPerf = performance.now();
+  readonly #startPerf = performance.now();
   #lastActivity = performance.now();
-  #decoders: Record<OutputSource, OutputDecoder>;
+  readonly #decoders: Record<OutputSource, OutputDecoder>;
   #killing = false;
   #markEnded!: () => void;
-  #onEnd: (process: ManagedProcess) => void;
+  readonly #onEnd: (process: ManagedProcess) => void;
 
+  /**
+   * Starts the program of `spec` (`cwd` absolute, every default applied) on
+   * pipes or, with `spec.pty`, on a new terminal with a screen. Throws
+   * {@link PortalError} when it cannot start; `onEnd` runs once it ended.
+   */
   constructor(
     id: number,
     spec: LaunchSpec,
     store: RecordStore,
-    screen: Screen | undefined,
     onEnd: (process: ManagedProcess) => void,
   ) {
     this.id = id;
     this.spec = spec;
-    this.screen = screen;
+    this.#size = { cols: spec.cols, rows: spec.rows };
     this.#store = store;
     this.#onEnd = onEnd;
-    this.#decoders = { stdout: new OutputDecoder(spec.pty), stderr: new OutputDecoder(spec.pty) };
+    this.#decoders = {
+      stdout: new OutputDecoder({ dropCR: spec.pty }),
+      stderr: new OutputDecoder({ dropCR: spec.pty }),
+    };
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
+    // A terminal announces itself as xterm-256color (what the emulator understands) unless
+    // the caller says otherwise; the server's own TERM describes some other terminal.
+    const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
+    const options = { ...spec, env: { ...Deno.env.toObject(), ...term, ...spec.env } };
+    const screen = spec.pty ? new Screen(spec.cols, spec.rows) : undefined;
+    try {
+      this.#terminal = (spec.pty ? spawnPty : spawnPipe)(options, this);
+    } catch (error) {
+      screen?.dispose();
+      throw error;
+    }
+    this.#screen = screen;
+    // A real terminal answers the program's queries (cursor position, device attributes).
+    screen?.onReply((data) => {
+      if (this.status !== "running") return;
+      try {
+        this.#terminal.write(new TextEncoder().encode(data));
+      } catch { /* the program stopped reading: it no longer cares */ }
+    });
+  }
+
+  /** OS process id of the program (the leader of its process group). */
+  get pid(): number {
+    return this.#terminal.pid;
   }
 
   /** Nanoseconds since the process started; for an ended process, its age at the end. */
   elapsedNs(): number {
     return this.#endNs ?? Math.round((performance.now() - this.#startPerf) * 1e6);
-  }
-
-  /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
-  #nextTimestamp(): number {
-    this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
-    return this.#lastTimestamp;
   }
 
   /** Milliseconds since the last read or write. */
@@ -106,9 +121,138 @@ export class ManagedProcess {
     this.#lastActivity = performance.now();
   }
 
+  /** Sends `content` to the program's input and records it as `stdin`; returns its bytes. */
+  write(content: string): number {
+    const bytes = new TextEncoder().encode(content);
+    if (bytes.length === 0) return 0;
+    this.#terminal.write(bytes);
+    this.#record("stdin", content);
+    return bytes.length;
+  }
+
+  /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
+  endInput(): void {
+    this.#terminal.endInput();
+  }
+
+  /**
+   * Sends signal number `signo`: to the process group on pipes, to the
+   * terminal's foreground process group on a PTY. Returns where it went.
+   */
+  signal(signo: number): string {
+    this.#terminal.signal(signo);
+    return this.spec.pty ? "foreground process group of the terminal" : "process group";
+  }
+
+  /**
+   * A console event: on a PTY the key is typed (^C, or ^\ for a break) and
+   * the line discipline signals; on pipes the equivalent signal is sent.
+   */
+  interrupt(kind: "ctrl_c" | "ctrl_break"): { signal: string; delivered_to: string } {
+    return this.#terminal.interrupt(kind);
+  }
+
+  /** Resizes the terminal and its screen (the program gets SIGWINCH). */
+  resize(cols: number, rows: number): void {
+    this.#terminal.resize(cols, rows);
+    this.#screen!.resize(cols, rows);
+    this.#size = { cols, rows };
+  }
+
+  /** Whether the program runs on a terminal, and so has a screen. */
+  get hasScreen(): boolean {
+    return this.#screen !== undefined;
+  }
+
+  /** The rendered screen (PTY only), once all output so far has been parsed. */
+  screen(options: Omit<ScreenRequest, "cols" | "rows">): Promise<ScreenSnapshot> {
+    return this.#screen!.snapshot(options);
+  }
+
+  /**
+   * Records not returned by an earlier `readNew` for these sources, oldest
+   * first; the cursors move past what is returned.
+   */
+  readNew(options: ReadOptions): RecordPage {
+    const { records, complete } = this.#store.query(this.id, {
+      sources: options.sources,
+      afterSeq: this.#cursors,
+      maxChars: options.maxChars,
+    });
+    const last = records.at(-1);
+    // Every matching record up to `last` was returned, so each cursor may move up to it.
+    if (last) {
+      for (const source of options.sources) {
+        if (source !== "stdin") this.#cursors[source] = last.seq;
+      }
+    }
+    return this.#page(records, complete);
+  }
+
+  /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
+  read(options: ReadOptions & { windowNs: number }): RecordPage {
+    const { records, complete } = this.#store.query(this.id, {
+      sources: options.sources,
+      sinceTimestamp: Math.max(0, this.elapsedNs() - options.windowNs),
+      maxChars: options.maxChars,
+      newest: true,
+    });
+    return this.#page(records, complete);
+  }
+
+  /** Everything known about the process: the one source of every JSON view of it. */
+  describe(): ProcessDetails {
+    const counts = this.#counts;
+    return {
+      id: this.id,
+      command: this.spec.command,
+      os_pid: this.pid,
+      status: this.status,
+      pty: this.spec.pty,
+      timeout_ms: this.spec.timeout_ms,
+      inactive_duration_ms: this.idleMs,
+      io_count: counts.stdin + counts.stdout + counts.stderr,
+      args: this.spec.args,
+      cwd: this.spec.cwd,
+      env: this.spec.env,
+      cols: this.spec.pty ? this.#size.cols : null,
+      rows: this.spec.pty ? this.#size.rows : null,
+      exit_code: this.exit?.code ?? null,
+      exit_signal: this.exit?.signal ?? null,
+      started_at: this.startedAt.toISOString(),
+      ended_at: this.endedAt?.toISOString() ?? null,
+      stdout_count: counts.stdout,
+      stderr_count: counts.stderr,
+      stdin_count: counts.stdin,
+    };
+  }
+
+  /** Ends the program (and its process group or session); resolves once it is gone. */
+  async kill(graceMs?: number): Promise<void> {
+    if (this.status !== "running") return;
+    this.#killing = true;
+    await this.#terminal.kill(graceMs);
+    await this.ended;
+  }
+
+  /** Forgets the records (the process stays), and the `process_read_new` cursors with them. */
+  clearRecords(): number {
+    const counts = this.#counts;
+    const removed = counts.stdin + counts.stdout + counts.stderr;
+    this.#store.deleteRecords(this.id);
+    counts.stdin = counts.stdout = counts.stderr = 0;
+    this.#cursors.stdout = this.#cursors.stderr = 0;
+    return removed;
+  }
+
+  /** Frees the screen; the process must have ended. */
+  dispose(): void {
+    this.#screen?.dispose();
+  }
+
   /** Backend callback: a chunk of output. */
   onData(source: OutputSource, bytes: Uint8Array): void {
-    this.screen?.write(bytes);
+    this.#screen?.write(bytes);
     this.#record(source, this.#decoders[source].decode(bytes));
   }
 
@@ -126,26 +270,10 @@ export class ManagedProcess {
     this.#markEnded();
   }
 
-  /** Records what the agent wrote to the program's input. */
-  recordInput(content: string): void {
-    this.#record("stdin", content);
-  }
-
-  /** Ends the program (and its process group or session); resolves once it is gone. */
-  async kill(graceMs?: number): Promise<void> {
-    if (this.status !== "running") return;
-    this.#killing = true;
-    await this.terminal.kill(graceMs);
-    await this.ended;
-  }
-
-  /** Forgets the records (the process stays), and the `process_read_new` cursors with them. */
-  clearRecords(): number {
-    const removed = this.counts.stdin + this.counts.stdout + this.counts.stderr;
-    this.#store.deleteRecords(this.id);
-    this.counts.stdin = this.counts.stdout = this.counts.stderr = 0;
-    this.cursors.stdout = this.cursors.stderr = 0;
-    return removed;
+  /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
+  #nextTimestamp(): number {
+    this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
+    return this.#lastTimestamp;
   }
 
   #record(source: Source, content: string): void {
@@ -156,7 +284,16 @@ export class ManagedProcess {
       source,
       content,
     };
-    this.counts[source]++;
+    this.#counts[source]++;
     this.#store.append(this.id, record);
+  }
+
+  #page(records: IoRecord[], complete: boolean): RecordPage {
+    return {
+      id: this.id,
+      status: this.status,
+      records: records.map(({ timestamp, source, content }) => ({ timestamp, source, content })),
+      truncated: !complete,
+    };
   }
 }

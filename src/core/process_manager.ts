@@ -1,87 +1,47 @@
 /**
- * The core of Portal: starts programs, keeps their records, and answers every
- * operation the tools offer. Knows nothing of MCP; every failure is a
- * {@link PortalError} whose message tells the agent what to do instead.
+ * The core of Portal: the processes of one server, by id. It starts
+ * programs, routes each operation to its {@link ManagedProcess}, keeps the
+ * idle timers, and words what goes wrong for the agent. It knows nothing of
+ * the MCP protocol, but its messages speak the tools' vocabulary (they name
+ * process_list, process_kill, …), because the agent acts on them.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProcessManager } from "./process_manager.ts";
+ * import { RecordStore } from "./record_store.ts";
+ *
  * const manager = new ProcessManager(new RecordStore(":memory:"));
- * const { id } = manager.start({ command: "python3", args: ["-q"], pty: true });
- * manager.write(id, "1 + 1\n");
+ * const { id, status } = manager.start({ command: "sleep", args: ["10"] });
+ * assert.equal(status, "running");
+ * assert.equal((await manager.kill(id)).status, "killed");
+ * await manager.shutdown();
  * ```
  * @module
  */
 import { resolve } from "node:path";
 import { PortalError } from "../errors.ts";
-import { type LaunchSpec, ManagedProcess, type Status } from "./managed_process.ts";
-import type { IoRecord, RecordStore, Source } from "./record_store.ts";
-import { Screen, type ScreenSnapshot } from "./screen.ts";
+import { DEFAULT_READ_WINDOW_MS, KILL_GRACE_MS, TERMINAL_SIZE } from "../limits.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
-import { spawnPipe } from "../terminal/pipe.ts";
-import { spawnPty } from "../terminal/pty.ts";
+import { ManagedProcess } from "./managed_process.ts";
+import type { RecordStore } from "./record_store.ts";
+import {
+  type KillResult,
+  killResult,
+  type ProcessDetails,
+  type ProcessSummary,
+  processSummary,
+  project,
+  type RecordPage,
+  type ScreenRequest,
+  type ScreenSnapshot,
+  type Source,
+  type StartRequest,
+} from "./schema.ts";
 
-/** Arguments of {@link ProcessManager.start}; all but `command` optional. */
-export interface StartRequest {
-  command: string;
-  args?: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-  timeout_ms?: number;
-  pty?: boolean;
-  cols?: number;
-  rows?: number;
-}
-
-export type ReadSource = "stdout" | "stderr" | "stdin" | "both";
+export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
-
-/** A page of records. `truncated` means `max_chars` was reached and more records match. */
-export interface RecordPage {
-  id: number;
-  status: Status;
-  records: Omit<IoRecord, "seq">[];
-  truncated: boolean;
-}
-
-/** One line of `process_list`. */
-export interface ProcessSummary {
-  id: number;
-  command: string;
-  os_pid: number;
-  status: Status;
-  pty: boolean;
-  timeout_ms: number;
-  inactive_duration_ms: number;
-  io_count: number;
-}
-
-/** Everything known about a process. */
-export interface ProcessDetails extends ProcessSummary {
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  cols: number | null;
-  rows: number | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  started_at: string;
-  ended_at: string | null;
-  stdout_count: number;
-  stderr_count: number;
-  stdin_count: number;
-}
-
-/** How a killed process ended. */
-export interface KillResult {
-  id: number;
-  status: Status;
-  exit_code: number | null;
-  exit_signal: string | null;
-}
-
-/** Grace between the polite signal and SIGKILL when a process is killed. */
-const KILL_GRACE_MS = 500;
 
 /** The processes of one server instance. */
 export class ProcessManager {
@@ -96,46 +56,22 @@ export class ProcessManager {
 
   /** Starts a program; throws when the command, cwd or sizes are unusable. */
   start(request: StartRequest): ProcessSummary {
-    const command = request.command.trim();
-    if (command === "") throw new PortalError("command is empty: give an executable to run.");
-    checkNames(command, request.args ?? [], request.env ?? {});
-    const cwd = resolve(Deno.cwd(), request.cwd ?? ".");
-    const spec: LaunchSpec = {
-      command,
+    const spec = {
+      command: request.command.trim(),
       args: request.args ?? [],
-      cwd,
+      cwd: resolve(Deno.cwd(), request.cwd ?? "."),
       env: request.env ?? {},
       pty: request.pty ?? false,
       timeout_ms: request.timeout_ms ?? 0,
-      cols: request.cols ?? 80,
-      rows: request.rows ?? 24,
+      cols: request.cols ?? TERMINAL_SIZE.defaultCols,
+      rows: request.rows ?? TERMINAL_SIZE.defaultRows,
     };
-    const id = this.#nextId;
-    const screen = spec.pty ? new Screen(spec.cols, spec.rows) : undefined;
-    const process = new ManagedProcess(id, spec, this.#store, screen, (p) => this.#ended(p));
-    // A terminal announces itself as xterm-256color (what the emulator understands) unless
-    // the caller says otherwise; the server's own TERM describes some other terminal.
-    const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
-    const options = { ...spec, env: { ...Deno.env.toObject(), ...term, ...spec.env } };
-    try {
-      process.terminal = (spec.pty ? spawnPty : spawnPipe)(options, process);
-    } catch (error) {
-      screen?.dispose();
-      throw error;
-    }
+    const process = new ManagedProcess(this.#nextId, spec, this.#store, (p) => this.#ended(p));
     this.#nextId++;
-    // A real terminal answers the program's queries (cursor position, device attributes).
-    screen?.onReply((data) => {
-      if (process.status === "running") {
-        try {
-          process.terminal.write(new TextEncoder().encode(data));
-        } catch { /* the program stopped reading: it no longer cares */ }
-      }
-    });
-    this.#processes.set(id, process);
-    this.#store.saveProcess(this.#row(process));
+    this.#processes.set(process.id, process);
+    this.#store.saveProcess(process.describe());
     this.#armIdleTimer(process);
-    return this.#summary(process);
+    return project(processSummary, process.describe());
   }
 
   /**
@@ -146,16 +82,12 @@ export class ProcessManager {
     id: number,
     options: { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number } = {},
   ): RecordPage {
-    const process = this.#get(id);
-    this.#touch(process);
-    const windowNs = (options.duration ?? 1000) * NS_PER_UNIT[options.unit ?? "ms"];
-    const { records, complete } = this.#store.query(id, {
+    const process = this.#touch(this.#get(id));
+    return process.read({
       sources: sourcesOf(options.source ?? "both"),
-      sinceTimestamp: Math.max(0, process.elapsedNs() - windowNs),
+      windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars,
-      newest: true,
     });
-    return this.#page(process, records, complete);
   }
 
   /** Records not yet returned by this method for the chosen source(s), oldest first. */
@@ -163,31 +95,19 @@ export class ProcessManager {
     id: number,
     options: { source?: "stdout" | "stderr" | "both"; max_chars?: number } = {},
   ): RecordPage {
-    const process = this.#get(id);
-    this.#touch(process);
-    const sources = sourcesOf(options.source ?? "both") as ("stdout" | "stderr")[];
-    const { records, complete } = this.#store.query(id, {
-      sources,
-      afterSeq: process.cursors,
+    const process = this.#touch(this.#get(id));
+    return process.readNew({
+      sources: sourcesOf(options.source ?? "both"),
       maxChars: options.max_chars,
     });
-    const last = records.at(-1);
-    // Every matching record up to `last` was returned, so each cursor may move up to it.
-    if (last) { for (const source of sources) process.cursors[source] = last.seq; }
-    return this.#page(process, records, complete);
   }
 
   /** Writes to the program's input and records it as `stdin`; `eof` then ends the input. */
   write(id: number, content: string, eof = false): { id: number; bytes_written: number } {
-    const process = this.#running(id, "write to");
-    this.#touch(process);
-    const bytes = new TextEncoder().encode(content);
-    if (bytes.length > 0) {
-      process.terminal.write(bytes);
-      process.recordInput(content);
-    }
-    if (eof) process.terminal.endInput();
-    return { id, bytes_written: bytes.length };
+    const process = this.#touch(this.#running(id, "write to"));
+    const bytes_written = process.write(content);
+    if (eof) process.endInput();
+    return { id, bytes_written };
   }
 
   /** Sends a signal; on a PTY it goes to the terminal's foreground process group. */
@@ -197,70 +117,31 @@ export class ProcessManager {
   ): { id: number; signal: string; delivered_to: string } {
     const process = this.#running(id, "signal");
     const resolved = resolveSignal(signal);
-    const pty = process.spec.pty;
     if (resolved.number === null) {
-      const isBreak = resolved.name === CTRL_BREAK_EVENT;
-      if (pty) {
-        // What the keyboard sends: ^C (VINTR) or ^\ (VQUIT); the line discipline signals.
-        process.terminal.write(new Uint8Array([isBreak ? 0x1c : 0x03]));
-        return {
-          id,
-          signal: resolved.name,
-          delivered_to: `terminal input (${isBreak ? "^\\" : "^C"})`,
-        };
-      }
-      const equivalent = resolveSignal(
-        isBreak ? (Deno.build.os === "windows" ? "SIGBREAK" : "SIGQUIT") : "SIGINT",
-      );
-      process.terminal.signal(equivalent.number!);
-      return { id, signal: equivalent.name, delivered_to: "process group" };
+      const kind = resolved.name === CTRL_BREAK_EVENT ? "ctrl_break" : "ctrl_c";
+      return { id, ...process.interrupt(kind) };
     }
-    process.terminal.signal(resolved.number);
-    return {
-      id,
-      signal: resolved.name,
-      delivered_to: pty ? "foreground process group of the terminal" : "process group",
-    };
+    return { id, signal: resolved.name, delivered_to: process.signal(resolved.number) };
   }
 
   list(): ProcessSummary[] {
-    return [...this.#processes.values()].map((p) => this.#summary(p));
+    return [...this.#processes.values()].map((p) => project(processSummary, p.describe()));
   }
 
   inspect(id: number): ProcessDetails {
-    const p = this.#get(id);
-    return {
-      ...this.#summary(p),
-      args: p.spec.args,
-      cwd: p.spec.cwd,
-      env: p.spec.env,
-      cols: p.screen ? (p.spec.cols) : null,
-      rows: p.screen ? (p.spec.rows) : null,
-      exit_code: p.exit?.code ?? null,
-      exit_signal: p.exit?.signal ?? null,
-      started_at: p.startedAt.toISOString(),
-      ended_at: p.endedAt?.toISOString() ?? null,
-      stdout_count: p.counts.stdout,
-      stderr_count: p.counts.stderr,
-      stdin_count: p.counts.stdin,
-    };
+    return this.#get(id).describe();
   }
 
   /** Kills a running process and its process group (PTY: its whole session); records stay. */
   async kill(id: number): Promise<KillResult> {
     const process = this.#running(id, "kill");
     await process.kill(KILL_GRACE_MS);
-    return {
-      id,
-      status: process.status,
-      exit_code: process.exit?.code ?? null,
-      exit_signal: process.exit?.signal ?? null,
-    };
+    return project(killResult, process.describe());
   }
 
   /** Kills every running process at once; records stay. */
   async killAll(): Promise<{ killed: number[] }> {
-    const running = [...this.#processes.values()].filter((p) => p.status === "running");
+    const running = this.#runningProcesses();
     await Promise.all(running.map((p) => p.kill(KILL_GRACE_MS)));
     return { killed: running.map((p) => p.id) };
   }
@@ -284,46 +165,37 @@ export class ProcessManager {
   }
 
   /** The rendered screen of a PTY process; `cols`/`rows` resize the terminal first. */
-  async screen(
-    id: number,
-    options: {
-      buffer?: "primary" | "alternate";
-      cols?: number;
-      rows?: number;
-      scrollback?: number;
-    } = {},
-  ): Promise<ScreenSnapshot> {
+  async screen(id: number, options: ScreenRequest = {}): Promise<ScreenSnapshot> {
     const process = this.#get(id);
-    const screen = process.screen;
-    if (!screen) {
+    if (!process.hasScreen) {
       throw new PortalError(
         `Process ${id} runs on pipes, which have no screen: read its output with process_read ` +
           "or process_read_new, or start the program with pty: true to get a screen.",
       );
     }
     this.#touch(process);
-    if (options.cols !== undefined || options.rows !== undefined) {
+    const { cols, rows, ...view } = options;
+    if (cols !== undefined || rows !== undefined) {
       if (process.status !== "running") {
         throw new PortalError(
-          `Process ${id} has ${process.status}; its last screen can be read but not resized. ` +
-            "Call process_screen without cols/rows.",
+          `Process ${id} has ended (${process.status}); its last screen can be read but not ` +
+            "resized. Call process_screen without cols/rows.",
         );
       }
-      const cols = options.cols ?? process.spec.cols;
-      const rows = options.rows ?? process.spec.rows;
-      process.terminal.resize(cols, rows);
-      screen.resize(cols, rows);
-      process.spec.cols = cols;
-      process.spec.rows = rows;
+      const size = process.describe();
+      process.resize(cols ?? size.cols!, rows ?? size.rows!);
     }
-    return await screen.snapshot({ buffer: options.buffer, scrollback: options.scrollback });
+    return await process.screen(view);
   }
 
   /** Kills every running process (server shutdown) and closes the store. */
   async shutdown(): Promise<void> {
-    const running = [...this.#processes.values()].filter((p) => p.status === "running");
-    await Promise.all(running.map((p) => p.kill(KILL_GRACE_MS)));
+    await Promise.all(this.#runningProcesses().map((p) => p.kill(KILL_GRACE_MS)));
     this.#store.close();
+  }
+
+  #runningProcesses(): ManagedProcess[] {
+    return [...this.#processes.values()].filter((p) => p.status === "running");
   }
 
   #get(id: number): ManagedProcess {
@@ -340,21 +212,22 @@ export class ProcessManager {
 
   #running(id: number, verb: string): ManagedProcess {
     const process = this.#get(id);
-    if (process.status !== "running") {
-      const how = process.exit?.signal
-        ? `by signal ${process.exit.signal}`
-        : `with code ${process.exit?.code}`;
-      throw new PortalError(
-        `Cannot ${verb} process ${id}: it has ${process.status} (${how}). Its records can still be ` +
-          "read with process_read or process_read_new; start it again with process_start.",
-      );
-    }
-    return process;
+    if (process.status === "running") return process;
+    const how = process.exit?.signal
+      ? `by signal ${process.exit.signal}`
+      : `with code ${process.exit?.code}`;
+    const state = process.status === "killed" ? "it was killed" : "it has exited";
+    throw new PortalError(
+      `Cannot ${verb} process ${id}: ${state} (${how}). Its records can still be read with ` +
+        "process_read or process_read_new; start it again with process_start.",
+    );
   }
 
-  #touch(process: ManagedProcess): void {
+  /** Marks agent interaction, which restarts the idle timeout. */
+  #touch(process: ManagedProcess): ManagedProcess {
     process.touch();
     this.#armIdleTimer(process);
+    return process;
   }
 
   /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
@@ -373,66 +246,16 @@ export class ProcessManager {
   #ended(process: ManagedProcess): void {
     clearTimeout(this.#idleTimers.get(process.id));
     this.#idleTimers.delete(process.id);
-    if (this.#processes.get(process.id) === process) this.#store.saveProcess(this.#row(process));
+    if (this.#processes.get(process.id) === process) this.#store.saveProcess(process.describe());
   }
 
   #remove(process: ManagedProcess): void {
     this.#processes.delete(process.id);
     this.#store.deleteProcess(process.id);
-    process.screen?.dispose();
-  }
-
-  #page(process: ManagedProcess, records: IoRecord[], complete: boolean): RecordPage {
-    return {
-      id: process.id,
-      status: process.status,
-      records: records.map(({ timestamp, source, content }) => ({ timestamp, source, content })),
-      truncated: !complete,
-    };
-  }
-
-  #summary(p: ManagedProcess): ProcessSummary {
-    return {
-      id: p.id,
-      command: p.spec.command,
-      os_pid: p.terminal.pid,
-      status: p.status,
-      pty: p.spec.pty,
-      timeout_ms: p.spec.timeout_ms,
-      inactive_duration_ms: p.idleMs,
-      io_count: p.counts.stdin + p.counts.stdout + p.counts.stderr,
-    };
-  }
-
-  #row(p: ManagedProcess) {
-    return {
-      id: p.id,
-      ...p.spec,
-      os_pid: p.terminal.pid,
-      status: p.status,
-      exit_code: p.exit?.code ?? null,
-      exit_signal: p.exit?.signal ?? null,
-      started_at: p.startedAt.toISOString(),
-      ended_at: p.endedAt?.toISOString() ?? null,
-    };
+    process.dispose();
   }
 }
 
 function sourcesOf(source: ReadSource): Source[] {
   return source === "both" ? ["stdout", "stderr"] : [source];
-}
-
-/** What exec can't carry: NUL anywhere, or an `=` or empty variable name. */
-function checkNames(command: string, args: string[], env: Record<string, string>): void {
-  if ([command, ...args].some((text) => text.includes("\0"))) {
-    throw new PortalError("command and args must not contain NUL characters.");
-  }
-  for (const [name, value] of Object.entries(env)) {
-    if (name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
-      throw new PortalError(
-        `Invalid environment variable ${JSON.stringify(name)}: names must be non-empty ` +
-          "without '=', and neither names nor values may contain NUL.",
-      );
-    }
-  }
 }

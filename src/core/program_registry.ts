@@ -7,16 +7,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
-
-/** What the registry knows about one program. */
-export interface ProgramFact {
-  program: string;
-  needs_pty: boolean;
-  /** How many times in a row this value was recorded (≥ 2: settled). */
-  confirmed_count: number;
-  notes: string | null;
-  updated_at: string;
-}
+import type { ProgramFact } from "./schema.ts";
 
 interface FactRow {
   program: string;

@@ -7,9 +7,8 @@
  * @module
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { ProcessDetails, Source } from "./schema.ts";
 
-/** Where a record came from. Stored as a small integer. */
-export type Source = "stdin" | "stdout" | "stderr";
 const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
 const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];
 
@@ -21,23 +20,6 @@ export interface IoRecord {
   timestamp: number;
   source: Source;
   content: string;
-}
-
-/** Metadata of a process row, written at start and updated at exit. */
-export interface ProcessRow {
-  id: number;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  pty: boolean;
-  timeout_ms: number;
-  os_pid: number;
-  status: string;
-  exit_code: number | null;
-  exit_signal: string | null;
-  started_at: string;
-  ended_at: string | null;
 }
 
 /** Buffered records are committed once this many characters are waiting. */
@@ -184,7 +166,7 @@ export class RecordStore {
   }
 
   /** Writes or replaces a process row. */
-  saveProcess(row: ProcessRow): void {
+  saveProcess(row: ProcessDetails): void {
     this.#db.prepare(
       `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
         status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,

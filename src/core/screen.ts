@@ -5,36 +5,19 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { Screen } from "./screen.ts";
+ *
  * const screen = new Screen(80, 24);
- * screen.write(new TextEncoder().encode("hello\r\n"));
- * (await screen.snapshot()).lines; // ["hello"]
+ * screen.write(new TextEncoder().encode("hello\r\n\x1b[1mworld"));
+ * assert.deepEqual((await screen.snapshot()).lines, ["hello", "world"]);
+ * screen.dispose();
  * ```
  * @module
  */
 import xterm from "@xterm/headless";
-
-/** Lines kept above the primary screen. */
-const SCROLLBACK_LINES = 5000;
-
-export type BufferName = "primary" | "alternate";
-
-/** What is on the screen, compactly: trailing blanks and blank rows at the bottom are left out. */
-export interface ScreenSnapshot {
-  /** The buffer these lines come from. */
-  buffer: BufferName;
-  /** The buffer the program is drawing on now (full-screen programs use `alternate`). */
-  active_buffer: BufferName;
-  cols: number;
-  rows: number;
-  /** Cursor position, 0-based, relative to the top of the screen. */
-  cursor: { row: number; col: number };
-  /** Window title the program set (OSC 0/2), or null. */
-  title: string | null;
-  /** Screen rows from the top; blank rows after the last non-blank one are omitted. */
-  lines: string[];
-  /** Only when asked for: up to that many lines just above the screen, oldest first. */
-  scrollback?: string[];
-}
+import { SCROLLBACK_LINES } from "../limits.ts";
+import type { BufferName, ScreenRequest, ScreenSnapshot } from "./schema.ts";
 
 /** A headless terminal emulator of a given size. */
 export class Screen {
@@ -71,7 +54,7 @@ export class Screen {
 
   /** The screen once everything written so far has been parsed. */
   async snapshot(
-    options: { buffer?: BufferName; scrollback?: number } = {},
+    options: Pick<ScreenRequest, "buffer" | "scrollback"> = {},
   ): Promise<ScreenSnapshot> {
     await this.#parsed;
     const term = this.#term;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "./schemas.ts";
+import { id } from "../../core/schema.ts";
 
 export const processCleanup = defineTool({
   name: "process_cleanup",
@@ -8,8 +8,14 @@ export const processCleanup = defineTool({
   description:
     "Remove an exited or killed process and all its data (records, screen, metadata); its id " +
     "stops working. Irreversible. A running process is refused: process_kill it first.",
-  input: { id },
-  output: { id, removed: z.literal(true) },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  input: z.object({ id }),
+  output: z.object({ id, removed: z.literal(true) }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    // A second call finds no such id and changes nothing.
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   run: ({ manager }, { id }) => manager.cleanup(id),
 });

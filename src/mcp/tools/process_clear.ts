@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "./schemas.ts";
+import { id } from "../../core/schema.ts";
 
 export const processClear = defineTool({
   name: "process_clear",
@@ -9,8 +9,14 @@ export const processClear = defineTool({
     "Delete all stored records (stdout, stderr, stdin) of a process, running or not, and reset " +
     "its process_read_new cursors; the process itself and its screen are untouched. Use it to " +
     "start reading from a clean slate. To remove an ended process entirely, use process_cleanup.",
-  input: { id },
-  output: { id, cleared: z.number().describe("Records deleted.") },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  input: z.object({ id }),
+  output: z.object({ id, cleared: z.number().describe("Records deleted.") }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    // A second call also deletes whatever a running program wrote in between.
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   run: ({ manager }, { id }) => manager.clear(id),
 });

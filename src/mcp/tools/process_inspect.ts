@@ -1,5 +1,6 @@
+import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processDetails } from "./schemas.ts";
+import { id, processDetails } from "../../core/schema.ts";
 
 export const processInspect = defineTool({
   name: "process_inspect",
@@ -9,8 +10,13 @@ export const processInspect = defineTool({
     "exit_code or exit_signal, start and end times, idle time, and record counts (io_count, " +
     "stdout_count, stderr_count, stdin_count). On a PTY stderr_count stays 0 (merged stream) " +
     "and counts are of chunks, not lines.",
-  input: { id },
+  input: z.object({ id }),
   output: processDetails,
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   run: ({ manager }, { id }) => manager.inspect(id),
 });

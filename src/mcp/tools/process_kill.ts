@@ -1,6 +1,6 @@
-import { defineTool } from "./tool.ts";
 import { z } from "zod";
-import { id, status } from "./schemas.ts";
+import { defineTool } from "./tool.ts";
+import { id, killResult } from "../../core/schema.ts";
 
 export const processKill = defineTool({
   name: "process_kill",
@@ -8,16 +8,17 @@ export const processKill = defineTool({
   description:
     "Kill one running process and everything it started: pipes: SIGTERM to its process group, " +
     "SIGKILL after 0.5 s; PTY: SIGHUP to every process group of its terminal session, then " +
-    "SIGKILL. Waits until it is gone; returns status killed and how it ended. Its records and screen stay " +
-    "readable; remove them with process_cleanup. To interrupt without ending, use " +
+    "SIGKILL. Waits until it is gone; returns status killed and how it ended. Its records and " +
+    "screen stay readable; remove them with process_cleanup. To interrupt without ending, use " +
     "process_signal or write Ctrl+C.",
-  input: { id },
-  output: {
-    id,
-    status,
-    exit_code: z.number().nullable(),
-    exit_signal: z.string().nullable(),
+  input: z.object({ id }),
+  output: killResult,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    // A second call finds the process ended and changes nothing.
+    idempotentHint: true,
+    openWorldHint: false,
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   run: ({ manager }, { id }) => manager.kill(id),
 });

@@ -9,8 +9,13 @@ export const processKillAll = defineTool({
     "REPLs, ssh connections), with no confirmation; unsaved work in them is lost. Use " +
     "process_kill to end one. Records stay readable until process_cleanup. Returns the ids " +
     "killed.",
-  input: {},
-  output: { killed: z.array(z.number()) },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  input: z.object({}),
+  output: z.object({ killed: z.array(z.number()) }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   run: ({ manager }) => manager.killAll(),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { processSummary } from "./schemas.ts";
+import { processSummary } from "../../core/schema.ts";
 
 export const processList = defineTool({
   name: "process_list",
@@ -9,8 +9,13 @@ export const processList = defineTool({
     "List every process this server manages (running, exited or killed, until cleaned up): " +
     "id, command, os_pid, status, pty, timeout_ms, inactive_duration_ms, io_count. For one " +
     "process's full details (exit code, counts per source, times) use process_inspect.",
-  input: {},
-  output: { processes: z.array(z.object(processSummary)) },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  input: z.object({}),
+  output: z.object({ processes: z.array(processSummary) }),
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   run: ({ manager }) => ({ processes: manager.list() }),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { DEFAULT_MAX_CHARS, id, maxChars, recordPage } from "./schemas.ts";
+import { id, maxChars, recordPage } from "../../core/schema.ts";
+import { MAX_CHARS } from "../../limits.ts";
 
 export const processReadNew = defineTool({
   name: "process_read_new",
@@ -13,15 +14,21 @@ export const processReadNew = defineTool({
     "truncated is true, call again for the rest. status tells whether the program is still " +
     "running. process_clear resets the cursors; process_read does not move them. Resets the " +
     "idle timer. PTY: stderr is merged into stdout, records are chunks, your input is echoed.",
-  input: {
+  input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "both"]).optional().describe(
       "Which output; default both.",
     ),
     max_chars: maxChars,
-  },
+  }),
   output: recordPage,
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  // Not read-only: it moves the cursor and restarts the idle timeout.
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   run: ({ manager }, { id, source, max_chars }) =>
-    manager.readNew(id, { source, max_chars: max_chars ?? DEFAULT_MAX_CHARS }),
+    manager.readNew(id, { source, max_chars: max_chars ?? MAX_CHARS.default }),
 });

@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "./schemas.ts";
+import { id, screenRequest, screenSnapshot } from "../../core/schema.ts";
 
 export const processScreen = defineTool({
   name: "process_screen",
@@ -13,27 +12,14 @@ export const processScreen = defineTool({
     "only reads; with them it first resizes the terminal (the program gets SIGWINCH). " +
     "scrollback: also return up to that many lines above the screen. Readable after exit " +
     "until process_cleanup. Pipe processes have no screen.",
-  input: {
-    id,
-    buffer: z.enum(["primary", "alternate"]).optional().describe(
-      "Which buffer to render; default: the active one.",
-    ),
-    cols: z.number().int().min(1).max(1000).optional().describe("Resize to this width first."),
-    rows: z.number().int().min(1).max(1000).optional().describe("Resize to this height first."),
-    scrollback: z.number().int().min(0).max(5000).optional().describe(
-      "Lines above the screen to include (primary buffer). Default 0.",
-    ),
+  input: screenRequest.extend({ id }),
+  output: screenSnapshot,
+  // Not read-only: it restarts the idle timeout, and cols/rows resize the terminal.
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
   },
-  output: {
-    buffer: z.enum(["primary", "alternate"]),
-    active_buffer: z.enum(["primary", "alternate"]),
-    cols: z.number(),
-    rows: z.number(),
-    cursor: z.object({ row: z.number(), col: z.number() }),
-    title: z.string().nullable(),
-    lines: z.array(z.string()),
-    scrollback: z.array(z.string()).optional(),
-  },
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   run: ({ manager }, { id, ...options }) => manager.screen(id, options),
 });

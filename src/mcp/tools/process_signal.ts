@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "./schemas.ts";
+import { id } from "../../core/schema.ts";
 import { listSignals } from "../../signals.ts";
 
 export const processSignal = defineTool({
@@ -13,13 +13,18 @@ export const processSignal = defineTool({
     "the shell. CTRL_C_EVENT / CTRL_BREAK_EVENT: on a PTY they type ^C / ^\\; on pipes they " +
     "send SIGINT / SIGQUIT. To end a program for good use process_kill. Accepted: " +
     listSignals() + ".",
-  input: {
+  input: z.object({
     id,
     signal: z.union([z.string().min(1), z.number().int()]).describe(
       "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
     ),
+  }),
+  output: z.object({ id, signal: z.string(), delivered_to: z.string() }),
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: false,
   },
-  output: { id, signal: z.string(), delivered_to: z.string() },
-  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   run: ({ manager }, { id, signal }) => manager.signal(id, signal),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "./schemas.ts";
+import { id } from "../../core/schema.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
@@ -12,15 +12,21 @@ export const processWrite = defineTool({
     "foreground job like a keyboard does, and your input is echoed back as output: treat the " +
     "echo as yours, don't resend. Recorded as stdin. Resets the idle timer. Then read the " +
     "reply with process_read_new.",
-  input: {
+  input: z.object({
     id,
     content: z.string().describe("Text to write (UTF-8)."),
     eof: z.boolean().optional().describe(
       "Then end the input: pipes close stdin (for programs that read to EOF, like sort); a " +
         "PTY gets Ctrl+D. Default false.",
     ),
+  }),
+  output: z.object({ id, bytes_written: z.number() }),
+  annotations: {
+    readOnlyHint: false,
+    // What is typed into a shell or a database client can change anything.
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
   },
-  output: { id, bytes_written: z.number() },
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   run: ({ manager }, { id, content, eof }) => manager.write(id, content, eof),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact } from "./schemas.ts";
+import { programFact } from "../../core/schema.ts";
 
 export const programQuery = defineTool({
   name: "program_query",
@@ -10,13 +10,18 @@ export const programQuery = defineTool({
     "persists across sessions on this machine. found false is a normal answer: decide by the " +
     "rules in the server instructions, then program_record what you saw. confirmed_count >= 2 " +
     "means settled; 1 is a hint to verify.",
-  input: {
+  input: z.object({
     program: z.string().min(1).describe(
       "Executable name, e.g. 'ssh' (a path is reduced to its name).",
     ),
+  }),
+  output: z.object({ found: z.boolean(), fact: programFact.nullable() }),
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
   },
-  output: { found: z.boolean(), fact: programFact.nullable() },
-  annotations: { readOnlyHint: true, openWorldHint: false },
   run: ({ registry }, { program }) => {
     const fact = registry.query(program);
     return { found: fact !== null, fact };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact } from "./schemas.ts";
+import { programFact } from "../../core/schema.ts";
 
 export const programRecord = defineTool({
   name: "program_record",
@@ -12,12 +12,18 @@ export const programRecord = defineTool({
     "raises confirmed_count; the opposite value replaces the fact with count 1. notes: " +
     "flag-specific caveats (e.g. 'docker run -it only, not docker build'); omitted notes keep " +
     "the earlier ones.",
-  input: {
+  input: z.object({
     program: z.string().min(1).describe("Executable name, e.g. 'psql'."),
     needs_pty: z.boolean().describe("Whether it needs a PTY."),
     notes: z.string().optional().describe("Caveats, e.g. which flags make it interactive."),
+  }),
+  output: programFact,
+  annotations: {
+    readOnlyHint: false,
+    // It only adds to the registry; a contradiction replaces one fact, as documented.
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
   },
-  output: programFact.shape,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   run: ({ registry }, { program, needs_pty, notes }) => registry.record(program, needs_pty, notes),
 });

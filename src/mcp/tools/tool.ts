@@ -1,7 +1,8 @@
 /**
  * How a Portal tool is declared (schema + handler) and registered on an MCP
  * server: results go out as `structuredContent` and as the same JSON in a text
- * block; a {@link PortalError} becomes a tool error (`isError`) the agent can act on.
+ * block; a {@link PortalError} becomes a tool error (`isError`) the agent can
+ * act on, and any other failure is also written to stderr with its stack.
  *
  * @module
  */
@@ -19,33 +20,31 @@ export interface ToolContext {
 }
 
 /** One tool: its agent-facing text, its schemas and its handler. */
-export interface PortalTool<In extends z.ZodRawShape, Out extends z.ZodRawShape> {
+export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   name: string;
   title: string;
   description: string;
   input: In;
   output: Out;
-  annotations: Omit<ToolAnnotations, "title">;
-  run(
-    context: ToolContext,
-    args: z.infer<z.ZodObject<In>>,
-  ): z.infer<z.ZodObject<Out>> | Promise<z.infer<z.ZodObject<Out>>>;
+  /** Every hint is stated, so no client falls back to a default. */
+  annotations: Required<Omit<ToolAnnotations, "title">>;
+  run(context: ToolContext, args: z.infer<In>): z.infer<Out> | Promise<z.infer<Out>>;
 }
 
+/** Any tool, whatever its schemas: the element type of the tool list. */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = PortalTool<any, any>;
+
 /** Declares a tool; the identity function, there for type inference. */
-export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
+export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   tool: PortalTool<In, Out>,
 ): PortalTool<In, Out> {
   return tool;
 }
 
 /** Registers `tool` on `server`, translating results and errors. */
-export function registerTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
-  server: McpServer,
-  context: ToolContext,
-  tool: PortalTool<In, Out>,
-): void {
-  const handler = async (args: z.infer<z.ZodObject<In>>): Promise<CallToolResult> => {
+export function registerTool(server: McpServer, context: ToolContext, tool: AnyTool): void {
+  const handler = async (args: unknown): Promise<CallToolResult> => {
     try {
       const result = await tool.run(context, args) as Record<string, unknown>;
       return {
@@ -53,9 +52,12 @@ export function registerTool<In extends z.ZodRawShape, Out extends z.ZodRawShape
         structuredContent: result,
       };
     } catch (error) {
-      const message = error instanceof PortalError
-        ? error.message
-        : `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`;
+      if (error instanceof PortalError) {
+        return { content: [{ type: "text", text: error.message }], isError: true };
+      }
+      // Not a mistake of the caller: a bug or a failing system call, worth a stack on stderr.
+      console.error(`portal: ${tool.name} failed:`, error);
+      const message = `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`;
       return { content: [{ type: "text", text: message }], isError: true };
     }
   };

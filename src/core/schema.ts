@@ -1,0 +1,169 @@
+/**
+ * The data model of Portal as zod schemas: what a launch request holds and
+ * what the core answers. The schemas are the one source of truth: the core's
+ * types are inferred from them, and the tools publish them as their input and
+ * output schemas, so a field cannot be added in one place and forgotten in
+ * the other.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { processSummary } from "./schema.ts";
+ *
+ * assert.ok(processSummary.safeParse({ id: 1 }).error);
+ * ```
+ * @module
+ */
+import { z } from "zod";
+import { MAX_CHARS, MAX_TIMEOUT_MS, SCROLLBACK_LINES, TERMINAL_SIZE } from "../limits.ts";
+
+/** The fields of `value` that `schema` declares: a narrower view of a wider object. */
+export function project<S extends z.ZodObject>(schema: S, value: z.infer<S>): z.infer<S> {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.shape)) {
+    picked[key] = (value as Record<string, unknown>)[key];
+  }
+  return picked as z.infer<S>;
+}
+
+export const id = z.number().int().positive().describe(
+  "Process id returned by process_start (see process_list).",
+);
+
+export const status = z.enum(["running", "exited", "killed"]);
+export type Status = z.infer<typeof status>;
+
+const terminalSize = (what: string) =>
+  z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max).describe(what);
+
+/** What `process_start` takes: one launch, declared once. */
+export const startRequest = z.object({
+  command: z.string().min(1).describe("Executable name (looked up on PATH) or path."),
+  args: z.array(z.string()).optional().describe("Arguments, one per element; no shell parsing."),
+  cwd: z.string().optional().describe("Working directory (default: the server's)."),
+  env: z.record(z.string(), z.string()).optional().describe(
+    "Environment variables, merged over the server's environment.",
+  ),
+  timeout_ms: z.number().int().min(0).max(MAX_TIMEOUT_MS).optional().describe(
+    "Idle timeout: with no read or write for this long, the process is killed and its data " +
+      "removed. 0 or omitted = no timeout.",
+  ),
+  pty: z.boolean().optional().describe(
+    "Run on a pseudo-terminal (see description). Default false.",
+  ),
+  cols: terminalSize(`Terminal width (pty). Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
+  rows: terminalSize(`Terminal height (pty). Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
+});
+export type StartRequest = z.infer<typeof startRequest>;
+
+/** A launch with every default applied and `cwd` made absolute. */
+export type LaunchSpec = Required<StartRequest>;
+
+/** One line of `process_list`. */
+export const processSummary = z.object({
+  id,
+  command: z.string(),
+  os_pid: z.number(),
+  status,
+  pty: z.boolean(),
+  timeout_ms: z.number(),
+  inactive_duration_ms: z.number(),
+  io_count: z.number(),
+});
+export type ProcessSummary = z.infer<typeof processSummary>;
+
+/** Everything known about a process (`process_inspect`; also what the store keeps). */
+export const processDetails = processSummary.extend({
+  args: z.array(z.string()),
+  cwd: z.string(),
+  env: z.record(z.string(), z.string()).describe(
+    "Variables given at start (merged over the server's).",
+  ),
+  cols: z.number().nullable(),
+  rows: z.number().nullable(),
+  exit_code: z.number().nullable(),
+  exit_signal: z.string().nullable(),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  stdout_count: z.number(),
+  stderr_count: z.number(),
+  stdin_count: z.number(),
+});
+export type ProcessDetails = z.infer<typeof processDetails>;
+
+/** How a killed process ended. */
+export const killResult = processDetails.pick({
+  id: true,
+  status: true,
+  exit_code: true,
+  exit_signal: true,
+});
+export type KillResult = z.infer<typeof killResult>;
+
+export const source = z.enum(["stdout", "stderr", "stdin"]);
+export type Source = z.infer<typeof source>;
+
+/** One record as the read tools return it. */
+export const record = z.object({
+  timestamp: z.number().describe("Nanoseconds since the process started."),
+  source,
+  content: z.string(),
+});
+
+/** A page of records. */
+export const recordPage = z.object({
+  id,
+  status,
+  records: z.array(record),
+  truncated: z.boolean().describe("More matching records exist beyond max_chars."),
+});
+export type RecordPage = z.infer<typeof recordPage>;
+
+export const maxChars = z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max).optional()
+  .describe(
+    `Cap on the characters of content returned (default ${MAX_CHARS.default}). When reached, ` +
+      "truncated is true.",
+  );
+
+export const bufferName = z.enum(["primary", "alternate"]);
+export type BufferName = z.infer<typeof bufferName>;
+
+/** What `process_screen` takes besides the id. */
+export const screenRequest = z.object({
+  buffer: bufferName.optional().describe("Which buffer to render; default: the active one."),
+  cols: terminalSize("Resize to this width first.").optional(),
+  rows: terminalSize("Resize to this height first.").optional(),
+  scrollback: z.number().int().min(0).max(SCROLLBACK_LINES).optional().describe(
+    "Lines above the screen to include (primary buffer). Default 0.",
+  ),
+});
+export type ScreenRequest = z.infer<typeof screenRequest>;
+
+/** What is on the screen, compactly: trailing blanks and blank rows at the bottom left out. */
+export const screenSnapshot = z.object({
+  buffer: bufferName.describe("The buffer these lines come from."),
+  active_buffer: bufferName.describe(
+    "The buffer the program draws on now (full-screen programs use alternate).",
+  ),
+  cols: z.number(),
+  rows: z.number(),
+  cursor: z.object({ row: z.number(), col: z.number() }).describe(
+    "Cursor position, 0-based, from the top of the screen.",
+  ),
+  title: z.string().nullable().describe("Window title the program set, or null."),
+  lines: z.array(z.string()).describe("Screen rows from the top; blank rows at the end omitted."),
+  scrollback: z.array(z.string()).optional().describe(
+    "Only when asked for: lines just above the screen, oldest first.",
+  ),
+});
+export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
+
+/** What the registry knows about one program. */
+export const programFact = z.object({
+  program: z.string(),
+  needs_pty: z.boolean(),
+  confirmed_count: z.number().describe("Times in a row this value was recorded (≥ 2: settled)."),
+  notes: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type ProgramFact = z.infer<typeof programFact>;
