@@ -11,6 +11,12 @@
  * const screen = new Screen(80, 24);
  * screen.write(new TextEncoder().encode("hello\r\n\x1b[1mworld"));
  * assert.deepEqual((await screen.snapshot()).lines, ["hello", "world"]);
+ * screen.write(new TextEncoder().encode("\x1b[?1h\x1b[?1049h"));
+ * assert.deepEqual(await screen.modes(), {
+ *   applicationCursorKeys: true,
+ *   bracketedPaste: false,
+ *   alternateBuffer: true,
+ * });
  * screen.dispose();
  * ```
  * @module
@@ -18,6 +24,16 @@
 import xterm from "@xterm/headless";
 import { SCROLLBACK_LINES } from "../limits.ts";
 import type { BufferName, ScreenRequest, ScreenSnapshot } from "./schema.ts";
+
+/** Input modes a program sets on its terminal (see {@link Screen.modes}). */
+export interface TerminalModes {
+  /** DECCKM (`CSI ? 1 h`): arrows, Home and End send `ESC O x`. */
+  applicationCursorKeys: boolean;
+  /** `CSI ? 2004 h`: pasted text is wanted between `ESC [ 200 ~` and `ESC [ 201 ~`. */
+  bracketedPaste: boolean;
+  /** The alternate buffer is active (vim, less, htop). */
+  alternateBuffer: boolean;
+}
 
 /** A headless terminal emulator of a given size. */
 export class Screen {
@@ -50,6 +66,22 @@ export class Screen {
 
   resize(cols: number, rows: number): void {
     this.#term.resize(cols, rows);
+  }
+
+  /**
+   * The input modes the program set, once everything written so far has been
+   * parsed: how keys must be encoded (cursor keys in application mode send
+   * `ESC O A`, not `ESC [ A`), whether a paste must be bracketed, and whether
+   * a full-screen program is drawing on the alternate buffer.
+   */
+  async modes(): Promise<TerminalModes> {
+    await this.#parsed;
+    const modes = this.#term.modes;
+    return {
+      applicationCursorKeys: modes.applicationCursorKeysMode,
+      bracketedPaste: modes.bracketedPasteMode,
+      alternateBuffer: this.#term.buffer.active.type === "alternate",
+    };
   }
 
   /** The screen once everything written so far has been parsed. */
