@@ -9,9 +9,10 @@ import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
 import { checkWorkingDirectory, resolveExecutable } from "./launch_checks.ts";
 import { signalName, SIGNALS } from "../signals.ts";
+import { withTimeout } from "../async.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
-  INPUT_QUEUE_LIMIT,
   inputQueueFull,
   type OutputSource,
   type SpawnOptions,
@@ -114,7 +115,7 @@ class PipeTerminal implements Terminal {
     signalGroup(this.pid, signo);
   }
 
-  async kill(graceMs = 500): Promise<void> {
+  async kill(graceMs = KILL_GRACE_MS): Promise<void> {
     if (this.#running) {
       signalGroup(this.pid, SIGNALS.SIGTERM);
       const timer = setTimeout(() => signalGroup(this.pid, SIGNALS.SIGKILL), graceMs);
@@ -166,24 +167,12 @@ async function drain(
     const read = reader.read();
     const result = await Promise.race([
       read,
-      exited.then(() => withDeadline(read, DRAIN_GRACE_MS)),
+      exited.then(() => withTimeout(read, DRAIN_GRACE_MS, undefined)),
     ]);
     if (result === undefined || result.done) break;
     onChunk(result.value);
   }
   reader.cancel().catch(() => {});
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<undefined>((resolve) =>
-    timer = setTimeout(() => resolve(undefined), ms)
-  );
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function exitInfo(status: Deno.CommandStatus): ExitInfo {

@@ -18,12 +18,13 @@ import {
   winsize,
 } from "../../ffi/libc.ts";
 import { readinessLoop } from "../../ffi/readiness_loop.ts";
+import { delay, settlesWithin } from "../async.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS, TERMINAL_SIZE } from "../limits.ts";
 import { checkWorkingDirectory, isExecutableFile, resolveExecutable } from "./launch_checks.ts";
 import { PortalError } from "../errors.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import {
   type ExitInfo,
-  INPUT_QUEUE_LIMIT,
   inputQueueFull,
   type SpawnOptions,
   type Terminal,
@@ -34,7 +35,6 @@ import {
 const DRAIN_CAP = 256 * 1024;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
 const EIO_GRACE_MS = 300;
-const MAX_SIZE = 1000;
 /** Ctrl+D, the terminal's default end-of-file character. */
 const VEOF_CTRL_D = 0x04;
 
@@ -160,7 +160,7 @@ class PtyTerminal implements Terminal {
     }
   }
 
-  kill(graceMs = 500): Promise<void> {
+  kill(graceMs = KILL_GRACE_MS): Promise<void> {
     if (this.#exited) return Promise.resolve();
     this.#killing ??= this.#terminate(graceMs);
     return this.#killing;
@@ -170,20 +170,13 @@ class PtyTerminal implements Terminal {
     const deadline = Date.now() + graceMs;
     // Stopped jobs only act on SIGHUP once continued.
     this.#signalSession(SIGNALS.SIGHUP, SIGNALS.SIGCONT);
-    const exited = await this.#exitsWithin(graceMs);
+    const exited = await settlesWithin(this.#exit.promise, graceMs);
     // Members ignoring SIGHUP can outlive the leader (and hold the terminal).
     if (!exited || sessionGroups(this.pid).length > 0) {
       await delay(deadline - Date.now());
       this.#signalSession(SIGNALS.SIGKILL);
     }
     await this.#exit.promise;
-  }
-
-  #exitsWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>((resolve) => timer = setTimeout(resolve, ms, false));
-    return Promise.race([this.#exit.promise.then(() => true), timeout])
-      .finally(() => clearTimeout(timer));
   }
 
   /**
@@ -321,16 +314,13 @@ class PtyTerminal implements Terminal {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
-
 function checkSize(cols: number, rows: number): void {
-  const ok = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_SIZE;
+  const { min, max } = TERMINAL_SIZE;
+  const ok = (n: number) => Number.isInteger(n) && n >= min && n <= max;
   if (!ok(cols) || !ok(rows)) {
     throw new PortalError(
       `Invalid terminal size ${cols}x${rows}: cols and rows must be whole numbers ` +
-        `from 1 to ${MAX_SIZE}.`,
+        `from ${min} to ${max}.`,
     );
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
+import { INPUT_QUEUE_LIMIT } from "../limits.ts";
 
 /** Where a chunk of output came from. A terminal merges both into `stdout`. */
 export type OutputSource = "stdout" | "stderr";
@@ -63,14 +64,11 @@ export interface Terminal {
   signal(signo: number): void;
   /**
    * Ends the program and everything in its process group (on a PTY, its
-   * whole session): a polite signal first, SIGKILL after `graceMs`. Resolves
-   * once `onExit` has been called.
+   * whole session): a polite signal first, SIGKILL after `graceMs` (default
+   * `KILL_GRACE_MS` of limits.ts). Resolves once `onExit` has been called.
    */
   kill(graceMs?: number): Promise<void>;
 }
-
-/** Bytes of input a backend holds for a program that is not reading, before it refuses more. */
-export const INPUT_QUEUE_LIMIT = 8 * 1024 * 1024;
 
 /** The error for a write that would overflow the input queue. */
 export function inputQueueFull(queued: number): PortalError {
