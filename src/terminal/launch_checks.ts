@@ -9,6 +9,7 @@
  */
 import { C, cString, libc } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
+import { TERMINAL_SIZE } from "../limits.ts";
 
 /** PATH when the environment has none (execvp's fallback, without the current directory). */
 const DEFAULT_PATH = "/usr/bin:/bin";
@@ -67,4 +68,16 @@ export function checkWorkingDirectory(cwd: string): void {
     );
   }
   if (!info.isDirectory) throw new PortalError(`cwd "${cwd}" is not a directory.`);
+}
+
+/** Throws unless `cols` and `rows` are whole numbers within {@link TERMINAL_SIZE}. */
+export function checkTerminalSize(cols: number, rows: number): void {
+  const { min, max } = TERMINAL_SIZE;
+  const ok = (n: number) => Number.isInteger(n) && n >= min && n <= max;
+  if (!ok(cols) || !ok(rows)) {
+    throw new PortalError(
+      `Invalid terminal size ${cols}x${rows}: cols and rows must be whole numbers ` +
+        `from ${min} to ${max}.`,
+    );
+  }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { spawnPtyUnix } from "./pty_unix.ts";
+import { spawnPosixPty } from "./posix/pty_spawn.ts";
 import type { SpawnOptions, Terminal, TerminalEvents } from "./terminal.ts";
 
 /**
@@ -17,5 +17,5 @@ export function spawnPty(opts: SpawnOptions, events: TerminalEvents): Terminal {
       "pty: true is not yet supported on Windows; run the program with pty: false (pipes) for now.",
     );
   }
-  return spawnPtyUnix(opts, events);
+  return spawnPosixPty(opts, events);
 }
