@@ -7,7 +7,8 @@
  */
 import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
-import { checkWorkingDirectory, resolveExecutable } from "./launch_checks.ts";
+import { prepareLaunch } from "./launch.ts";
+import { resolveExecutable } from "./posix/executable.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import { withTimeout } from "../async.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
@@ -29,17 +30,17 @@ const DRAIN_GRACE_MS = 250;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
 export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  checkWorkingDirectory(opts.cwd);
   // Windows resolves commands its own way (PATHEXT); POSIX gets the clear errors of PTY mode.
-  const program = Deno.build.os === "windows"
-    ? opts.command
-    : resolveExecutable(opts.command, opts.env.PATH, opts.cwd);
+  const findExecutable = Deno.build.os === "windows"
+    ? (command: string) => command
+    : resolveExecutable;
+  const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(program, {
+    child = new Deno.Command(path, {
       args: opts.args,
       cwd: opts.cwd,
-      env: opts.env,
+      env,
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",

@@ -25,7 +25,11 @@ export interface SpawnOptions {
   args: string[];
   /** Absolute working directory; the backend refuses one that does not exist. */
   cwd: string;
-  /** The complete environment of the child (not merged with anything). */
+  /**
+   * Variables to set, over the server's own environment (the backend merges
+   * them). Only these are checked: the server's own come from the OS as they
+   * are (on Windows they include names like `=C:`, which a check would refuse).
+   */
   env: Record<string, string>;
   /** Terminal size; ignored by the pipe backend. */
   cols: number;

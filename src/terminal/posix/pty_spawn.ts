@@ -17,13 +17,9 @@ import {
   winsize,
 } from "../../../ffi/libc.ts";
 import { PortalError } from "../../errors.ts";
-import {
-  checkTerminalSize,
-  checkWorkingDirectory,
-  isExecutableFile,
-  resolveExecutable,
-} from "../launch_checks.ts";
+import { prepareLaunch } from "../launch.ts";
 import type { SpawnOptions, Terminal, TerminalEvents } from "../terminal.ts";
+import { isExecutableFile, resolveExecutable } from "./executable.ts";
 import { PtyTerminal } from "./pty_terminal.ts";
 
 /**
@@ -44,15 +40,7 @@ const CTTY_SCRIPT = `ioctl(STDIN, ${C.TIOCSCTTY}, 0) or die "portal: TIOCSCTTY: 
  * {@link PortalError} if the program cannot be started.
  */
 export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  checkTerminalSize(opts.cols, opts.rows);
-  checkWorkingDirectory(opts.cwd);
-  const env = opts.env;
-  for (const text of [opts.command, ...opts.args, ...Object.entries(env).flat()]) {
-    if (text.includes("\0")) {
-      throw new PortalError("Arguments and environment must not contain NUL characters.");
-    }
-  }
-  const path = resolveExecutable(opts.command, env.PATH, opts.cwd);
+  const { path, env } = prepareLaunch(opts, { pty: true, findExecutable: resolveExecutable });
   const argv = [opts.command, ...opts.args];
   const viaHelper = CTTY_HELPER !== null && isExecutableFile(CTTY_HELPER);
   const { master, slave } = openPty(opts.cols, opts.rows);

@@ -12,7 +12,7 @@ import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../../limits.ts";
 import { signalName, SIGNALS } from "../../signals.ts";
-import { checkTerminalSize } from "../launch_checks.ts";
+import { checkTerminalSize } from "../launch.ts";
 import { type ExitInfo, inputQueueFull, type Terminal, type TerminalEvents } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { sessionGroups } from "./session_groups.ts";
