@@ -16,6 +16,7 @@ import { ProcessManager } from "./src/core/process_manager.ts";
 import { ProgramRegistry } from "./src/core/program_registry.ts";
 import { RecordStore } from "./src/core/record_store.ts";
 import { createServer } from "./src/mcp/server.ts";
+import { SHUTDOWN_SIGNALS } from "./src/platform.ts";
 
 /** Longest the server waits for its processes to die before it exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 3000;
@@ -51,10 +52,7 @@ if (import.meta.main) {
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  const signals: Deno.Signal[] = Deno.build.os === "windows"
-    ? ["SIGINT", "SIGBREAK"]
-    : ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const signal of signals) Deno.addSignalListener(signal, shutdown);
+  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
 
   await server.connect(new StdioServerTransport());
 }

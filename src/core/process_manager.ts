@@ -17,8 +17,7 @@ import { type LaunchSpec, ManagedProcess, type Status } from "./managed_process.
 import type { IoRecord, RecordStore, Source } from "./record_store.ts";
 import { Screen, type ScreenSnapshot } from "./screen.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
-import { spawnPipe } from "../terminal/pipe.ts";
-import { spawnPty } from "../terminal/pty.ts";
+import { spawnPipe, spawnPty } from "../platform.ts";
 
 /** Arguments of {@link ProcessManager.start}; all but `command` optional. */
 export interface StartRequest {

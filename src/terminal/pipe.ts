@@ -1,14 +1,13 @@
 /**
  * The pipe backend: the program runs with stdin, stdout and stderr on OS
  * pipes (`Deno.Command`), as the leader of its own process group so a signal
- * or a kill reaches everything it started.
+ * or a kill reaches everything it started. What differs per OS comes in as a
+ * {@link PipePlatform}.
  *
  * @module
  */
-import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
-import { prepareLaunch } from "./launch.ts";
-import { resolveExecutable } from "./posix/executable.ts";
+import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import { withTimeout } from "../async.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
@@ -21,6 +20,16 @@ import {
   type TerminalEvents,
 } from "./terminal.ts";
 
+/** What the pipe backend does differently per OS; src/platform.ts picks one. */
+export interface PipePlatform {
+  findExecutable: ExecutableLookup;
+  /**
+   * Sends `signo` to the process group led by `pid`; a group that is already
+   * gone is not an error. Throws an `Error` saying why it failed otherwise.
+   */
+  signalGroup(pid: number, signo: number): void;
+}
+
 /**
  * After the program exited, output still in the pipes is read until EOF; a
  * descendant that keeps a pipe open would make that wait forever, so reading
@@ -29,11 +38,12 @@ import {
 const DRAIN_GRACE_MS = 250;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
-export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  // Windows resolves commands its own way (PATHEXT); POSIX gets the clear errors of PTY mode.
-  const findExecutable = Deno.build.os === "windows"
-    ? (command: string) => command
-    : resolveExecutable;
+export function spawnOnPipes(
+  platform: PipePlatform,
+  opts: SpawnOptions,
+  events: TerminalEvents,
+): Terminal {
+  const { findExecutable } = platform;
   const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
   let child: Deno.ChildProcess;
   try {
@@ -51,7 +61,7 @@ export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal 
   } catch (error) {
     throw spawnError(opts.command, error);
   }
-  return new PipeTerminal(child, events);
+  return new PipeTerminal(child, events, platform);
 }
 
 class PipeTerminal implements Terminal {
@@ -63,9 +73,11 @@ class PipeTerminal implements Terminal {
   #queued = 0;
   #exited: Promise<void>;
   #running = true;
+  readonly #platform: PipePlatform;
 
-  constructor(child: Deno.ChildProcess, events: TerminalEvents) {
+  constructor(child: Deno.ChildProcess, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
+    this.#platform = platform;
     this.pid = child.pid;
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
@@ -113,43 +125,24 @@ class PipeTerminal implements Terminal {
   }
 
   signal(signo: number): void {
-    signalGroup(this.pid, signo);
+    try {
+      this.#platform.signalGroup(this.pid, signo);
+    } catch (error) {
+      throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
+    }
   }
 
   async kill(graceMs = KILL_GRACE_MS): Promise<void> {
     if (this.#running) {
-      signalGroup(this.pid, SIGNALS.SIGTERM);
-      const timer = setTimeout(() => signalGroup(this.pid, SIGNALS.SIGKILL), graceMs);
+      this.signal(SIGNALS.SIGTERM);
+      const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
       await this.#child.status;
       // The leader is gone; SIGKILL whatever is left in its group at once.
       clearTimeout(timer);
-      signalGroup(this.pid, SIGNALS.SIGKILL);
+      this.signal(SIGNALS.SIGKILL);
     }
     await this.#exited;
   }
-}
-
-/**
- * Signals the process group led by `pid`; a group that is already gone is not an
- * error. POSIX goes through libc so every signal number works (Deno.kill knows no
- * real-time signals); Windows has no process groups and only Deno's few signals.
- */
-function signalGroup(pid: number, signo: number): void {
-  if (Deno.build.os === "windows") {
-    try {
-      Deno.kill(pid, signalName(signo) as Deno.Signal);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw signalError(signo, error as Error);
-    }
-    return;
-  }
-  if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) {
-    throw signalError(signo, new Error(strerror(errno())));
-  }
-}
-
-function signalError(signo: number, error: Error): PortalError {
-  return new PortalError(`Could not send ${signalName(signo)}: ${error.message}`);
 }
 
 /**

@@ -36,6 +36,9 @@ export interface SpawnOptions {
   rows: number;
 }
 
+/** Starts a program; returns at once (events follow), or throws `PortalError`. */
+export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
+
 /**
  * Callbacks a backend calls. `onData` gets raw bytes, in order, per source;
  * `onExit` is called exactly once, after the last `onData`.

@@ -29,7 +29,7 @@ import { PtyTerminal } from "./pty_terminal.ts";
  * with macOS, claims it (TIOCSCTTY) and then execs the program in place:
  * same pid, same environment, signals already reset by posix_spawn.
  */
-const CTTY_HELPER = Deno.build.os === "darwin" ? "/usr/bin/perl" : null;
+const CTTY_HELPER = C.SPAWN_OPEN_ACQUIRES_CTTY ? null : "/usr/bin/perl";
 const CTTY_SCRIPT = `ioctl(STDIN, ${C.TIOCSCTTY}, 0) or die "portal: TIOCSCTTY: $!\\n"; ` +
   'my $path = shift; exec { $path } @ARGV or die "portal: exec $path: $!\\n";';
 

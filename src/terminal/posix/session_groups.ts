@@ -4,13 +4,14 @@
  *
  * @module
  */
+import { C } from "../../../ffi/libc.ts";
 
 /**
  * Process groups of the session `sid` (Linux: from /proc/<pid>/stat, whose
  * 6th field is the session id). macOS offers no cheap equivalent: none.
  */
 export function sessionGroups(sid: number): number[] {
-  if (Deno.build.os !== "linux") return [];
+  if (!C.PROC_STAT) return [];
   sessions ??= scanSessions();
   return sessions.get(sid) ?? [];
 }
