@@ -14,6 +14,8 @@ import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
   inputQueueFull,
+  type InterruptDelivery,
+  type InterruptKind,
   type OutputSource,
   type SpawnOptions,
   type Terminal,
@@ -28,6 +30,8 @@ export interface PipePlatform {
    * gone is not an error. Throws an `Error` saying why it failed otherwise.
    */
   signalGroup(pid: number, signo: number): void;
+  /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
+  breakSignal: string;
 }
 
 /**
@@ -130,6 +134,12 @@ class PipeTerminal implements Terminal {
     } catch (error) {
       throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
     }
+  }
+
+  interrupt(kind: InterruptKind): InterruptDelivery {
+    const name = kind === "ctrl_c" ? "SIGINT" : this.#platform.breakSignal;
+    this.signal(SIGNALS[name]);
+    return { signal: name, delivered_to: "process group" };
   }
 
   async kill(graceMs = KILL_GRACE_MS): Promise<void> {

@@ -36,6 +36,17 @@ export interface SpawnOptions {
   rows: number;
 }
 
+/** A console interrupt, as `CTRL_C_EVENT` and `CTRL_BREAK_EVENT` name them. */
+export type InterruptKind = "ctrl_c" | "ctrl_break";
+
+/** What an interrupt became, for the reply to the agent. */
+export interface InterruptDelivery {
+  /** The event's name when typed as a key (`CTRL_C_EVENT`), else the signal sent (`SIGINT`). */
+  signal: string;
+  /** Where it went: `"terminal input (^C)"`, `"process group"`. */
+  delivered_to: string;
+}
+
 /** Starts a program; returns at once (events follow), or throws `PortalError`. */
 export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 
@@ -69,6 +80,13 @@ export interface Terminal {
    * or on a PTY to the terminal's foreground process group.
    */
   signal(signo: number): void;
+  /**
+   * Interrupts the program as a keyboard would. A terminal gets the key (^C,
+   * or ^\ for a break), which its line discipline turns into SIGINT or SIGQUIT
+   * for the foreground job; pipes have no keyboard, so their process group
+   * gets SIGINT, or for a break SIGQUIT (SIGBREAK on Windows).
+   */
+  interrupt(kind: InterruptKind): InterruptDelivery;
   /**
    * Ends the program and everything in its process group (on a PTY, its
    * whole session): a polite signal first, SIGKILL after `graceMs` (default

@@ -15,4 +15,5 @@ export const posixPipes: PipePlatform = {
   signalGroup(pid, signo) {
     if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));
   },
+  breakSignal: "SIGQUIT",
 };

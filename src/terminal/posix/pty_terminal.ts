@@ -11,9 +11,16 @@ import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../../limits.ts";
-import { signalName, SIGNALS } from "../../signals.ts";
+import { CTRL_BREAK_EVENT, CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
 import { checkTerminalSize } from "../launch.ts";
-import { type ExitInfo, inputQueueFull, type Terminal, type TerminalEvents } from "../terminal.ts";
+import {
+  type ExitInfo,
+  inputQueueFull,
+  type InterruptDelivery,
+  type InterruptKind,
+  type Terminal,
+  type TerminalEvents,
+} from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { sessionGroups } from "./session_groups.ts";
 
@@ -23,6 +30,11 @@ const DRAIN_CAP = 256 * 1024;
 const EIO_GRACE_MS = 300;
 /** Ctrl+D, the terminal's default end-of-file character. */
 const VEOF_CTRL_D = 0x04;
+/** The keys of each interrupt: the terminal's default VINTR (^C) and VQUIT (^\) characters. */
+const INTERRUPT_KEYS = {
+  ctrl_c: { byte: 0x03, shown: "^C", event: CTRL_C_EVENT },
+  ctrl_break: { byte: 0x1c, shown: "^\\", event: CTRL_BREAK_EVENT },
+} as const;
 
 /** Shared by every master: reads are synchronous, and each chunk is copied out. */
 const READ_BUF = new Uint8Array(64 * 1024);
@@ -103,6 +115,12 @@ export class PtyTerminal implements Terminal {
         `Could not send ${signalName(signo)} to process group ${group}: ${strerror(errno())}.`,
       );
     }
+  }
+
+  interrupt(kind: InterruptKind): InterruptDelivery {
+    const key = INTERRUPT_KEYS[kind];
+    this.write(new Uint8Array([key.byte]));
+    return { signal: key.event, delivered_to: `terminal input (${key.shown})` };
   }
 
   kill(graceMs = KILL_GRACE_MS): Promise<void> {

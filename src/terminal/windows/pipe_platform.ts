@@ -17,4 +17,5 @@ export const windowsPipes: PipePlatform = {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
   },
+  breakSignal: "SIGBREAK",
 };
