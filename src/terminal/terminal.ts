@@ -1,6 +1,7 @@
 /**
  * The one interface the core sees for a running program, whatever carries its
- * I/O: OS pipes ({@link spawnPipe}) or a pseudo-terminal ({@link spawnPty}).
+ * I/O: OS pipes or a pseudo-terminal (`spawnPipe` and `spawnPty` of
+ * src/platform.ts).
  *
  * @module
  */
@@ -20,7 +21,7 @@ export interface ExitInfo {
 
 /** What to run, and how. */
 export interface SpawnOptions {
-  /** Executable name (resolved against `env.PATH`) or path. Never run through a shell. */
+  /** Executable name (looked up in the child's PATH) or path. Never run through a shell. */
   command: string;
   args: string[];
   /** Absolute working directory; the backend refuses one that does not exist. */
@@ -84,7 +85,8 @@ export interface Terminal {
    * Interrupts the program as a keyboard would. A terminal gets the key (^C,
    * or ^\ for a break), which its line discipline turns into SIGINT or SIGQUIT
    * for the foreground job; pipes have no keyboard, so their process group
-   * gets SIGINT, or for a break SIGQUIT (SIGBREAK on Windows).
+   * gets SIGINT, or for a break SIGQUIT (SIGBREAK on Windows). Returns what
+   * to report; throws as {@link write} or {@link signal} would.
    */
   interrupt(kind: InterruptKind): InterruptDelivery;
   /**
