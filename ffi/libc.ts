@@ -1,7 +1,8 @@
 /**
  * The C library, reached through `Deno.dlopen`: the symbols the PTY backend
  * needs, the constants, struct sizes and behaviours of this OS, and small
- * typed helpers. The one module that tells Linux from macOS.
+ * typed helpers. The POSIX modules read how Linux and macOS differ from
+ * {@link C} rather than test the OS themselves.
  *
  * The library is opened on first use, so importing this module costs nothing
  * and does nothing on Windows. Supported: Linux glibc (x86_64, aarch64: the
