@@ -16,9 +16,9 @@ import { ProcessManager } from "./src/core/process_manager.ts";
 import { ProgramRegistry } from "./src/core/program_registry.ts";
 import { RecordStore } from "./src/core/record_store.ts";
 import { createServer } from "./src/mcp/server.ts";
-
-/** Longest the server waits for its processes to die before it exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 3000;
+import { SHUTDOWN_SIGNALS } from "./src/platform.ts";
+import { settlesWithin } from "./src/async.ts";
+import { SHUTDOWN_DEADLINE_MS } from "./src/limits.ts";
 
 if (import.meta.main) {
   const dbPath = recordsDbPath();
@@ -43,18 +43,14 @@ if (import.meta.main) {
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
-    const deadline = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS));
-    await Promise.race([manager.shutdown(), deadline]);
+    await settlesWithin(manager.shutdown(), SHUTDOWN_DEADLINE_MS);
     registry.close();
     Deno.exit(0);
   };
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  const signals: Deno.Signal[] = Deno.build.os === "windows"
-    ? ["SIGINT", "SIGBREAK"]
-    : ["SIGINT", "SIGTERM", "SIGHUP"];
-  for (const signal of signals) Deno.addSignalListener(signal, shutdown);
+  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
 
   await server.connect(new StdioServerTransport());
 }

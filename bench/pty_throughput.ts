@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { spawnPty } from "../src/terminal/pty.ts";
+import { spawnPty } from "../src/platform.ts";
 
 const FILE_MB = 200;
 const RUNS = 3;

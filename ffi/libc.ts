@@ -1,6 +1,8 @@
 /**
  * The C library, reached through `Deno.dlopen`: the symbols the PTY backend
- * needs, the constants and struct sizes of this OS, and small typed helpers.
+ * needs, the constants, struct sizes and behaviours of this OS, and small
+ * typed helpers. The POSIX modules read how Linux and macOS differ from
+ * {@link C} rather than test the OS themselves.
  *
  * The library is opened on first use, so importing this module costs nothing
  * and does nothing on Windows. Supported: Linux glibc (x86_64, aarch64: the
@@ -9,7 +11,8 @@
  * @module
  */
 
-const IS_DARWIN = Deno.build.os === "darwin";
+const OS = Deno.build.os;
+const IS_DARWIN = OS === "darwin";
 
 /**
  * Apple arm64 passes variadic arguments on the stack, not in registers, so a
@@ -86,15 +89,15 @@ let opened: Libc | null = null;
 /** Opens libc on first call (never on import) and returns its symbols. */
 export function libc(): Libc {
   if (opened === null) {
-    if (Deno.build.os !== "linux" && !IS_DARWIN) {
-      throw new Error(`libc FFI is not available on ${Deno.build.os}`);
+    if (OS !== "linux" && !IS_DARWIN) {
+      throw new Error(`libc FFI is not available on ${OS}`);
     }
     opened = Deno.dlopen(IS_DARWIN ? "libSystem.B.dylib" : "libc.so.6", SYMBOLS).symbols;
   }
   return opened;
 }
 
-/** Constants and struct sizes that differ between Linux (glibc) and macOS. */
+/** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
 export interface OsConstants {
   O_RDWR: number;
   O_NONBLOCK: number;
@@ -134,6 +137,16 @@ export interface OsConstants {
   /** Both OSes: 128 bytes, bit `fd % 8` of byte `fd / 8` on little-endian CPUs. */
   SIZEOF_FD_SET: number;
   FD_SETSIZE: number;
+  /** Whether `poll` works on devices; macOS `poll` reports POLLNVAL for them (PTY masters too). */
+  POLL_HANDLES_DEVICES: boolean;
+  /**
+   * Whether opening a terminal in posix_spawn's file actions makes it the
+   * controlling terminal of the POSIX_SPAWN_SETSID session: glibc makes the
+   * session first, macOS runs the file actions first.
+   */
+  SPAWN_OPEN_ACQUIRES_CTTY: boolean;
+  /** Whether /proc/<pid>/stat exists, with each process's group and session (Linux). */
+  PROC_STAT: boolean;
 }
 
 const LINUX: OsConstants = {
@@ -172,6 +185,9 @@ const LINUX: OsConstants = {
   SIZEOF_SIGSET: 128,
   SIZEOF_FD_SET: 128,
   FD_SETSIZE: 1024,
+  POLL_HANDLES_DEVICES: true,
+  SPAWN_OPEN_ACQUIRES_CTTY: true,
+  PROC_STAT: true,
 };
 
 const DARWIN: OsConstants = {
@@ -187,6 +203,9 @@ const DARWIN: OsConstants = {
   SIZEOF_SPAWNATTR: 8,
   SIZEOF_FILE_ACTIONS: 8,
   SIZEOF_SIGSET: 4,
+  POLL_HANDLES_DEVICES: false,
+  SPAWN_OPEN_ACQUIRES_CTTY: false,
+  PROC_STAT: false,
 };
 
 /** The constants of the OS this process runs on. */

@@ -57,7 +57,7 @@ export class ReadinessLoop {
   #writeTemplate = new Uint8Array(C.SIZEOF_FD_SET);
   #maxFd = -1;
 
-  constructor(mechanism: Mechanism = Deno.build.os === "darwin" ? "select" : "poll") {
+  constructor(mechanism: Mechanism = C.POLL_HANDLES_DEVICES ? "poll" : "select") {
     this.#mechanism = mechanism;
   }
 

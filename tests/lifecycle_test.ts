@@ -49,11 +49,11 @@ portalTest(
     assertMatch(records[0].content, /^child:\d+/);
     assertMatch(
       await portal.fail("process_write", { id, content: "x" }),
-      /has killed.*process_read/,
+      /it was killed.*process_read/,
     );
     assertMatch(
       await portal.fail("process_kill", { id }),
-      /Cannot kill process \d+: it has killed/,
+      /Cannot kill process \d+: it was killed/,
     );
 
     assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });

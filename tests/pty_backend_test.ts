@@ -4,7 +4,7 @@
  */
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { spawnPty } from "../src/terminal/pty.ts";
+import { spawnPty } from "../src/platform.ts";
 import { PortalError } from "../src/errors.ts";
 import { SIGNALS } from "../src/signals.ts";
 import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";

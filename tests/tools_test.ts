@@ -1,38 +1,34 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { Portal } from "./helpers/portal.ts";
+import { TOOLS } from "../src/mcp/tools/index.ts";
 
-const TOOLS = [
+/** Tools that change nothing, not even an idle timer or a cursor. */
+const READ_ONLY = ["process_list", "process_inspect", "program_query"];
+/** Tools that can end or delete something, directly or through the program they drive. */
+const DESTRUCTIVE = [
   "process_start",
-  "process_read",
-  "process_read_new",
   "process_write",
   "process_signal",
-  "process_list",
-  "process_inspect",
   "process_kill",
   "process_kill_all",
   "process_clear",
   "process_cleanup",
-  "process_screen",
-  "program_query",
-  "program_record",
 ];
-const READ_ONLY = [
-  "process_list",
-  "process_inspect",
-  "process_read",
-  "process_read_new",
-  "program_query",
-];
-const DESTRUCTIVE = ["process_kill", "process_kill_all", "process_clear", "process_cleanup"];
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
 Deno.test("tools/list: the 14 tools, described, annotated, with output schemas", async () => {
   const portal = await Portal.start();
   try {
     const tools: Tool[] = (await portal.client.listTools()).tools;
-    assertEquals(tools.map((t) => t.name).sort(), [...TOOLS].sort());
+    // The server lists exactly the tool list of src/mcp/tools/index.ts, in its order.
+    assertEquals(tools.map((t) => t.name), TOOLS.map((t) => t.name));
     for (const tool of tools) {
+      const declared = TOOLS.find((t) => t.name === tool.name)!;
+      assertEquals(tool.annotations, { title: declared.title, ...declared.annotations });
+      for (const hint of HINTS) {
+        assertEquals(typeof tool.annotations?.[hint], "boolean", `${tool.name} states ${hint}`);
+      }
       assert(tool.title, `${tool.name} has a title`);
       assert((tool.description ?? "").length > 80, `${tool.name} has a real description`);
       assertEquals(tool.outputSchema?.type, "object", `${tool.name} has an output schema`);
@@ -43,7 +39,7 @@ Deno.test("tools/list: the 14 tools, described, annotated, with output schemas",
       );
       assertEquals(
         tool.annotations?.destructiveHint === true,
-        DESTRUCTIVE.includes(tool.name) || tool.name === "process_signal",
+        DESTRUCTIVE.includes(tool.name),
         tool.name,
       );
     }

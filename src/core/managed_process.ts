@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { spawnPipe } from "../terminal/pipe.ts";
-import { spawnPty } from "../terminal/pty.ts";
+import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
 import { OutputDecoder } from "./output_decoder.ts";
 import type { IoRecord, RecordStore } from "./record_store.ts";
@@ -83,7 +82,7 @@ export class ManagedProcess {
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
     // the caller says otherwise; the server's own TERM describes some other terminal.
     const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
-    const options = { ...spec, env: { ...Deno.env.toObject(), ...term, ...spec.env } };
+    const options = { ...spec, env: { ...term, ...spec.env } };
     const screen = spec.pty ? new Screen(spec.cols, spec.rows) : undefined;
     try {
       this.#terminal = (spec.pty ? spawnPty : spawnPipe)(options, this);

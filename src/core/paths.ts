@@ -5,6 +5,7 @@
  * @module
  */
 import { join } from "node:path";
+import { HAS_FILE_MODES, userDirs } from "../platform.ts";
 
 /**
  * The records database for this server instance: `PORTAL_DB_PATH` if set,
@@ -17,15 +18,10 @@ export function recordsDbPath(env = Deno.env.toObject()): string {
 
 /**
  * The directory of the program registry: `PORTAL_DATA_DIR` if set, else
- * `portal/` under the platform's data directory (XDG_DATA_HOME or
- * ~/.local/share; ~/Library/Application Support; %APPDATA%).
+ * `portal/` under the user's data directory ({@link userDirs}).
  */
-export function dataDir(env = Deno.env.toObject(), os = Deno.build.os): string {
-  if (env.PORTAL_DATA_DIR) return env.PORTAL_DATA_DIR;
-  const home = env.HOME ?? env.USERPROFILE ?? Deno.cwd();
-  if (os === "windows") return join(env.APPDATA ?? join(home, "AppData", "Roaming"), "portal");
-  if (os === "darwin") return join(home, "Library", "Application Support", "portal");
-  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "portal");
+export function dataDir(env = Deno.env.toObject()): string {
+  return env.PORTAL_DATA_DIR || join(userDirs(env).data, "portal");
 }
 
 /**
@@ -51,5 +47,5 @@ export function createPrivateFile(path: string): void {
     }
   }
   Deno.writeFileSync(path, new Uint8Array(), { mode: 0o600 });
-  if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+  if (HAS_FILE_MODES) Deno.chmodSync(path, 0o600);
 }

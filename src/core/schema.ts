@@ -26,9 +26,13 @@ export function project<S extends z.ZodObject>(schema: S, value: z.infer<S>): z.
   return picked as z.infer<S>;
 }
 
+/** A process id as the tools take it. */
 export const id = z.number().int().positive().describe(
   "Process id returned by process_start (see process_list).",
 );
+
+/** A process id in a reply (described once, on the input side). */
+export const processId = z.number();
 
 export const status = z.enum(["running", "exited", "killed"]);
 export type Status = z.infer<typeof status>;
@@ -61,7 +65,7 @@ export type LaunchSpec = Required<StartRequest>;
 
 /** One line of `process_list`. */
 export const processSummary = z.object({
-  id,
+  id: processId,
   command: z.string(),
   os_pid: z.number(),
   status,
@@ -112,7 +116,7 @@ export const record = z.object({
 
 /** A page of records. */
 export const recordPage = z.object({
-  id,
+  id: processId,
   status,
   records: z.array(record),
   truncated: z.boolean().describe("More matching records exist beyond max_chars."),
@@ -141,20 +145,16 @@ export type ScreenRequest = z.infer<typeof screenRequest>;
 
 /** What is on the screen, compactly: trailing blanks and blank rows at the bottom left out. */
 export const screenSnapshot = z.object({
-  buffer: bufferName.describe("The buffer these lines come from."),
-  active_buffer: bufferName.describe(
-    "The buffer the program draws on now (full-screen programs use alternate).",
-  ),
+  buffer: bufferName,
+  active_buffer: bufferName,
   cols: z.number(),
   rows: z.number(),
-  cursor: z.object({ row: z.number(), col: z.number() }).describe(
-    "Cursor position, 0-based, from the top of the screen.",
-  ),
-  title: z.string().nullable().describe("Window title the program set, or null."),
-  lines: z.array(z.string()).describe("Screen rows from the top; blank rows at the end omitted."),
-  scrollback: z.array(z.string()).optional().describe(
-    "Only when asked for: lines just above the screen, oldest first.",
-  ),
+  /** 0-based, from the top of the screen. */
+  cursor: z.object({ row: z.number(), col: z.number() }),
+  title: z.string().nullable(),
+  lines: z.array(z.string()),
+  /** Only when asked for: lines just above the screen, oldest first. */
+  scrollback: z.array(z.string()).optional(),
 });
 export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
 
@@ -162,7 +162,8 @@ export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
 export const programFact = z.object({
   program: z.string(),
   needs_pty: z.boolean(),
-  confirmed_count: z.number().describe("Times in a row this value was recorded (≥ 2: settled)."),
+  /** Times in a row this value was recorded (≥ 2: settled). */
+  confirmed_count: z.number(),
   notes: z.string().nullable(),
   updated_at: z.string(),
 });

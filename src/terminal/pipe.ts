@@ -1,23 +1,38 @@
 /**
  * The pipe backend: the program runs with stdin, stdout and stderr on OS
  * pipes (`Deno.Command`), as the leader of its own process group so a signal
- * or a kill reaches everything it started.
+ * or a kill reaches everything it started. What differs per OS comes in as a
+ * {@link PipePlatform}.
  *
  * @module
  */
-import { C, errno, libc, strerror } from "../../ffi/libc.ts";
 import { PortalError } from "../errors.ts";
-import { checkWorkingDirectory, resolveExecutable } from "./launch_checks.ts";
+import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
+import { withTimeout } from "../async.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
-  INPUT_QUEUE_LIMIT,
   inputQueueFull,
+  type InterruptDelivery,
+  type InterruptKind,
   type OutputSource,
   type SpawnOptions,
   type Terminal,
   type TerminalEvents,
 } from "./terminal.ts";
+
+/** What the pipe backend does differently per OS; src/platform.ts picks one. */
+export interface PipePlatform {
+  findExecutable: ExecutableLookup;
+  /**
+   * Sends `signo` to the process group led by `pid`; a group that is already
+   * gone is not an error. Throws an `Error` saying why it failed otherwise.
+   */
+  signalGroup(pid: number, signo: number): void;
+  /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
+  breakSignal: string;
+}
 
 /**
  * After the program exited, output still in the pipes is read until EOF; a
@@ -27,18 +42,19 @@ import {
 const DRAIN_GRACE_MS = 250;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
-export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  checkWorkingDirectory(opts.cwd);
-  // Windows resolves commands its own way (PATHEXT); POSIX gets the clear errors of PTY mode.
-  const program = Deno.build.os === "windows"
-    ? opts.command
-    : resolveExecutable(opts.command, opts.env.PATH, opts.cwd);
+export function spawnOnPipes(
+  platform: PipePlatform,
+  opts: SpawnOptions,
+  events: TerminalEvents,
+): Terminal {
+  const { findExecutable } = platform;
+  const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(program, {
+    child = new Deno.Command(path, {
       args: opts.args,
       cwd: opts.cwd,
-      env: opts.env,
+      env,
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",
@@ -49,7 +65,7 @@ export function spawnPipe(opts: SpawnOptions, events: TerminalEvents): Terminal 
   } catch (error) {
     throw spawnError(opts.command, error);
   }
-  return new PipeTerminal(child, events);
+  return new PipeTerminal(child, events, platform);
 }
 
 class PipeTerminal implements Terminal {
@@ -61,9 +77,11 @@ class PipeTerminal implements Terminal {
   #queued = 0;
   #exited: Promise<void>;
   #running = true;
+  readonly #platform: PipePlatform;
 
-  constructor(child: Deno.ChildProcess, events: TerminalEvents) {
+  constructor(child: Deno.ChildProcess, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
+    this.#platform = platform;
     this.pid = child.pid;
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
@@ -111,43 +129,30 @@ class PipeTerminal implements Terminal {
   }
 
   signal(signo: number): void {
-    signalGroup(this.pid, signo);
+    try {
+      this.#platform.signalGroup(this.pid, signo);
+    } catch (error) {
+      throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
+    }
   }
 
-  async kill(graceMs = 500): Promise<void> {
+  interrupt(kind: InterruptKind): InterruptDelivery {
+    const name = kind === "ctrl_c" ? "SIGINT" : this.#platform.breakSignal;
+    this.signal(SIGNALS[name]);
+    return { signal: name, delivered_to: "process group" };
+  }
+
+  async kill(graceMs = KILL_GRACE_MS): Promise<void> {
     if (this.#running) {
-      signalGroup(this.pid, SIGNALS.SIGTERM);
-      const timer = setTimeout(() => signalGroup(this.pid, SIGNALS.SIGKILL), graceMs);
+      this.signal(SIGNALS.SIGTERM);
+      const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
       await this.#child.status;
       // The leader is gone; SIGKILL whatever is left in its group at once.
       clearTimeout(timer);
-      signalGroup(this.pid, SIGNALS.SIGKILL);
+      this.signal(SIGNALS.SIGKILL);
     }
     await this.#exited;
   }
-}
-
-/**
- * Signals the process group led by `pid`; a group that is already gone is not an
- * error. POSIX goes through libc so every signal number works (Deno.kill knows no
- * real-time signals); Windows has no process groups and only Deno's few signals.
- */
-function signalGroup(pid: number, signo: number): void {
-  if (Deno.build.os === "windows") {
-    try {
-      Deno.kill(pid, signalName(signo) as Deno.Signal);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw signalError(signo, error as Error);
-    }
-    return;
-  }
-  if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) {
-    throw signalError(signo, new Error(strerror(errno())));
-  }
-}
-
-function signalError(signo: number, error: Error): PortalError {
-  return new PortalError(`Could not send ${signalName(signo)}: ${error.message}`);
 }
 
 /**
@@ -166,24 +171,12 @@ async function drain(
     const read = reader.read();
     const result = await Promise.race([
       read,
-      exited.then(() => withDeadline(read, DRAIN_GRACE_MS)),
+      exited.then(() => withTimeout(read, DRAIN_GRACE_MS, undefined)),
     ]);
     if (result === undefined || result.done) break;
     onChunk(result.value);
   }
   reader.cancel().catch(() => {});
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<undefined>((resolve) =>
-    timer = setTimeout(() => resolve(undefined), ms)
-  );
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function exitInfo(status: Deno.CommandStatus): ExitInfo {

@@ -1,10 +1,12 @@
 /**
  * The one interface the core sees for a running program, whatever carries its
- * I/O: OS pipes ({@link spawnPipe}) or a pseudo-terminal ({@link spawnPty}).
+ * I/O: OS pipes or a pseudo-terminal (`spawnPipe` and `spawnPty` of
+ * src/platform.ts).
  *
  * @module
  */
 import { PortalError } from "../errors.ts";
+import { INPUT_QUEUE_LIMIT } from "../limits.ts";
 
 /** Where a chunk of output came from. A terminal merges both into `stdout`. */
 export type OutputSource = "stdout" | "stderr";
@@ -19,17 +21,35 @@ export interface ExitInfo {
 
 /** What to run, and how. */
 export interface SpawnOptions {
-  /** Executable name (resolved against `env.PATH`) or path. Never run through a shell. */
+  /** Executable name (looked up in the child's PATH) or path. Never run through a shell. */
   command: string;
   args: string[];
   /** Absolute working directory; the backend refuses one that does not exist. */
   cwd: string;
-  /** The complete environment of the child (not merged with anything). */
+  /**
+   * Variables to set, over the server's own environment (the backend merges
+   * them). Only these are checked: the server's own come from the OS as they
+   * are (on Windows they include names like `=C:`, which a check would refuse).
+   */
   env: Record<string, string>;
   /** Terminal size; ignored by the pipe backend. */
   cols: number;
   rows: number;
 }
+
+/** A console interrupt, as `CTRL_C_EVENT` and `CTRL_BREAK_EVENT` name them. */
+export type InterruptKind = "ctrl_c" | "ctrl_break";
+
+/** What an interrupt became, for the reply to the agent. */
+export interface InterruptDelivery {
+  /** The event's name when typed as a key (`CTRL_C_EVENT`), else the signal sent (`SIGINT`). */
+  signal: string;
+  /** Where it went: `"terminal input (^C)"`, `"process group"`. */
+  delivered_to: string;
+}
+
+/** Starts a program; returns at once (events follow), or throws `PortalError`. */
+export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 
 /**
  * Callbacks a backend calls. `onData` gets raw bytes, in order, per source;
@@ -62,15 +82,20 @@ export interface Terminal {
    */
   signal(signo: number): void;
   /**
+   * Interrupts the program as a keyboard would. A terminal gets the key (^C,
+   * or ^\ for a break), which its line discipline turns into SIGINT or SIGQUIT
+   * for the foreground job; pipes have no keyboard, so their process group
+   * gets SIGINT, or for a break SIGQUIT (SIGBREAK on Windows). Returns what
+   * to report; throws as {@link write} or {@link signal} would.
+   */
+  interrupt(kind: InterruptKind): InterruptDelivery;
+  /**
    * Ends the program and everything in its process group (on a PTY, its
-   * whole session): a polite signal first, SIGKILL after `graceMs`. Resolves
-   * once `onExit` has been called.
+   * whole session): a polite signal first, SIGKILL after `graceMs` (default
+   * `KILL_GRACE_MS` of limits.ts). Resolves once `onExit` has been called.
    */
   kill(graceMs?: number): Promise<void>;
 }
-
-/** Bytes of input a backend holds for a program that is not reading, before it refuses more. */
-export const INPUT_QUEUE_LIMIT = 8 * 1024 * 1024;
 
 /** The error for a write that would overflow the input queue. */
 export function inputQueueFull(queued: number): PortalError {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "../../core/schema.ts";
+import { id, processId } from "../../core/schema.ts";
 
 export const processCleanup = defineTool({
   name: "process_cleanup",
@@ -9,7 +9,7 @@ export const processCleanup = defineTool({
     "Remove an exited or killed process and all its data (records, screen, metadata); its id " +
     "stops working. Irreversible. A running process is refused: process_kill it first.",
   input: z.object({ id }),
-  output: z.object({ id, removed: z.literal(true) }),
+  output: z.object({ id: processId, removed: z.literal(true) }),
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "../../core/schema.ts";
+import { id, processId } from "../../core/schema.ts";
 
 export const processClear = defineTool({
   name: "process_clear",
@@ -10,7 +10,7 @@ export const processClear = defineTool({
     "its process_read_new cursors; the process itself and its screen are untouched. Use it to " +
     "start reading from a clean slate. To remove an ended process entirely, use process_cleanup.",
   input: z.object({ id }),
-  output: z.object({ id, cleared: z.number().describe("Records deleted.") }),
+  output: z.object({ id: processId, cleared: z.number().describe("Records deleted.") }),
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "../../core/schema.ts";
+import { id, processId } from "../../core/schema.ts";
 import { listSignals } from "../../signals.ts";
 
 export const processSignal = defineTool({
@@ -19,7 +19,7 @@ export const processSignal = defineTool({
       "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
     ),
   }),
-  output: z.object({ id, signal: z.string(), delivered_to: z.string() }),
+  output: z.object({ id: processId, signal: z.string(), delivered_to: z.string() }),
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id } from "../../core/schema.ts";
+import { id, processId } from "../../core/schema.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
@@ -20,7 +20,7 @@ export const processWrite = defineTool({
         "PTY gets Ctrl+D. Default false.",
     ),
   }),
-  output: z.object({ id, bytes_written: z.number() }),
+  output: z.object({ id: processId, bytes_written: z.number() }),
   annotations: {
     readOnlyHint: false,
     // What is typed into a shell or a database client can change anything.

@@ -1,14 +1,12 @@
 /**
- * What must hold before a program is started, checked up front so the agent
- * gets a clear error instead of a child that dies with 127: the working
- * directory exists, and (on POSIX) the command names an executable, found the
- * way `execvp` does but against the child's PATH (the one given at start), not
- * the server's.
+ * Finding the program to run on POSIX: the way `execvp` does, but against the
+ * child's PATH (the one given at start), so the agent gets "command not found"
+ * up front instead of a child that dies with 127.
  *
  * @module
  */
-import { C, cString, libc } from "../../ffi/libc.ts";
-import { PortalError } from "../errors.ts";
+import { C, cString, libc } from "../../../ffi/libc.ts";
+import { PortalError } from "../../errors.ts";
 
 /** PATH when the environment has none (execvp's fallback, without the current directory). */
 const DEFAULT_PATH = "/usr/bin:/bin";
@@ -23,7 +21,6 @@ export function resolveExecutable(
   cwd: string,
 ): string {
   pathVar ??= DEFAULT_PATH;
-  if (command === "") throw new PortalError("The command is empty. Pass a program to run.");
   const absolute = (p: string) => p.startsWith("/") ? p : `${cwd.replace(/\/+$/, "")}/${p}`;
   if (command.includes("/")) {
     const path = absolute(command);
@@ -54,17 +51,4 @@ export function isExecutableFile(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Throws unless `cwd` (absolute) is an existing directory. */
-export function checkWorkingDirectory(cwd: string): void {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(cwd);
-  } catch {
-    throw new PortalError(
-      `cwd "${cwd}" does not exist. Give an existing directory, preferably as an absolute path.`,
-    );
-  }
-  if (!info.isDirectory) throw new PortalError(`cwd "${cwd}" is not a directory.`);
 }

@@ -1,0 +1,78 @@
+/**
+ * Everything that differs between Windows and POSIX, chosen here, once (as
+ * node-pty's index.ts does): the backends, the signals that stop the server,
+ * and where per-user files go. No other module tests the OS, except the two
+ * tables below it: libc's constants (ffi/libc.ts, Linux vs macOS) and the
+ * signal numbers (src/signals.ts).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SHUTDOWN_SIGNALS } from "./platform.ts";
+ *
+ * assert.ok(SHUTDOWN_SIGNALS.includes("SIGINT"));
+ * ```
+ * @module
+ */
+import { join } from "node:path";
+import { PortalError } from "./errors.ts";
+import { spawnOnPipes } from "./terminal/pipe.ts";
+import { posixPipes } from "./terminal/posix/pipe_platform.ts";
+import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
+import type { Spawn } from "./terminal/terminal.ts";
+import { windowsPipes } from "./terminal/windows/pipe_platform.ts";
+
+const OS = Deno.build.os;
+const WINDOWS = OS === "windows";
+const PIPES = WINDOWS ? windowsPipes : posixPipes;
+
+/** Starts a program on OS pipes; returns at once (events follow), or throws `PortalError`. */
+export const spawnPipe: Spawn = (opts, events) => spawnOnPipes(PIPES, opts, events);
+
+/** Starts a program on a new pseudo-terminal; returns at once, or throws `PortalError`. */
+export const spawnPty: Spawn = WINDOWS ? ptyNotYet : spawnPosixPty;
+
+/** Until a ConPTY backend exists. */
+function ptyNotYet(): never {
+  throw new PortalError(
+    "pty: true is not yet supported on Windows; run the program with pty: false (pipes) for now.",
+  );
+}
+
+/** The signals that make the server kill its programs and exit. */
+export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
+  ? ["SIGINT", "SIGBREAK"]
+  : ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** Whether files have POSIX permission bits: Windows has ACLs instead, and chmod fails there. */
+export const HAS_FILE_MODES = !WINDOWS;
+
+/** The user's base directories on this OS, which Portal's own directories go under. */
+export interface UserDirs {
+  /** Data to keep: XDG_DATA_HOME or ~/.local/share; ~/Library/Application Support; %APPDATA%. */
+  data: string;
+  /**
+   * State that may be lost (history, logs): XDG_STATE_HOME or ~/.local/state;
+   * ~/Library/Application Support; %LOCALAPPDATA%.
+   */
+  state: string;
+}
+
+/** {@link UserDirs} as `env` (the server's environment) sets them. */
+export function userDirs(env: Record<string, string>): UserDirs {
+  const home = env.HOME ?? env.USERPROFILE ?? Deno.cwd();
+  if (WINDOWS) {
+    return {
+      data: env.APPDATA ?? join(home, "AppData", "Roaming"),
+      state: env.LOCALAPPDATA ?? join(home, "AppData", "Local"),
+    };
+  }
+  if (OS === "darwin") {
+    const support = join(home, "Library", "Application Support");
+    return { data: support, state: support };
+  }
+  return {
+    data: env.XDG_DATA_HOME || join(home, ".local", "share"),
+    state: env.XDG_STATE_HOME || join(home, ".local", "state"),
+  };
+}

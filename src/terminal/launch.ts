@@ -1,0 +1,83 @@
+/**
+ * Everything checked before a program is started, in one place for both
+ * backends, so the agent gets a clear error instead of a child that dies at
+ * once: what exec cannot carry (an empty command, NUL, a bad variable name),
+ * the terminal size, the working directory, and the executable.
+ *
+ * @module
+ */
+import { PortalError } from "../errors.ts";
+import { TERMINAL_SIZE } from "../limits.ts";
+import type { SpawnOptions } from "./terminal.ts";
+
+/**
+ * Finds what to run for `command` against the child's PATH (`pathVar`), or
+ * throws a {@link PortalError} that says why it cannot run. Each OS has its own.
+ */
+export type ExecutableLookup = (
+  command: string,
+  pathVar: string | undefined,
+  cwd: string,
+) => string;
+
+/** How a backend starts programs, as far as the checks care. */
+export interface LaunchRules {
+  /** On a terminal, whose size must be valid too. */
+  pty: boolean;
+  findExecutable: ExecutableLookup;
+}
+
+/** A launch that passed every check. */
+export interface Launch {
+  /** The executable to run, as `findExecutable` returned it. */
+  path: string;
+  /** The child's complete environment: the server's, with `opts.env` over it. */
+  env: Record<string, string>;
+}
+
+/** Checks `opts` for a start; throws a {@link PortalError} that says what to change. */
+export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
+  if (opts.command.trim() === "") {
+    throw new PortalError("command is empty: give an executable to run.");
+  }
+  if ([opts.command, ...opts.args].some((text) => text.includes("\0"))) {
+    throw new PortalError("command and args must not contain NUL characters.");
+  }
+  for (const [name, value] of Object.entries(opts.env)) {
+    if (name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
+      throw new PortalError(
+        `Invalid environment variable ${JSON.stringify(name)}: names must be non-empty ` +
+          "without '=', and neither names nor values may contain NUL.",
+      );
+    }
+  }
+  if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
+  checkWorkingDirectory(opts.cwd);
+  const env = { ...Deno.env.toObject(), ...opts.env };
+  return { path: rules.findExecutable(opts.command, env.PATH, opts.cwd), env };
+}
+
+/** Throws unless `cols` and `rows` are whole numbers within {@link TERMINAL_SIZE}. */
+export function checkTerminalSize(cols: number, rows: number): void {
+  const { min, max } = TERMINAL_SIZE;
+  const ok = (n: number) => Number.isInteger(n) && n >= min && n <= max;
+  if (!ok(cols) || !ok(rows)) {
+    throw new PortalError(
+      `Invalid terminal size ${cols}x${rows}: cols and rows must be whole numbers ` +
+        `from ${min} to ${max}.`,
+    );
+  }
+}
+
+/** Throws unless `cwd` (absolute) is an existing directory. */
+function checkWorkingDirectory(cwd: string): void {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(cwd);
+  } catch {
+    throw new PortalError(
+      `cwd "${cwd}" does not exist. Give an existing directory, preferably as an absolute path.`,
+    );
+  }
+  if (!info.isDirectory) throw new PortalError(`cwd "${cwd}" is not a directory.`);
+}

@@ -1,0 +1,278 @@
+/**
+ * A program on a pseudo-terminal, as a state machine: output is read through
+ * the shared {@link readinessLoop} until the slave side closes (EIO), input is
+ * queued while the master is full, and the program has exited once both its
+ * output has ended and the {@link childReaper} has reaped it.
+ *
+ * @module
+ */
+import { C, errno, ioctl, libc, strerror, winsize } from "../../../ffi/libc.ts";
+import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+import { delay, settlesWithin } from "../../async.ts";
+import { PortalError } from "../../errors.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../../limits.ts";
+import { CTRL_BREAK_EVENT, CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
+import { checkTerminalSize } from "../launch.ts";
+import {
+  type ExitInfo,
+  inputQueueFull,
+  type InterruptDelivery,
+  type InterruptKind,
+  type Terminal,
+  type TerminalEvents,
+} from "../terminal.ts";
+import { childReaper } from "./child_reaper.ts";
+import { sessionGroups } from "./session_groups.ts";
+
+/** Bytes read from one master per wake-up, so one flooding PTY cannot starve the rest. */
+const DRAIN_CAP = 256 * 1024;
+/** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
+const EIO_GRACE_MS = 300;
+/** Ctrl+D, the terminal's default end-of-file character. */
+const VEOF_CTRL_D = 0x04;
+/** The keys of each interrupt: the terminal's default VINTR (^C) and VQUIT (^\) characters. */
+const INTERRUPT_KEYS = {
+  ctrl_c: { byte: 0x03, shown: "^C", event: CTRL_C_EVENT },
+  ctrl_break: { byte: 0x1c, shown: "^\\", event: CTRL_BREAK_EVENT },
+} as const;
+
+/** Shared by every master: reads are synchronous, and each chunk is copied out. */
+const READ_BUF = new Uint8Array(64 * 1024);
+
+/**
+ * The running program behind a master fd (O_NONBLOCK, close-on-exec) whose
+ * slave it leads a session on. Owns the master and closes it.
+ */
+export class PtyTerminal implements Terminal {
+  readonly pid: number;
+  readonly #master: number;
+  readonly #events: TerminalEvents;
+  #queue: Uint8Array[] = [];
+  #queued = 0;
+  #reaped = false;
+  #outputEnded = false;
+  #exited = false;
+  #exitInfo: ExitInfo = { code: null, signal: null };
+  #masterClosed: Promise<void> = Promise.resolve();
+  #graceTimer: ReturnType<typeof setTimeout> | undefined;
+  #killing: Promise<void> | undefined;
+  readonly #exit = Promise.withResolvers<void>();
+
+  constructor(pid: number, master: number, events: TerminalEvents) {
+    this.pid = pid;
+    this.#master = master;
+    this.#events = events;
+    readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
+    childReaper.track(pid, (exit) => this.#onReaped(exit));
+  }
+
+  write(data: Uint8Array): void {
+    if (this.#reaped || this.#outputEnded) {
+      throw new PortalError(
+        "The process has exited, so it cannot take input. Check its output or start it again.",
+      );
+    }
+    if (data.length === 0) return;
+    if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
+    let rest = data;
+    if (this.#queue.length === 0) {
+      const written = this.#writeSome(data);
+      if (written < 0) {
+        throw new PortalError(
+          "The program's terminal is closed, so it cannot take input; it is probably exiting.",
+        );
+      }
+      if (written === data.length) return;
+      rest = data.subarray(written);
+    }
+    // A copy: the caller may reuse its buffer once write() returns.
+    this.#queue.push(rest.slice());
+    this.#queued += rest.length;
+    readinessLoop.setEvents(this.#master, C.POLLIN | C.POLLOUT);
+  }
+
+  resize(cols: number, rows: number): void {
+    checkTerminalSize(cols, rows);
+    this.#checkRunning();
+    if (ioctl(this.#master, C.TIOCSWINSZ, winsize(cols, rows)) !== 0) {
+      throw new PortalError(`Could not resize the terminal: ${strerror(errno())}.`);
+    }
+  }
+
+  endInput(): void {
+    this.write(new Uint8Array([VEOF_CTRL_D]));
+  }
+
+  signal(signo: number): void {
+    if (!Number.isInteger(signo) || signo <= 0) {
+      throw new PortalError(`Invalid signal number ${signo}.`);
+    }
+    this.#checkRunning();
+    const foreground = libc().tcgetpgrp(this.#master);
+    const group = foreground > 0 ? foreground : this.pid;
+    if (libc().kill(-group, signo) !== 0) {
+      throw new PortalError(
+        `Could not send ${signalName(signo)} to process group ${group}: ${strerror(errno())}.`,
+      );
+    }
+  }
+
+  interrupt(kind: InterruptKind): InterruptDelivery {
+    const key = INTERRUPT_KEYS[kind];
+    this.write(new Uint8Array([key.byte]));
+    return { signal: key.event, delivered_to: `terminal input (${key.shown})` };
+  }
+
+  kill(graceMs = KILL_GRACE_MS): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    this.#killing ??= this.#terminate(graceMs);
+    return this.#killing;
+  }
+
+  async #terminate(graceMs: number): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    // Stopped jobs only act on SIGHUP once continued.
+    this.#signalSession(SIGNALS.SIGHUP, SIGNALS.SIGCONT);
+    const exited = await settlesWithin(this.#exit.promise, graceMs);
+    // Members ignoring SIGHUP can outlive the leader (and hold the terminal).
+    if (!exited || sessionGroups(this.pid).length > 0) {
+      await delay(deadline - Date.now());
+      this.#signalSession(SIGNALS.SIGKILL);
+    }
+    await this.#exit.promise;
+  }
+
+  /**
+   * Sends `signals`, in order, to every process group of the session:
+   * background jobs of an interactive shell have their own groups, which
+   * `kill(-pid)` misses.
+   */
+  #signalSession(...signals: number[]): void {
+    const groups = new Set(sessionGroups(this.pid));
+    // Once reaped, the pid (and so the group id) may belong to someone else.
+    if (!this.#reaped) groups.add(this.pid);
+    if (!this.#outputEnded) {
+      const foreground = libc().tcgetpgrp(this.#master);
+      if (foreground > 0) groups.add(foreground);
+    }
+    for (const signo of signals) for (const group of groups) libc().kill(-group, signo);
+  }
+
+  #checkRunning(): void {
+    if (this.#reaped || this.#outputEnded) {
+      throw new PortalError("The process has exited. Start it again if you need it.");
+    }
+  }
+
+  #onReady(revents: number): void {
+    if (revents & (C.POLLIN | C.POLLHUP | C.POLLERR | C.POLLNVAL)) {
+      if (this.#drain() === "end") {
+        this.#endOutput();
+        return;
+      }
+    }
+    if (revents & C.POLLOUT) this.#flush();
+  }
+
+  /** Reads what the master has, up to {@link DRAIN_CAP}, coalescing reads into chunks. */
+  #drain(): "drained" | "more" | "end" {
+    const lib = libc();
+    let delivered = 0;
+    let filled = 0;
+    let state: "drained" | "more" | "end" = "more";
+    while (delivered + filled < DRAIN_CAP) {
+      const n = Number(
+        lib.read(this.#master, READ_BUF.subarray(filled), BigInt(READ_BUF.length - filled)),
+      );
+      if (n > 0) {
+        filled += n;
+        if (filled === READ_BUF.length) {
+          this.#events.onData("stdout", READ_BUF.slice(0, filled));
+          delivered += filled;
+          filled = 0;
+        }
+        continue;
+      }
+      // End of output: EIO on Linux once every slave fd is closed, 0 on macOS.
+      const code = n === 0 ? C.EIO : errno();
+      if (code === C.EINTR) continue;
+      state = code === C.EAGAIN ? "drained" : "end";
+      break;
+    }
+    if (filled > 0) this.#events.onData("stdout", READ_BUF.slice(0, filled));
+    return state;
+  }
+
+  /** Writes as much of `chunk` as the master takes; -1 if the terminal is gone. */
+  #writeSome(chunk: Uint8Array): number {
+    const lib = libc();
+    let offset = 0;
+    while (offset < chunk.length) {
+      const n = Number(
+        lib.write(this.#master, chunk.subarray(offset), BigInt(chunk.length - offset)),
+      );
+      if (n > 0) {
+        offset += n;
+        continue;
+      }
+      const code = errno();
+      if (code === C.EINTR) continue;
+      if (code === C.EAGAIN) break;
+      return -1;
+    }
+    return offset;
+  }
+
+  #flush(): void {
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0];
+      const written = this.#writeSome(head);
+      if (written < 0) {
+        this.#queue = [];
+        this.#queued = 0;
+        break;
+      }
+      this.#queued -= written;
+      if (written < head.length) {
+        this.#queue[0] = head.subarray(written);
+        return;
+      }
+      this.#queue.shift();
+    }
+    readinessLoop.setEvents(this.#master, C.POLLIN);
+  }
+
+  #onReaped(exit: ExitInfo): void {
+    this.#reaped = true;
+    this.#exitInfo = exit;
+    if (this.#outputEnded) {
+      this.#reportExit();
+      return;
+    }
+    this.#graceTimer = setTimeout(() => {
+      this.#drain();
+      this.#endOutput();
+    }, EIO_GRACE_MS);
+  }
+
+  /** No more output will be read: close the master (once no wait uses it). */
+  #endOutput(): void {
+    if (this.#outputEnded) return;
+    this.#outputEnded = true;
+    clearTimeout(this.#graceTimer);
+    this.#queue = [];
+    this.#queued = 0;
+    this.#masterClosed = readinessLoop.unregister(this.#master);
+    if (this.#reaped) this.#reportExit();
+    else childReaper.expectExit(this.pid);
+  }
+
+  /** Runs once: both the output has ended and the child was reaped. */
+  #reportExit(): void {
+    this.#masterClosed.then(() => {
+      this.#exited = true;
+      this.#exit.resolve();
+      this.#events.onExit(this.#exitInfo);
+    });
+  }
+}
