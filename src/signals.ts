@@ -4,8 +4,12 @@
  *
  * @example
  * ```ts
- * resolveSignal("sigint"); // { name: "SIGINT", number: 2 } on Linux
- * resolveSignal("15");     // { name: "SIGTERM", number: 15 }
+ * import assert from "node:assert/strict";
+ * import { resolveSignal } from "./signals.ts";
+ *
+ * assert.deepEqual(resolveSignal("sigint"), { name: "SIGINT", number: 2 });
+ * assert.deepEqual(resolveSignal("15"), { name: "SIGTERM", number: 15 });
+ * assert.deepEqual(resolveSignal("CTRL_C_EVENT"), { name: "CTRL_C_EVENT", number: null });
  * ```
  * @module
  */

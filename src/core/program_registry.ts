@@ -3,6 +3,18 @@
  * shared by every Portal server of the user. Facts get stronger each time
  * they are confirmed; a contradicting observation resets the count.
  *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProgramRegistry } from "./program_registry.ts";
+ *
+ * const registry = new ProgramRegistry(await Deno.makeTempDir());
+ * registry.record("/usr/bin/ssh", true);
+ * assert.equal(registry.record("ssh", true).confirmed_count, 2);
+ * assert.equal(registry.query("ssh.exe")?.needs_pty, true);
+ * registry.close();
+ * ```
+ *
  * @module
  */
 import { DatabaseSync } from "node:sqlite";

@@ -4,6 +4,19 @@
  * committed in batches, and every query commits what is buffered first, so a
  * reader always sees everything appended before it asked.
  *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RecordStore } from "./record_store.ts";
+ *
+ * const store = new RecordStore(":memory:");
+ * store.append(1, { seq: 1, timestamp: 10, source: "stdout", content: "hi\n" });
+ * store.append(1, { seq: 2, timestamp: 20, source: "stdin", content: "x\n" });
+ * const { records } = store.query(1, { sources: ["stdout"] });
+ * assert.deepEqual(records.map((r) => r.content), ["hi\n"]);
+ * store.close();
+ * ```
+ *
  * @module
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
