@@ -5,7 +5,7 @@
  *
  * Run: deno task demo   (needs python3 on PATH)
  */
-import { Portal, type Rec } from "../tests/helpers/portal.ts";
+import { Portal, type Rec } from "../dev/portal_client.ts";
 
 const pty = Deno.build.os !== "windows";
 const portal = await Portal.start();

@@ -8,7 +8,7 @@ import { spawnPty } from "../src/terminal/pty.ts";
 import { PortalError } from "../src/errors.ts";
 import { SIGNALS } from "../src/signals.ts";
 import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";
-import { waitFor } from "./helpers/wait.ts";
+import { waitFor } from "../dev/wait.ts";
 import { addStatusFlags, C, fcntl, libc } from "../ffi/libc.ts";
 import { ReadinessLoop } from "../ffi/readiness_loop.ts";
 
@@ -108,14 +108,16 @@ posixTest("written input is echoed and read", async () => {
   const r = run("cat", []);
   r.term.write(encode("hello portal\n"));
   // Once as the terminal's echo, once as cat's output.
-  await waitFor(() => r.text().split("hello portal\r\n").length === 3, 5000, "echo and output");
+  await waitFor("echo and output", () => r.text().split("hello portal\r\n").length === 3, {
+    timeoutMs: 5000,
+  });
   await r.term.kill();
   assertEquals(r.exit?.signal, "SIGHUP");
 });
 
 posixTest("initial size and resize are visible to the program", async () => {
   const r = run("sh", ["-c", "stty size; read x; stty size"], { cols: 100, rows: 30 });
-  await waitFor(() => r.text().includes("30 100\r\n"), 5000, "initial size");
+  await waitFor("initial size", () => r.text().includes("30 100\r\n"), { timeoutMs: 5000 });
   r.term.resize(120, 40);
   r.term.write(encode("\n"));
   assertEquals(await r.exited, { code: 0, signal: null });
@@ -135,14 +137,16 @@ Deno.test({
     const r = run("bash", ["--norc", "--noprofile", "-i"]);
     const prompts = () => r.text().split("PORTAL$ ").length - 1;
     r.term.write(encode("PS1='PORTAL$ '\n"));
-    await waitFor(() => prompts() >= 1, 5000, "prompt");
+    await waitFor("prompt", () => prompts() >= 1, { timeoutMs: 5000 });
     r.term.write(encode("sleep 100\n"));
     let sleeps: number[] = [];
-    await waitFor(() => (sleeps = childrenNamed(r.term.pid, "sleep")).length === 1, 5000, "sleep");
+    await waitFor("sleep", () => (sleeps = childrenNamed(r.term.pid, "sleep")).length === 1, {
+      timeoutMs: 5000,
+    });
     const before = prompts();
     r.term.signal(SIGNALS.SIGINT);
-    await waitFor(() => prompts() > before, 5000, "prompt after SIGINT");
-    await waitFor(() => !alive(sleeps[0]), 5000, "sleep to end");
+    await waitFor("prompt after SIGINT", () => prompts() > before, { timeoutMs: 5000 });
+    await waitFor("sleep to end", () => !alive(sleeps[0]), { timeoutMs: 5000 });
     assert(alive(r.term.pid), "bash must survive SIGINT");
     assertEquals(r.exit, null);
     r.term.write(encode("exit 7\n"));
@@ -152,7 +156,7 @@ Deno.test({
 
 posixTest("Ctrl-C written to the terminal interrupts python", async () => {
   const r = run("python3", ["-c", "print('ready', flush=True)\nwhile True: pass"]);
-  await waitFor(() => r.text().includes("ready"), 5000, "python to start");
+  await waitFor("python to start", () => r.text().includes("ready"), { timeoutMs: 5000 });
   r.term.write(encode("\x03"));
   await r.exited;
   assert(r.text().includes("KeyboardInterrupt"), r.text());
@@ -175,7 +179,7 @@ Deno.test({
     const r = run("sh", ["-c", "setsid sh -c 'echo bg=$$; exec sleep 100' & read x"]);
     let stray = 0;
     try {
-      await waitFor(() => /bg=\d+/.test(r.text()), 5000, "the stray job");
+      await waitFor("the stray job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
       stray = Number(/bg=(\d+)/.exec(r.text())![1]);
       const started = Date.now();
       r.term.write(encode("\n"));
@@ -194,12 +198,12 @@ Deno.test({
   fn: async () => {
     const r = run("bash", ["--norc", "--noprofile", "-i"]);
     r.term.write(encode("(trap '' HUP; exec sleep 100) & echo \"bg=$!\"\n"));
-    await waitFor(() => /bg=\d+/.test(r.text()), 5000, "background job");
+    await waitFor("background job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
     const job = Number(/bg=(\d+)/.exec(r.text())![1]);
-    await waitFor(() => alive(job), 5000, "job to run");
+    await waitFor("job to run", () => alive(job), { timeoutMs: 5000 });
     await r.term.kill(200);
     assert(r.exit !== null, "kill() resolves after onExit");
-    await waitFor(() => !alive(job), 5000, "background job to die");
+    await waitFor("background job to die", () => !alive(job), { timeoutMs: 5000 });
     // Killing again, and writing to it, are harmless or explained.
     await r.term.kill();
     assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
@@ -212,9 +216,9 @@ posixTest("50 terminals at once each get their own input back", async () => {
   try {
     runs.forEach((r, i) => r.term.write(encode(`token-${i}-end\n`)));
     await waitFor(
-      () => runs.every((r, i) => r.text().split(`token-${i}-end\r\n`).length === 3),
-      15000,
       "every token",
+      () => runs.every((r, i) => r.text().split(`token-${i}-end\r\n`).length === 3),
+      { timeoutMs: 15000 },
     );
     runs.forEach((r, i) => assert(!r.text().includes(`token-${(i + 1) % 50}-`)));
   } finally {
@@ -224,7 +228,7 @@ posixTest("50 terminals at once each get their own input back", async () => {
 
 posixTest("a 4 MB write is queued and delivered without blocking the event loop", async () => {
   const r = run("sh", ["-c", "stty -echo; echo READY; exec cat"]);
-  await waitFor(() => r.text().includes("READY\r\n"), 5000, "stty -echo");
+  await waitFor("stty -echo", () => r.text().includes("READY\r\n"), { timeoutMs: 5000 });
   const line = "0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQ\n"; // 64 bytes
   const lines = 65536;
   const start = r.bytes;
@@ -239,7 +243,7 @@ posixTest("a 4 MB write is queued and delivered without blocking the event loop"
     r.term.write(encode(line.repeat(lines)));
     assert(performance.now() - t0 < 500, "write() must not block");
     // cat echoes each line back with CRLF.
-    await waitFor(() => r.bytes - start >= lines * 65, 60000, "all 4 MB back");
+    await waitFor("all 4 MB back", () => r.bytes - start >= lines * 65, { timeoutMs: 60000 });
     assertEquals(r.bytes - start, lines * 65);
     assert(maxGap < 1000, `event loop stalled for ${maxGap} ms`);
   } finally {
@@ -315,9 +319,9 @@ posixTest("the select mechanism (macOS default) reports readiness and closes fds
     writable++;
     loop.setEvents(writeEnd, 0);
   });
-  await waitFor(() => writable === 1, 5000, "POLLOUT");
+  await waitFor("POLLOUT", () => writable === 1, { timeoutMs: 5000 });
   assertEquals(Number(lib.write(writeEnd, encode("ping"), 4n)), 4);
-  await waitFor(() => got === "ping", 5000, "POLLIN");
+  await waitFor("POLLIN", () => got === "ping", { timeoutMs: 5000 });
   await loop.unregister(writeEnd);
   await loop.unregister(readEnd);
   assertEquals(loop.size, 0);

@@ -1,7 +1,9 @@
-import { waitFor } from "./helpers/wait.ts";
-import { posixTest } from "./helpers/platform.ts";
+import { type Json, Portal, type Rec } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
+import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { type Json, pidAlive, Portal, portalTest, type Rec } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
+import { pidAlive } from "./helpers/processes.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
@@ -123,65 +125,53 @@ portalTest(
   },
 );
 
-posixTest(
+portalTest(
   "pty: vim edits a file and :wq writes it; the screen is the alternate buffer",
-  async () => {
-    const portal = await Portal.start();
-    const dir = await Deno.makeTempDir();
-    try {
-      const file = `${dir}/note.txt`;
-      await Deno.writeTextFile(file, "first line\n");
-      const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
-      const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
-      assertEquals(opened.active_buffer, "alternate");
-      assertEquals(opened.buffer, "alternate");
-      assertEquals(opened.lines[0], "first line");
-      await portal.call("process_write", { id, content: "Go" });
-      await portal.call("process_write", { id, content: "written by portal 漢字\u001b" });
-      await portal.screenUntil(id, (s) => screenText(s).includes("written by portal 漢字"));
-      await portal.call("process_write", { id, content: ":wq\r" });
-      const info = await portal.waitExit(id);
-      assertEquals(info.exit_code, 0);
-      assertEquals(await Deno.readTextFile(file), "first line\nwritten by portal 漢字\n");
-      const after = await portal.call("process_screen", { id });
-      assertEquals(after.active_buffer, "primary");
-    } finally {
-      await portal.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  async (portal) => {
+    await using dir = await tempDir();
+    const file = `${dir.path}/note.txt`;
+    await Deno.writeTextFile(file, "first line\n");
+    const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
+    const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
+    assertEquals(opened.active_buffer, "alternate");
+    assertEquals(opened.buffer, "alternate");
+    assertEquals(opened.lines[0], "first line");
+    await portal.call("process_write", { id, content: "Go" });
+    await portal.call("process_write", { id, content: "written by portal 漢字\u001b" });
+    await portal.screenUntil(id, (s) => screenText(s).includes("written by portal 漢字"));
+    await portal.call("process_write", { id, content: ":wq\r" });
+    const info = await portal.waitExit(id);
+    assertEquals(info.exit_code, 0);
+    assertEquals(await Deno.readTextFile(file), "first line\nwritten by portal 漢字\n");
+    const after = await portal.call("process_screen", { id });
+    assertEquals(after.active_buffer, "primary");
   },
 );
 
-posixTest(
+portalTest(
   "pty: less pages through a file, q quits, the screen stays readable after exit",
-  async () => {
-    const portal = await Portal.start();
-    const dir = await Deno.makeTempDir();
-    try {
-      const file = `${dir}/long.txt`;
-      await Deno.writeTextFile(
-        file,
-        Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
-      );
-      const id = await portal.spawn("less", [file], {
-        pty: true,
-        env: { LESS: "", LESSHISTFILE: "-" },
-      });
-      const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
-      assertEquals(first.lines[0], "row 1");
-      assert(!first.lines.includes("row 24"));
-      await portal.call("process_write", { id, content: " " });
-      const second = await portal.screenUntil(id, (s) => s.lines.includes("row 24"));
-      assert(!second.lines.includes("row 1"));
-      await portal.call("process_write", { id, content: "q" });
-      const info = await portal.waitExit(id);
-      assertEquals([info.status, info.exit_code], ["exited", 0]);
-      const last = await portal.call("process_screen", { id });
-      assertEquals(last.rows, 24);
-    } finally {
-      await portal.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  async (portal) => {
+    await using dir = await tempDir();
+    const file = `${dir.path}/long.txt`;
+    await Deno.writeTextFile(
+      file,
+      Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
+    );
+    const id = await portal.spawn("less", [file], {
+      pty: true,
+      env: { LESS: "", LESSHISTFILE: "-" },
+    });
+    const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
+    assertEquals(first.lines[0], "row 1");
+    assert(!first.lines.includes("row 24"));
+    await portal.call("process_write", { id, content: " " });
+    const second = await portal.screenUntil(id, (s) => s.lines.includes("row 24"));
+    assert(!second.lines.includes("row 1"));
+    await portal.call("process_write", { id, content: "q" });
+    const info = await portal.waitExit(id);
+    assertEquals([info.status, info.exit_code], ["exited", 0]);
+    const last = await portal.call("process_screen", { id });
+    assertEquals(last.rows, 24);
   },
 );
 
@@ -248,7 +238,7 @@ portalTest("pty kill ends the whole session: a background job of bash dies too",
   assert(pidAlive(job));
   const killed = await portal.call("process_kill", { id });
   assertEquals(killed.status, "killed");
-  await waitFor(() => !pidAlive(job), 5000, "the background job to die with the session");
+  await waitFor("the background job to die with the session", () => !pidAlive(job));
 });
 
 portalTest("pty exit status: exit code, or the terminating signal", async (portal) => {
@@ -306,14 +296,13 @@ portalTest("pty: 50 terminals at once each echo their own input", async (portal)
     });
     assertEquals(out, `token${i}\ngot:token${i}\n`);
   }));
-  const { processes } = await portal.call("process_list");
-  await waitFor(
-    async () => {
-      const list = (await portal.call("process_list")).processes;
-      return list.every((p: Json) => p.status === "exited");
-    },
-    15_000,
+  const { processes } = await waitFor(
     "all 50 to exit",
+    () => portal.call("process_list"),
+    {
+      until: (list) => list.processes.every((p: Json) => p.status === "exited"),
+      timeoutMs: 15_000,
+    },
   );
   assertEquals(processes.length, 50);
 });
@@ -322,14 +311,10 @@ Deno.test({
   name: "pty on Windows: a clear 'not yet supported' error",
   ignore: Deno.build.os !== "windows",
   fn: async () => {
-    const portal = await Portal.start();
-    try {
-      assertMatch(
-        await portal.fail("process_start", { command: "cmd.exe", pty: true }),
-        /not yet supported on Windows.*pty: false/,
-      );
-    } finally {
-      await portal.close();
-    }
+    await using portal = await Portal.start();
+    assertMatch(
+      await portal.fail("process_start", { command: "cmd.exe", pty: true }),
+      /not yet supported on Windows.*pty: false/,
+    );
   },
 });

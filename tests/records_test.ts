@@ -1,6 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
+import type { Rec } from "../dev/portal_client.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { portalTest, type Rec } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
 
