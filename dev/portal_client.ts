@@ -1,7 +1,8 @@
 /**
  * A real Portal server and an MCP client connected to it, shared by the
  * tests, the benchmarks and the demo. {@link Portal.start} runs
- * `deno run -A main.ts` with its own temporary database and program registry,
+ * `deno run -A main.ts` with its own temporary database, program registry and
+ * home directory (so the programs it runs never write into the user's home),
  * connects the official MCP SDK `Client` over stdio, and offers the calls
  * every caller needs: tool calls that must succeed or fail, and polls for
  * output, screens and exits, each with a deadline.
@@ -20,6 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fileURLToPath } from "node:url";
+import { homeEnv } from "./home.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
 import { waitFor } from "./wait.ts";
 
@@ -55,9 +57,11 @@ export interface StartOptions {
 export class Portal implements AsyncDisposable {
   readonly client: Client;
   readonly transport: StdioClientTransport;
-  /** Directory holding this server's database and registry; removed by {@link close}. */
+  /** Directory holding this server's database, registry and home; removed by {@link close}. */
   readonly dir: string;
   readonly dbPath: string;
+  /** The `HOME` of the server and so of every program it starts. */
+  readonly home: string;
   readonly #temp: TempDir;
 
   private constructor(client: Client, transport: StdioClientTransport, temp: TempDir) {
@@ -66,17 +70,23 @@ export class Portal implements AsyncDisposable {
     this.#temp = temp;
     this.dir = temp.path;
     this.dbPath = `${temp.path}/records.db`;
+    this.home = `${temp.path}/home`;
   }
 
   /** Starts a server in its own temporary directory and connects a client to it. */
   static async start(options: StartOptions = {}): Promise<Portal> {
     const temp = await tempDir("portal-server-");
     try {
+      const home = `${temp.path}/home`;
+      await Deno.mkdir(home);
       const transport = new StdioClientTransport({
         command: Deno.execPath(),
         args: ["run", "-A", MAIN],
         env: {
           ...Deno.env.toObject(),
+          // The server's Deno must keep finding its dependencies once HOME moves.
+          DENO_DIR: await denoDir(),
+          ...homeEnv(home),
           PORTAL_DB_PATH: `${temp.path}/records.db`,
           PORTAL_DATA_DIR: options.dataDir ?? `${temp.path}/data`,
           ...options.env,
@@ -161,4 +171,21 @@ export class Portal implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+let denoDirOnce: Promise<string> | undefined;
+
+/** Deno's cache directory as this Deno sees it: `DENO_DIR`, else what `deno info` reports. */
+function denoDir(): Promise<string> {
+  return denoDirOnce ??= (async () => {
+    const set = Deno.env.get("DENO_DIR");
+    if (set) return set;
+    const { success, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json"],
+      env: { NO_COLOR: "1" },
+      stderr: "inherit",
+    }).output();
+    if (!success) throw new Error("`deno info --json` failed: cannot locate Deno's cache");
+    return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
+  })();
 }

@@ -2,6 +2,8 @@
  * The PTY backend against real programs: terminal semantics, exit reporting,
  * signals, session teardown, many PTYs at once, and write back-pressure.
  */
+import { homeEnv } from "../dev/home.ts";
+import { tempDir } from "../dev/temp_dir.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { spawnPty } from "../src/terminal/pty.ts";
@@ -12,7 +14,6 @@ import { waitFor } from "../dev/wait.ts";
 import { addStatusFlags, C, fcntl, libc } from "../ffi/libc.ts";
 import { ReadinessLoop } from "../ffi/readiness_loop.ts";
 
-const ENV = Deno.env.toObject();
 const encode = (text: string) => new TextEncoder().encode(text);
 
 interface Run {
@@ -26,7 +27,14 @@ interface Run {
   lateEvents: number;
 }
 
-function run(command: string, args: string[], size = { cols: 80, rows: 24 }): Run {
+type Runner = (command: string, args: string[], size?: { cols: number; rows: number }) => Run;
+
+function run(
+  env: Record<string, string>,
+  command: string,
+  args: string[],
+  size = { cols: 80, rows: 24 },
+): Run {
   const chunks: string[] = [];
   const decoder = new TextDecoder();
   const { promise, resolve } = Promise.withResolvers<ExitInfo>();
@@ -38,7 +46,7 @@ function run(command: string, args: string[], size = { cols: 80, rows: 24 }): Ru
     exited: promise,
     lateEvents: 0,
   };
-  r.term = spawnPty({ command, args, cwd: "/tmp", env: ENV, ...size }, {
+  r.term = spawnPty({ command, args, cwd: "/tmp", env, ...size }, {
     onData(source, chunk) {
       assertEquals(source, "stdout");
       if (r.exit !== null) r.lateEvents++;
@@ -52,6 +60,22 @@ function run(command: string, args: string[], size = { cols: 80, rows: 24 }): Ru
     },
   });
   return r;
+}
+
+/**
+ * A {@link posixTest} whose programs run with a temporary HOME (bash -i saves
+ * its history there on exit), removed afterwards. `env` is that environment.
+ */
+function ptyTest(
+  name: string,
+  fn: (run: Runner, env: Record<string, string>) => Promise<void> | void,
+  options: { only?: typeof Deno.build.os } = {},
+): void {
+  posixTest(name, async () => {
+    await using home = await tempDir("portal-home-");
+    const env = { ...Deno.env.toObject(), ...homeEnv(home.path) };
+    await fn((command, args, size) => run(env, command, args, size), env);
+  }, options);
 }
 
 function alive(pid: number): boolean {
@@ -92,9 +116,7 @@ function assertThrows(fn: () => void, _type: typeof PortalError, includes = ""):
   throw new Error("expected a PortalError, but nothing was thrown");
 }
 
-const linuxOnly = Deno.build.os !== "linux";
-
-posixTest("the program sees a real terminal, as its controlling terminal", async () => {
+ptyTest("the program sees a real terminal, as its controlling terminal", async (run) => {
   const r = run("python3", ["-c", "import os,sys;print(os.isatty(0), os.ttyname(0))"]);
   assertEquals(await r.exited, { code: 0, signal: null });
   assertMatch(r.text(), /^True \/dev\/(pts\/\d+|ttys\d+)\r\n$/);
@@ -104,7 +126,7 @@ posixTest("the program sees a real terminal, as its controlling terminal", async
   assertEquals(ctty.text(), "ctty-ok\r\n");
 });
 
-posixTest("written input is echoed and read", async () => {
+ptyTest("written input is echoed and read", async (run) => {
   const r = run("cat", []);
   r.term.write(encode("hello portal\n"));
   // Once as the terminal's echo, once as cat's output.
@@ -115,7 +137,7 @@ posixTest("written input is echoed and read", async () => {
   assertEquals(r.exit?.signal, "SIGHUP");
 });
 
-posixTest("initial size and resize are visible to the program", async () => {
+ptyTest("initial size and resize are visible to the program", async (run) => {
   const r = run("sh", ["-c", "stty size; read x; stty size"], { cols: 100, rows: 30 });
   await waitFor("initial size", () => r.text().includes("30 100\r\n"), { timeoutMs: 5000 });
   r.term.resize(120, 40);
@@ -125,36 +147,32 @@ posixTest("initial size and resize are visible to the program", async () => {
   assertThrows(() => r.term.resize(0, 10), PortalError, "1 to 1000");
 });
 
-posixTest("exit code and terminating signal are reported", async () => {
+ptyTest("exit code and terminating signal are reported", async (run) => {
   assertEquals(await run("sh", ["-c", "exit 3"]).exited, { code: 3, signal: null });
   assertEquals(await run("sh", ["-c", "kill -9 $$"]).exited, { code: null, signal: "SIGKILL" });
 });
 
-Deno.test({
-  name: "signal() reaches the foreground job, not the shell",
-  ignore: linuxOnly,
-  fn: async () => {
-    const r = run("bash", ["--norc", "--noprofile", "-i"]);
-    const prompts = () => r.text().split("PORTAL$ ").length - 1;
-    r.term.write(encode("PS1='PORTAL$ '\n"));
-    await waitFor("prompt", () => prompts() >= 1, { timeoutMs: 5000 });
-    r.term.write(encode("sleep 100\n"));
-    let sleeps: number[] = [];
-    await waitFor("sleep", () => (sleeps = childrenNamed(r.term.pid, "sleep")).length === 1, {
-      timeoutMs: 5000,
-    });
-    const before = prompts();
-    r.term.signal(SIGNALS.SIGINT);
-    await waitFor("prompt after SIGINT", () => prompts() > before, { timeoutMs: 5000 });
-    await waitFor("sleep to end", () => !alive(sleeps[0]), { timeoutMs: 5000 });
-    assert(alive(r.term.pid), "bash must survive SIGINT");
-    assertEquals(r.exit, null);
-    r.term.write(encode("exit 7\n"));
-    assertEquals(await r.exited, { code: 7, signal: null });
-  },
-});
+ptyTest("signal() reaches the foreground job, not the shell", async (run) => {
+  const r = run("bash", ["--norc", "--noprofile", "-i"]);
+  const prompts = () => r.text().split("PORTAL$ ").length - 1;
+  r.term.write(encode("PS1='PORTAL$ '\n"));
+  await waitFor("prompt", () => prompts() >= 1, { timeoutMs: 5000 });
+  r.term.write(encode("sleep 100\n"));
+  let sleeps: number[] = [];
+  await waitFor("sleep", () => (sleeps = childrenNamed(r.term.pid, "sleep")).length === 1, {
+    timeoutMs: 5000,
+  });
+  const before = prompts();
+  r.term.signal(SIGNALS.SIGINT);
+  await waitFor("prompt after SIGINT", () => prompts() > before, { timeoutMs: 5000 });
+  await waitFor("sleep to end", () => !alive(sleeps[0]), { timeoutMs: 5000 });
+  assert(alive(r.term.pid), "bash must survive SIGINT");
+  assertEquals(r.exit, null);
+  r.term.write(encode("exit 7\n"));
+  assertEquals(await r.exited, { code: 7, signal: null });
+}, { only: "linux" });
 
-posixTest("Ctrl-C written to the terminal interrupts python", async () => {
+ptyTest("Ctrl-C written to the terminal interrupts python", async (run) => {
   const r = run("python3", ["-c", "print('ready', flush=True)\nwhile True: pass"]);
   await waitFor("python to start", () => r.text().includes("ready"), { timeoutMs: 5000 });
   r.term.write(encode("\x03"));
@@ -162,7 +180,7 @@ posixTest("Ctrl-C written to the terminal interrupts python", async () => {
   assert(r.text().includes("KeyboardInterrupt"), r.text());
 });
 
-posixTest("all output of a program that exits at once arrives before onExit", async () => {
+ptyTest("all output of a program that exits at once arrives before onExit", async (run) => {
   for (let i = 0; i < 5; i++) {
     const r = run("python3", ["-c", "import sys; sys.stdout.write('x' * 204800)"]);
     assertEquals(await r.exited, { code: 0, signal: null });
@@ -171,47 +189,39 @@ posixTest("all output of a program that exits at once arrives before onExit", as
   }
 });
 
-Deno.test({
-  name: "a stray job holding the terminal does not delay onExit for long",
-  ignore: linuxOnly,
-  fn: async () => {
-    // The job leaves the session (so no hangup reaches it) before sh exits.
-    const r = run("sh", ["-c", "setsid sh -c 'echo bg=$$; exec sleep 100' & read x"]);
-    let stray = 0;
-    try {
-      await waitFor("the stray job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
-      stray = Number(/bg=(\d+)/.exec(r.text())![1]);
-      const started = Date.now();
-      r.term.write(encode("\n"));
-      assertEquals(await r.exited, { code: 0, signal: null });
-      assert(Date.now() - started < 3000, `onExit after ${Date.now() - started} ms`);
-      assert(alive(stray), "the stray job kept the terminal open");
-    } finally {
-      if (stray > 0 && alive(stray)) Deno.kill(stray, "SIGKILL");
-    }
-  },
-});
+ptyTest("a stray job holding the terminal does not delay onExit for long", async (run) => {
+  // The job leaves the session (so no hangup reaches it) before sh exits.
+  const r = run("sh", ["-c", "setsid sh -c 'echo bg=$$; exec sleep 100' & read x"]);
+  let stray = 0;
+  try {
+    await waitFor("the stray job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
+    stray = Number(/bg=(\d+)/.exec(r.text())![1]);
+    const started = Date.now();
+    r.term.write(encode("\n"));
+    assertEquals(await r.exited, { code: 0, signal: null });
+    assert(Date.now() - started < 3000, `onExit after ${Date.now() - started} ms`);
+    assert(alive(stray), "the stray job kept the terminal open");
+  } finally {
+    if (stray > 0 && alive(stray)) Deno.kill(stray, "SIGKILL");
+  }
+}, { only: "linux" });
 
-Deno.test({
-  name: "kill() ends the whole session, including a job that ignores SIGHUP",
-  ignore: linuxOnly,
-  fn: async () => {
-    const r = run("bash", ["--norc", "--noprofile", "-i"]);
-    r.term.write(encode("(trap '' HUP; exec sleep 100) & echo \"bg=$!\"\n"));
-    await waitFor("background job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
-    const job = Number(/bg=(\d+)/.exec(r.text())![1]);
-    await waitFor("job to run", () => alive(job), { timeoutMs: 5000 });
-    await r.term.kill(200);
-    assert(r.exit !== null, "kill() resolves after onExit");
-    await waitFor("background job to die", () => !alive(job), { timeoutMs: 5000 });
-    // Killing again, and writing to it, are harmless or explained.
-    await r.term.kill();
-    assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
-    assertThrows(() => r.term.signal(SIGNALS.SIGINT), PortalError, "exited");
-  },
-});
+ptyTest("kill() ends the whole session, including a job that ignores SIGHUP", async (run) => {
+  const r = run("bash", ["--norc", "--noprofile", "-i"]);
+  r.term.write(encode("(trap '' HUP; exec sleep 100) & echo \"bg=$!\"\n"));
+  await waitFor("background job", () => /bg=\d+/.test(r.text()), { timeoutMs: 5000 });
+  const job = Number(/bg=(\d+)/.exec(r.text())![1]);
+  await waitFor("job to run", () => alive(job), { timeoutMs: 5000 });
+  await r.term.kill(200);
+  assert(r.exit !== null, "kill() resolves after onExit");
+  await waitFor("background job to die", () => !alive(job), { timeoutMs: 5000 });
+  // Killing again, and writing to it, are harmless or explained.
+  await r.term.kill();
+  assertThrows(() => r.term.write(encode("x")), PortalError, "exited");
+  assertThrows(() => r.term.signal(SIGNALS.SIGINT), PortalError, "exited");
+}, { only: "linux" });
 
-posixTest("50 terminals at once each get their own input back", async () => {
+ptyTest("50 terminals at once each get their own input back", async (run) => {
   const runs = Array.from({ length: 50 }, () => run("cat", []));
   try {
     runs.forEach((r, i) => r.term.write(encode(`token-${i}-end\n`)));
@@ -226,7 +236,7 @@ posixTest("50 terminals at once each get their own input back", async () => {
   }
 });
 
-posixTest("a 4 MB write is queued and delivered without blocking the event loop", async () => {
+ptyTest("a 4 MB write is queued and delivered without blocking the event loop", async (run) => {
   const r = run("sh", ["-c", "stty -echo; echo READY; exec cat"]);
   await waitFor("stty -echo", () => r.text().includes("READY\r\n"), { timeoutMs: 5000 });
   const line = "0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQ\n"; // 64 bytes
@@ -252,7 +262,7 @@ posixTest("a 4 MB write is queued and delivered without blocking the event loop"
   }
 });
 
-posixTest("writing to a program that never reads fails once the queue is full", async () => {
+ptyTest("writing to a program that never reads fails once the queue is full", async (run) => {
   const r = run("sleep", ["100"]);
   try {
     const chunk = encode("y".repeat(1023) + "\n").slice();
@@ -267,9 +277,9 @@ posixTest("writing to a program that never reads fails once the queue is full", 
   assertEquals(r.exit?.signal, "SIGHUP");
 });
 
-posixTest("bad command, bad cwd and bad size are refused up front", () => {
+ptyTest("bad command, bad cwd and bad size are refused up front", (_run, env) => {
   const events = { onData() {}, onExit() {} };
-  const base = { args: [], cwd: "/tmp", env: ENV, cols: 80, rows: 24 };
+  const base = { args: [], cwd: "/tmp", env, cols: 80, rows: 24 };
   assertThrows(
     () => spawnPty({ ...base, command: "no-such-program-portal" }, events),
     PortalError,
@@ -292,7 +302,7 @@ posixTest("bad command, bad cwd and bad size are refused up front", () => {
   );
 });
 
-posixTest("kill() and write() after exit are harmless or explained", async () => {
+ptyTest("kill() and write() after exit are harmless or explained", async (run) => {
   const r = run("true", []);
   await r.exited;
   await r.term.kill();
@@ -329,19 +339,15 @@ posixTest("the select mechanism (macOS default) reports readiness and closes fds
   await loop.close();
 });
 
-Deno.test({
-  name: "the child inherits only fds 0-2 and default signal dispositions",
-  ignore: linuxOnly,
-  fn: async () => {
-    const fdsBefore = [...Deno.readDirSync("/proc/self/fd")].length;
-    // ls lists the fds of the shell, which has run nothing else.
-    const fds = run("sh", ["-c", "ls -1 /proc/$$/fd"]);
-    assertEquals(await fds.exited, { code: 0, signal: null });
-    assertEquals(fds.text(), "0\r\n1\r\n2\r\n");
-    // Deno ignores SIGPIPE: inherited, yes would not die of it (status 141).
-    const r = run("bash", ["-c", 'yes | head -1; echo "pipe=${PIPESTATUS[0]}"']);
-    assertEquals(await r.exited, { code: 0, signal: null });
-    assertEquals(r.text(), "y\r\npipe=141\r\n");
-    assertEquals([...Deno.readDirSync("/proc/self/fd")].length, fdsBefore, "no fd leaked");
-  },
-});
+ptyTest("the child inherits only fds 0-2 and default signal dispositions", async (run) => {
+  const fdsBefore = [...Deno.readDirSync("/proc/self/fd")].length;
+  // ls lists the fds of the shell, which has run nothing else.
+  const fds = run("sh", ["-c", "ls -1 /proc/$$/fd"]);
+  assertEquals(await fds.exited, { code: 0, signal: null });
+  assertEquals(fds.text(), "0\r\n1\r\n2\r\n");
+  // Deno ignores SIGPIPE: inherited, yes would not die of it (status 141).
+  const r = run("bash", ["-c", 'yes | head -1; echo "pipe=${PIPESTATUS[0]}"']);
+  assertEquals(await r.exited, { code: 0, signal: null });
+  assertEquals(r.text(), "y\r\npipe=141\r\n");
+  assertEquals([...Deno.readDirSync("/proc/self/fd")].length, fdsBefore, "no fd leaked");
+}, { only: "linux" });

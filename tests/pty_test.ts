@@ -8,7 +8,7 @@ import { pidAlive } from "./helpers/processes.ts";
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
 const BASH = ["--norc", "--noprofile", "-i"];
-const BASH_ENV = { PS1: "READY$ ", HISTFILE: "/dev/null" };
+const BASH_ENV = { PS1: "READY$ " };
 
 portalTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", async (portal) => {
   const id = await portal.spawn("python3", [
@@ -157,10 +157,7 @@ portalTest(
       file,
       Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
     );
-    const id = await portal.spawn("less", [file], {
-      pty: true,
-      env: { LESS: "", LESSHISTFILE: "-" },
-    });
+    const id = await portal.spawn("less", [file], { pty: true, env: { LESS: "" } });
     const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
     assertEquals(first.lines[0], "row 1");
     assert(!first.lines.includes("row 24"));
@@ -176,7 +173,7 @@ portalTest(
 );
 
 portalTest("pty: top draws its header", async (portal) => {
-  const id = await portal.spawn("top", [], { pty: true, env: { HOME: "/nonexistent" } });
+  const id = await portal.spawn("top", [], { pty: true });
   // procps top on Linux, BSD top on macOS.
   const header = Deno.build.os === "linux"
     ? /^top - [^]*Tasks:[^]*PID\s+USER/
