@@ -3,7 +3,7 @@ import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { portalTest } from "./helpers/portal.ts";
-import { pidAlive } from "./helpers/processes.ts";
+import { pidAlive, waitForeground } from "./helpers/processes.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
@@ -66,34 +66,41 @@ portalTest(
   },
 );
 
+/**
+ * One line of Python that loops forever and says once that it is looping. Its
+ * echo holds `'busy-' + 'loop'`, only its output holds "busy-loop": seeing that
+ * text means the loop runs, so a ^C sent then interrupts the loop, not the REPL
+ * still reading the line (which prints no traceback).
+ */
+const BUSY_LOOP =
+  "for i in itertools.count(): print('busy-' + 'loop') if i == 0 else time.sleep(0.01)\n\n";
+
 portalTest(
   "pty: a python3 REPL computes, ^C interrupts a busy loop, the REPL lives on",
   async (portal) => {
+    const prompt = (t: string) => t.endsWith(">>> ");
     const id = await portal.spawn("python3", ["-q"], { pty: true });
-    await portal.readUntil(id, (t) => t.endsWith(">>> "));
+    await portal.readUntil(id, prompt);
     await portal.call("process_write", { id, content: "6 * 7\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "42\n");
-    await portal.call("process_write", {
-      id,
-      content: "import time\nwhile True: time.sleep(0.01)\n\n",
-    });
-    await portal.readUntil(id, (t) => t.includes("... "));
-    await portal.call("process_write", { id, content: "\u0003" });
-    assertStringIncludes(
-      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-      "KeyboardInterrupt",
-    );
-    // CTRL_C_EVENT through process_signal types ^C too.
-    await portal.call("process_write", { id, content: "while True: time.sleep(0.01)\n\n" });
-    await portal.readUntil(id, (t) => t.includes("... "));
-    const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
-    assertEquals(sent.delivered_to, "terminal input (^C)");
-    assertStringIncludes(
-      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-      "KeyboardInterrupt",
-    );
+    assertStringIncludes(await portal.readUntil(id, prompt), "42\n");
+    await portal.call("process_write", { id, content: "import itertools, time\n" });
+    await portal.readUntil(id, prompt);
+    const interrupts = [
+      () => portal.call("process_write", { id, content: "\u0003" }),
+      // CTRL_C_EVENT through process_signal types ^C too.
+      async () => {
+        const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
+        assertEquals(sent.delivered_to, "terminal input (^C)");
+      },
+    ];
+    for (const interrupt of interrupts) {
+      await portal.call("process_write", { id, content: BUSY_LOOP });
+      await portal.readUntil(id, (t) => t.includes("busy-loop\n"));
+      await interrupt();
+      assertMatch(await portal.readUntil(id, prompt), /Traceback[^]*KeyboardInterrupt/);
+    }
     await portal.call("process_write", { id, content: "print('alive')\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "alive\n");
+    assertStringIncludes(await portal.readUntil(id, prompt), "alive\n");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );
@@ -101,26 +108,31 @@ portalTest(
 portalTest(
   "pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the shell",
   async (portal) => {
+    const prompt = (t: string) => t.endsWith("READY$ ");
     const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+    const bash = (await portal.call("process_inspect", { id })).os_pid;
+    await portal.readUntil(id, prompt);
+    // Each key or signal waits for sleep to own the terminal: bash echoes the line
+    // (and `fg` prints the job) before the job has the terminal.
     await portal.call("process_write", { id, content: "sleep 100\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     await portal.call("process_write", { id, content: "\u001a" });
-    assertMatch(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), /Stopped\s+sleep 100/);
+    assertMatch(await portal.readUntil(id, prompt), /Stopped\s+sleep 100/);
     await portal.call("process_write", { id, content: "fg\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     await portal.call("process_write", { id, content: "\u0003" });
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+    await portal.readUntil(id, prompt);
     await portal.call("process_write", { id, content: "echo status=$?\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), "status=130");
+    assertStringIncludes(await portal.readUntil(id, prompt), "status=130");
 
     await portal.call("process_write", { id, content: "sleep 100\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     const sent = await portal.call("process_signal", { id, signal: "SIGINT" });
     assertEquals(sent.delivered_to, "foreground process group of the terminal");
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
-    await portal.call("process_write", { id, content: "echo still-here\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), "still-here");
+    await portal.readUntil(id, prompt);
+    await portal.call("process_write", { id, content: "echo status=$?; echo still-here\n" });
+    const after = await portal.readUntil(id, (t) => t.includes("still-here\n") && prompt(t));
+    assertStringIncludes(after, "status=130");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );

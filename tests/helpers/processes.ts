@@ -58,11 +58,11 @@ export function foregroundGroup(pid: number): ProcessRow[] {
 
 /**
  * Waits until a running (not stopped) process named `comm` is in the
- * foreground group of `shell`'s terminal. A shell echoes a command line
- * before it forks the job and hands it the terminal; only from this moment
- * does a ^C, ^Z or signal for the foreground reach the job and not the shell.
- * A job that has exec'd `comm` has been given the terminal already (the
- * shell's child calls tcsetpgrp before exec).
+ * foreground group of `shell`'s terminal. A shell echoes a command line (and
+ * `fg` prints the job) before the job has the terminal; only from this moment
+ * does a ^C, ^Z or foreground signal reach the job and not the shell. The
+ * name matters as well as the group: it means the shell's forked child has
+ * exec'd the job, so the signal meets the job's dispositions, not the shell's.
  */
 export function waitForeground(shell: number, comm: string): Promise<ProcessRow[]> {
   return waitFor(
