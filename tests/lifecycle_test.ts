@@ -106,19 +106,17 @@ portalTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", a
 portalTest(
   "idle timeout kills the process and removes its data; reads keep it alive",
   async (portal) => {
+    // `idle` lives 2.5 times as long as `kept` unattended, and gets no attention.
     const kept = await portal.spawn("sleep", ["1000"], { timeout_ms: 600 });
-    const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], { timeout_ms: 600 });
-    const pid = (await portal.call("process_inspect", { id: idle })).os_pid;
-    const started = Date.now();
-    // Read `kept` every 100 ms for well past its timeout; `idle` gets no attention.
-    while (Date.now() - started < 1500) {
-      await portal.call("process_read_new", { id: kept });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await waitFor("the idle process to be removed", async () => {
-      const { processes } = await portal.call("process_list");
-      return !processes.some((p: { id: number }) => p.id === idle);
+    const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], {
+      timeout_ms: 1500,
     });
+    const pid = (await portal.call("process_inspect", { id: idle })).os_pid;
+    // Reading `kept` at every poll until `idle` times out carries `kept` well past its own timeout.
+    await waitFor("the idle process to be removed", async () => {
+      await portal.call("process_read_new", { id: kept });
+      return (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
+    }, { until: (ids) => !ids.includes(idle), intervalMs: 50 });
     assertEquals((await portal.call("process_inspect", { id: kept })).status, "running");
     await waitFor("the idle process to die", () => !pidAlive(pid));
     assertMatch(await portal.fail("process_read", { id: idle }), /No process with id/);
