@@ -5,7 +5,7 @@
  *
  * Run: deno run -A bench/many_ptys.ts
  */
-import { Portal } from "../tests/helpers/portal.ts";
+import { Portal } from "../dev/portal_client.ts";
 
 const portal = await Portal.start();
 const percentile = (xs: number[], p: number) =>

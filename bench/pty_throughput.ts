@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { tempDir } from "../dev/temp_dir.ts";
 import { spawnPty } from "../src/platform.ts";
 
 const FILE_MB = 200;
@@ -66,43 +67,37 @@ async function keystrokeLatencies(): Promise<number[]> {
   return times;
 }
 
-const dir = await Deno.makeTempDir({ prefix: "pty_bench_" });
-try {
-  const file = `${dir}/data.txt`;
-  const line =
-    "The quick brown fox jumps over the lazy dog; 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ.\n";
-  const block = new TextEncoder().encode(line.repeat(Math.ceil((1 << 20) / line.length)))
-    .subarray(0, 1 << 20);
-  using out = await Deno.open(file, { write: true, create: true, truncate: true });
-  for (let i = 0; i < FILE_MB; i++) await out.write(block);
-  const size = FILE_MB * (1 << 20);
+await using dir = await tempDir("pty_bench_");
+const file = `${dir.path}/data.txt`;
+const line =
+  "The quick brown fox jumps over the lazy dog; 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ.\n";
+const block = new TextEncoder().encode(line.repeat(Math.ceil((1 << 20) / line.length)))
+  .subarray(0, 1 << 20);
+using out = await Deno.open(file, { write: true, create: true, truncate: true });
+for (let i = 0; i < FILE_MB; i++) await out.write(block);
+const size = FILE_MB * (1 << 20);
 
-  const pty: number[] = [];
-  const script: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const { seconds, bytes } = await catThroughPty(file);
-    pty.push(seconds);
-    script.push(await catThroughScript(file));
-    console.log(
-      `run ${i + 1}: spawnPty ${(size / seconds / 1e6).toFixed(1)} MB/s ` +
-        `(${bytes} bytes delivered, CRLF included) · script ` +
-        `${(size / script[i] / 1e6).toFixed(1)} MB/s`,
-    );
-  }
-  const ptyRate = size / median(pty) / 1e6;
-  const scriptRate = size / median(script) / 1e6;
-  console.log(`\ncat of a ${FILE_MB} MiB file, median of ${RUNS}:`);
-  console.log(`  spawnPty      ${ptyRate.toFixed(1)} MB/s`);
-  console.log(`  script -qfc   ${scriptRate.toFixed(1)} MB/s`);
-  console.log(`  ratio         ${(100 * ptyRate / scriptRate).toFixed(0)}% (goal ≥ 80%)`);
-
-  const latencies = await keystrokeLatencies();
-  console.log(`\nkeystroke write → echo, ${KEYSTROKES} samples:`);
+const pty: number[] = [];
+const script: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  const { seconds, bytes } = await catThroughPty(file);
+  pty.push(seconds);
+  script.push(await catThroughScript(file));
   console.log(
-    `  median ${median(latencies).toFixed(3)} ms · p95 ${
-      percentile(latencies, 0.95).toFixed(3)
-    } ms`,
+    `run ${i + 1}: spawnPty ${(size / seconds / 1e6).toFixed(1)} MB/s ` +
+      `(${bytes} bytes delivered, CRLF included) · script ` +
+      `${(size / script[i] / 1e6).toFixed(1)} MB/s`,
   );
-} finally {
-  await Deno.remove(dir, { recursive: true });
 }
+const ptyRate = size / median(pty) / 1e6;
+const scriptRate = size / median(script) / 1e6;
+console.log(`\ncat of a ${FILE_MB} MiB file, median of ${RUNS}:`);
+console.log(`  spawnPty      ${ptyRate.toFixed(1)} MB/s`);
+console.log(`  script -qfc   ${scriptRate.toFixed(1)} MB/s`);
+console.log(`  ratio         ${(100 * ptyRate / scriptRate).toFixed(0)}% (goal ≥ 80%)`);
+
+const latencies = await keystrokeLatencies();
+console.log(`\nkeystroke write → echo, ${KEYSTROKES} samples:`);
+console.log(
+  `  median ${median(latencies).toFixed(3)} ms · p95 ${percentile(latencies, 0.95).toFixed(3)} ms`,
+);

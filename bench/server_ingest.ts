@@ -6,11 +6,12 @@
  *
  * Run: deno run -A bench/server_ingest.ts [MB]
  */
-import { Portal } from "../tests/helpers/portal.ts";
+import { Portal } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
 
 const mb = Number(Deno.args[0] ?? 200);
-const dir = await Deno.makeTempDir({ prefix: "portal-bench-" });
-const file = `${dir}/data.txt`;
+await using dir = await tempDir("portal-bench-");
+const file = `${dir.path}/data.txt`;
 {
   const line =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_=+[]{};:,.<>/?!@#$%^&*()\n";
@@ -31,34 +32,29 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rate = (ms: number) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
 
-const portal = await Portal.start();
-try {
-  const producer = median(
-    await Promise.all([0, 1, 2].map(() =>
-      timed(async () => {
-        await new Deno.Command("sh", { args: ["-c", `cat ${file} > /dev/null`] }).output();
-      })
-    )),
-  );
-  console.log(`producer alone (cat > /dev/null): ${producer.toFixed(0)} ms`);
-  for (const pty of [false, true]) {
-    const runs: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      runs.push(
-        await timed(async () => {
-          const id = await portal.spawn("cat", [file], { pty });
-          await portal.waitExit(id, 600_000);
-          await portal.call("process_cleanup", { id });
-        }),
-      );
-    }
-    console.log(
-      `${pty ? "pty  " : "pipes"}: ${mb} MB start→exited median ${median(runs).toFixed(0)} ms = ${
-        rate(median(runs))
-      }`,
+await using portal = await Portal.start();
+const producer = median(
+  await Promise.all([0, 1, 2].map(() =>
+    timed(async () => {
+      await new Deno.Command("sh", { args: ["-c", `cat ${file} > /dev/null`] }).output();
+    })
+  )),
+);
+console.log(`producer alone (cat > /dev/null): ${producer.toFixed(0)} ms`);
+for (const pty of [false, true]) {
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    runs.push(
+      await timed(async () => {
+        const id = await portal.spawn("cat", [file], { pty });
+        await portal.waitExit(id, 600_000);
+        await portal.call("process_cleanup", { id });
+      }),
     );
   }
-} finally {
-  await portal.close();
-  await Deno.remove(dir, { recursive: true });
+  console.log(
+    `${pty ? "pty  " : "pipes"}: ${mb} MB start→exited median ${median(runs).toFixed(0)} ms = ${
+      rate(median(runs))
+    }`,
+  );
 }

@@ -5,7 +5,7 @@
  *
  * Run: deno task demo   (needs python3 on PATH)
  */
-import { Portal, type Rec } from "../tests/helpers/portal.ts";
+import { Portal, type Rec } from "../dev/portal_client.ts";
 
 const pty = Deno.build.os !== "windows";
 const portal = await Portal.start();
@@ -18,15 +18,17 @@ async function call(tool: string, args: Record<string, unknown> = {}) {
   return result;
 }
 
-/** Reads new output until the REPL shows its prompt again. */
-async function untilPrompt(id: number): Promise<string> {
-  console.log(`\n→ process_read_new {"id":${id}} … until the ">>> " prompt`);
-  const text = await portal.readUntil(id, (t) => t.trimEnd().endsWith(">>>"), {
-    timeoutMs: 15_000,
-  });
+/** Reads new output until `done` holds, and shows it. */
+async function readUntil(id: number, what: string, done: (text: string) => boolean) {
+  console.log(`\n→ process_read_new {"id":${id}} … until ${what}`);
+  const text = await portal.readUntil(id, done, { timeoutMs: 15_000 });
   for (const line of text.split("\n")) show("│", line);
   return text;
 }
+
+/** Reads new output until the REPL shows its prompt again. */
+const untilPrompt = (id: number) =>
+  readUntil(id, 'the ">>> " prompt', (t) => t.trimEnd().endsWith(">>>"));
 
 try {
   console.log(
@@ -56,6 +58,13 @@ try {
   if (pty) {
     console.log("\nInterrupting a busy loop with Ctrl+C (\\u0003), as a keyboard would:");
     await call("process_write", { id, content: "while True: pass\n\n" });
+    // Python echoes the empty line that ends the loop once it has read it; a ^C
+    // sent before that would only discard the unread input, not stop a loop.
+    await readUntil(
+      id,
+      "Python has read the empty line, so the loop runs",
+      (t) => t.endsWith("... \n"),
+    );
     await call("process_write", { id, content: "\u0003" });
     await untilPrompt(id);
     const screen = await call("process_screen", { id });

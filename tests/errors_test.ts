@@ -1,4 +1,5 @@
 import { assertEquals, assertMatch } from "./helpers/assert.ts";
+import { tempDir } from "../dev/temp_dir.ts";
 import { portalTest } from "./helpers/portal.ts";
 
 const ID_TOOLS = [
@@ -58,7 +59,9 @@ portalTest("start errors: missing command, missing cwd, cwd that is a file", asy
     await portal.fail("process_start", { command: "ls -la" }),
     /Command not found: ls -la\..*not through a shell: put arguments in args/,
   );
-  const plain = await Deno.makeTempFile();
+  await using dir = await tempDir();
+  const plain = `${dir.path}/plain.txt`;
+  await Deno.writeTextFile(plain, "not a program\n");
   assertMatch(
     await portal.fail("process_start", { command: plain }),
     /is not an executable file/,
@@ -71,7 +74,6 @@ portalTest("start errors: missing command, missing cwd, cwd that is a file", asy
     await portal.fail("process_start", { command: "ls", cwd: plain }),
     /is not a directory/,
   );
-  await Deno.remove(plain);
   assertEquals((await portal.call("process_list")).processes, [], "failed starts leave nothing");
 });
 

@@ -1,12 +1,16 @@
-import { waitFor } from "./helpers/wait.ts";
+import { Portal } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
+import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { pidAlive, Portal, portalTest } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
+import { pidAlive } from "./helpers/processes.ts";
 
-posixTest("start: args, cwd and env (merged over the server's) reach the program", async () => {
-  const portal = await Portal.start();
-  const dir = await Deno.makeTempDir();
-  try {
+portalTest(
+  "start: args, cwd and env (merged over the server's) reach the program",
+  async (portal) => {
+    await using temp = await tempDir();
+    const dir = temp.path;
     const id = await portal.spawn("sh", [
       "-c",
       'echo "$1|$(pwd)|$GREETING|${PATH:+path}"',
@@ -28,11 +32,8 @@ posixTest("start: args, cwd and env (merged over the server's) reach the program
     assertEquals(info.args, ["-c", 'echo "$1|$(pwd)|$GREETING|${PATH:+path}"', "sh", "a b"]);
     assertEquals([info.status, info.exit_code, info.pty], ["exited", 0, false]);
     assert(Date.parse(info.ended_at) >= Date.parse(info.started_at));
-  } finally {
-    await portal.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);
 
 portalTest(
   "kill keeps the records and ends the process group; cleanup removes everything",
@@ -44,7 +45,7 @@ portalTest(
     const killed = await portal.call("process_kill", { id });
     assertEquals(killed.status, "killed");
     assertEquals(killed.exit_signal, "SIGTERM");
-    await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die with its group");
+    await waitFor("the grandchild to die with its group", () => !pidAlive(grandchild));
     const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
     assertMatch(records[0].content, /^child:\d+/);
     assertMatch(
@@ -105,25 +106,19 @@ portalTest("signal: real-time signals by name (SIGRTMIN+n) reach the program", a
 portalTest(
   "idle timeout kills the process and removes its data; reads keep it alive",
   async (portal) => {
+    // `idle` lives 2.5 times as long as `kept` unattended, and gets no attention.
     const kept = await portal.spawn("sleep", ["1000"], { timeout_ms: 600 });
-    const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], { timeout_ms: 600 });
+    const idle = await portal.spawn("sh", ["-c", "echo $$; exec sleep 1000"], {
+      timeout_ms: 1500,
+    });
     const pid = (await portal.call("process_inspect", { id: idle })).os_pid;
-    const started = Date.now();
-    // Read `kept` every 100 ms for well past its timeout; `idle` gets no attention.
-    while (Date.now() - started < 1500) {
+    // Reading `kept` at every poll until `idle` times out carries `kept` well past its own timeout.
+    await waitFor("the idle process to be removed", async () => {
       await portal.call("process_read_new", { id: kept });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await waitFor(
-      async () => {
-        const { processes } = await portal.call("process_list");
-        return !processes.some((p: { id: number }) => p.id === idle);
-      },
-      5000,
-      "the idle process to be removed",
-    );
+      return (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
+    }, { until: (ids) => !ids.includes(idle), intervalMs: 50 });
     assertEquals((await portal.call("process_inspect", { id: kept })).status, "running");
-    await waitFor(() => !pidAlive(pid), 5000, "the idle process to die");
+    await waitFor("the idle process to die", () => !pidAlive(pid));
     assertMatch(await portal.fail("process_read", { id: idle }), /No process with id/);
   },
 );
@@ -149,16 +144,14 @@ portalTest("kill_all kills every running process and keeps their records", async
 });
 
 posixTest("server shutdown kills the process group, grandchildren included", async () => {
-  const portal = await Portal.start();
   let grandchild = 0;
-  try {
+  {
+    await using portal = await Portal.start();
     const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
     grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
     assert(pidAlive(grandchild));
-  } finally {
-    await portal.close();
   }
-  await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die at shutdown");
+  await waitFor("the grandchild to die at shutdown", () => !pidAlive(grandchild));
 });
 
 for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
@@ -167,8 +160,8 @@ for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
     const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
     const server = portal.transport.pid!;
     Deno.kill(server, signal);
-    await waitFor(() => !pidAlive(server), 5000, "the server to exit");
-    await waitFor(() => !pidAlive(grandchild), 5000, "the grandchild to die");
+    await waitFor("the server to exit", () => !pidAlive(server));
+    await waitFor("the grandchild to die", () => !pidAlive(grandchild));
   });
 }
 

@@ -1,12 +1,14 @@
-import { waitFor } from "./helpers/wait.ts";
-import { posixTest } from "./helpers/platform.ts";
+import { type Json, Portal, type Rec } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
+import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { type Json, pidAlive, Portal, portalTest, type Rec } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
+import { pidAlive, waitForeground } from "./helpers/processes.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 /** An interactive bash without the user's rc files, with a prompt the tests can find. */
 const BASH = ["--norc", "--noprofile", "-i"];
-const BASH_ENV = { PS1: "READY$ ", HISTFILE: "/dev/null" };
+const BASH_ENV = { PS1: "READY$ " };
 
 portalTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", async (portal) => {
   const id = await portal.spawn("python3", [
@@ -64,34 +66,41 @@ portalTest(
   },
 );
 
+/**
+ * One line of Python that loops forever and says once that it is looping. Its
+ * echo holds `'busy-' + 'loop'`, only its output holds "busy-loop": seeing that
+ * text means the loop runs, so a ^C sent then interrupts the loop, not the REPL
+ * still reading the line (which prints no traceback).
+ */
+const BUSY_LOOP =
+  "for i in itertools.count(): print('busy-' + 'loop') if i == 0 else time.sleep(0.01)\n\n";
+
 portalTest(
   "pty: a python3 REPL computes, ^C interrupts a busy loop, the REPL lives on",
   async (portal) => {
+    const prompt = (t: string) => t.endsWith(">>> ");
     const id = await portal.spawn("python3", ["-q"], { pty: true });
-    await portal.readUntil(id, (t) => t.endsWith(">>> "));
+    await portal.readUntil(id, prompt);
     await portal.call("process_write", { id, content: "6 * 7\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "42\n");
-    await portal.call("process_write", {
-      id,
-      content: "import time\nwhile True: time.sleep(0.01)\n\n",
-    });
-    await portal.readUntil(id, (t) => t.includes("... "));
-    await portal.call("process_write", { id, content: "\u0003" });
-    assertStringIncludes(
-      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-      "KeyboardInterrupt",
-    );
-    // CTRL_C_EVENT through process_signal types ^C too.
-    await portal.call("process_write", { id, content: "while True: time.sleep(0.01)\n\n" });
-    await portal.readUntil(id, (t) => t.includes("... "));
-    const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
-    assertEquals(sent.delivered_to, "terminal input (^C)");
-    assertStringIncludes(
-      await portal.readUntil(id, (t) => t.endsWith(">>> ")),
-      "KeyboardInterrupt",
-    );
+    assertStringIncludes(await portal.readUntil(id, prompt), "42\n");
+    await portal.call("process_write", { id, content: "import itertools, time\n" });
+    await portal.readUntil(id, prompt);
+    const interrupts = [
+      () => portal.call("process_write", { id, content: "\u0003" }),
+      // CTRL_C_EVENT through process_signal types ^C too.
+      async () => {
+        const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
+        assertEquals(sent.delivered_to, "terminal input (^C)");
+      },
+    ];
+    for (const interrupt of interrupts) {
+      await portal.call("process_write", { id, content: BUSY_LOOP });
+      await portal.readUntil(id, (t) => t.includes("busy-loop\n"));
+      await interrupt();
+      assertMatch(await portal.readUntil(id, prompt), /Traceback[^]*KeyboardInterrupt/);
+    }
     await portal.call("process_write", { id, content: "print('alive')\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith(">>> ")), "alive\n");
+    assertStringIncludes(await portal.readUntil(id, prompt), "alive\n");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );
@@ -99,94 +108,84 @@ portalTest(
 portalTest(
   "pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the shell",
   async (portal) => {
+    const prompt = (t: string) => t.endsWith("READY$ ");
     const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+    const bash = (await portal.call("process_inspect", { id })).os_pid;
+    await portal.readUntil(id, prompt);
+    // Each key or signal waits for sleep to own the terminal: bash echoes the line
+    // (and `fg` prints the job) before the job has the terminal.
     await portal.call("process_write", { id, content: "sleep 100\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     await portal.call("process_write", { id, content: "\u001a" });
-    assertMatch(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), /Stopped\s+sleep 100/);
+    assertMatch(await portal.readUntil(id, prompt), /Stopped\s+sleep 100/);
     await portal.call("process_write", { id, content: "fg\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     await portal.call("process_write", { id, content: "\u0003" });
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+    await portal.readUntil(id, prompt);
     await portal.call("process_write", { id, content: "echo status=$?\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), "status=130");
+    assertStringIncludes(await portal.readUntil(id, prompt), "status=130");
 
     await portal.call("process_write", { id, content: "sleep 100\n" });
-    await portal.readUntil(id, (t) => t.includes("sleep 100\n"));
+    await waitForeground(bash, "sleep");
     const sent = await portal.call("process_signal", { id, signal: "SIGINT" });
     assertEquals(sent.delivered_to, "foreground process group of the terminal");
-    await portal.readUntil(id, (t) => t.endsWith("READY$ "));
-    await portal.call("process_write", { id, content: "echo still-here\n" });
-    assertStringIncludes(await portal.readUntil(id, (t) => t.endsWith("READY$ ")), "still-here");
+    await portal.readUntil(id, prompt);
+    await portal.call("process_write", { id, content: "echo status=$?; echo still-here\n" });
+    const after = await portal.readUntil(id, (t) => t.includes("still-here\n") && prompt(t));
+    assertStringIncludes(after, "status=130");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
 );
 
-posixTest(
+portalTest(
   "pty: vim edits a file and :wq writes it; the screen is the alternate buffer",
-  async () => {
-    const portal = await Portal.start();
-    const dir = await Deno.makeTempDir();
-    try {
-      const file = `${dir}/note.txt`;
-      await Deno.writeTextFile(file, "first line\n");
-      const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
-      const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
-      assertEquals(opened.active_buffer, "alternate");
-      assertEquals(opened.buffer, "alternate");
-      assertEquals(opened.lines[0], "first line");
-      await portal.call("process_write", { id, content: "Go" });
-      await portal.call("process_write", { id, content: "written by portal 漢字\u001b" });
-      await portal.screenUntil(id, (s) => screenText(s).includes("written by portal 漢字"));
-      await portal.call("process_write", { id, content: ":wq\r" });
-      const info = await portal.waitExit(id);
-      assertEquals(info.exit_code, 0);
-      assertEquals(await Deno.readTextFile(file), "first line\nwritten by portal 漢字\n");
-      const after = await portal.call("process_screen", { id });
-      assertEquals(after.active_buffer, "primary");
-    } finally {
-      await portal.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  async (portal) => {
+    await using dir = await tempDir();
+    const file = `${dir.path}/note.txt`;
+    await Deno.writeTextFile(file, "first line\n");
+    const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
+    const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
+    assertEquals(opened.active_buffer, "alternate");
+    assertEquals(opened.buffer, "alternate");
+    assertEquals(opened.lines[0], "first line");
+    await portal.call("process_write", { id, content: "Go" });
+    await portal.call("process_write", { id, content: "written by portal 漢字\u001b" });
+    await portal.screenUntil(id, (s) => screenText(s).includes("written by portal 漢字"));
+    await portal.call("process_write", { id, content: ":wq\r" });
+    const info = await portal.waitExit(id);
+    assertEquals(info.exit_code, 0);
+    assertEquals(await Deno.readTextFile(file), "first line\nwritten by portal 漢字\n");
+    const after = await portal.call("process_screen", { id });
+    assertEquals(after.active_buffer, "primary");
   },
 );
 
-posixTest(
+portalTest(
   "pty: less pages through a file, q quits, the screen stays readable after exit",
-  async () => {
-    const portal = await Portal.start();
-    const dir = await Deno.makeTempDir();
-    try {
-      const file = `${dir}/long.txt`;
-      await Deno.writeTextFile(
-        file,
-        Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
-      );
-      const id = await portal.spawn("less", [file], {
-        pty: true,
-        env: { LESS: "", LESSHISTFILE: "-" },
-      });
-      const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
-      assertEquals(first.lines[0], "row 1");
-      assert(!first.lines.includes("row 24"));
-      await portal.call("process_write", { id, content: " " });
-      const second = await portal.screenUntil(id, (s) => s.lines.includes("row 24"));
-      assert(!second.lines.includes("row 1"));
-      await portal.call("process_write", { id, content: "q" });
-      const info = await portal.waitExit(id);
-      assertEquals([info.status, info.exit_code], ["exited", 0]);
-      const last = await portal.call("process_screen", { id });
-      assertEquals(last.rows, 24);
-    } finally {
-      await portal.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  async (portal) => {
+    await using dir = await tempDir();
+    const file = `${dir.path}/long.txt`;
+    await Deno.writeTextFile(
+      file,
+      Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
+    );
+    const id = await portal.spawn("less", [file], { pty: true, env: { LESS: "" } });
+    const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
+    assertEquals(first.lines[0], "row 1");
+    assert(!first.lines.includes("row 24"));
+    await portal.call("process_write", { id, content: " " });
+    const second = await portal.screenUntil(id, (s) => s.lines.includes("row 24"));
+    assert(!second.lines.includes("row 1"));
+    await portal.call("process_write", { id, content: "q" });
+    const info = await portal.waitExit(id);
+    assertEquals([info.status, info.exit_code], ["exited", 0]);
+    const last = await portal.call("process_screen", { id });
+    assertEquals(last.rows, 24);
   },
 );
 
 portalTest("pty: top draws its header", async (portal) => {
-  const id = await portal.spawn("top", [], { pty: true, env: { HOME: "/nonexistent" } });
+  const id = await portal.spawn("top", [], { pty: true });
   // procps top on Linux, BSD top on macOS.
   const header = Deno.build.os === "linux"
     ? /^top - [^]*Tasks:[^]*PID\s+USER/
@@ -248,7 +247,7 @@ portalTest("pty kill ends the whole session: a background job of bash dies too",
   assert(pidAlive(job));
   const killed = await portal.call("process_kill", { id });
   assertEquals(killed.status, "killed");
-  await waitFor(() => !pidAlive(job), 5000, "the background job to die with the session");
+  await waitFor("the background job to die with the session", () => !pidAlive(job));
 });
 
 portalTest("pty exit status: exit code, or the terminating signal", async (portal) => {
@@ -306,14 +305,13 @@ portalTest("pty: 50 terminals at once each echo their own input", async (portal)
     });
     assertEquals(out, `token${i}\ngot:token${i}\n`);
   }));
-  const { processes } = await portal.call("process_list");
-  await waitFor(
-    async () => {
-      const list = (await portal.call("process_list")).processes;
-      return list.every((p: Json) => p.status === "exited");
-    },
-    15_000,
+  const { processes } = await waitFor(
     "all 50 to exit",
+    () => portal.call("process_list"),
+    {
+      until: (list) => list.processes.every((p: Json) => p.status === "exited"),
+      timeoutMs: 15_000,
+    },
   );
   assertEquals(processes.length, 50);
 });
@@ -322,14 +320,10 @@ Deno.test({
   name: "pty on Windows: a clear 'not yet supported' error",
   ignore: Deno.build.os !== "windows",
   fn: async () => {
-    const portal = await Portal.start();
-    try {
-      assertMatch(
-        await portal.fail("process_start", { command: "cmd.exe", pty: true }),
-        /not yet supported on Windows.*pty: false/,
-      );
-    } finally {
-      await portal.close();
-    }
+    await using portal = await Portal.start();
+    assertMatch(
+      await portal.fail("process_start", { command: "cmd.exe", pty: true }),
+      /not yet supported on Windows.*pty: false/,
+    );
   },
 });

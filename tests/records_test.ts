@@ -1,17 +1,31 @@
 import { DatabaseSync } from "node:sqlite";
+import type { Portal, Rec } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { portalTest, type Rec } from "./helpers/portal.ts";
+import { portalTest } from "./helpers/portal.ts";
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
 
+/** Waits until everything process `id` has written so far is older than `windowMs`. */
+function ageOut(portal: Portal, id: number, windowMs: number): Promise<string> {
+  return waitFor(
+    `the output of process ${id} to be older than ${windowMs} ms`,
+    async () => text((await portal.call("process_read", { id, duration: windowMs })).records),
+    { until: (recent) => recent === "" },
+  );
+}
+
 portalTest("records keep both sources, in order, with increasing timestamps", async (portal) => {
-  // The pauses make the order across the two pipes a fact of the program, not of scheduling.
+  // After each output the program waits for a line, sent only once that output is
+  // recorded: the order across the two pipes is a fact of the exchange, not of scheduling.
   const id = await portal.spawn("sh", [
     "-c",
-    "echo out1; sleep 0.2; echo err1 >&2; sleep 0.2; echo out2; read line; echo got:$line",
+    "echo out1; read a; echo err1 >&2; read b; echo out2; read line; echo got:$line",
   ]);
-  await portal.readUntil(id, (t) => t.includes("out2"));
-  await portal.call("process_write", { id, content: "hello\n" });
+  for (const [output, reply] of [["out1", "\n"], ["err1", "\n"], ["out2", "hello\n"]]) {
+    await portal.readUntil(id, (t) => t.includes(output));
+    await portal.call("process_write", { id, content: reply });
+  }
   await portal.waitExit(id);
   const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
   assertEquals(
@@ -24,7 +38,11 @@ portalTest("records keep both sources, in order, with increasing timestamps", as
     duration: 60,
     unit: "s",
   });
-  assertEquals(stdin.records.map((r: Rec) => [r.source, r.content]), [["stdin", "hello\n"]]);
+  assertEquals(stdin.records.map((r: Rec) => [r.source, r.content]), [
+    ["stdin", "\n"],
+    ["stdin", "\n"],
+    ["stdin", "hello\n"],
+  ]);
   const all = [...records, ...stdin.records].map((r: Rec) => r.timestamp).sort((a, b) => a - b);
   assertEquals(new Set(all).size, all.length, "timestamps are distinct");
   for (let i = 1; i < records.length; i++) {
@@ -34,8 +52,8 @@ portalTest("records keep both sources, in order, with increasing timestamps", as
   assertEquals([info.stdout_count, info.stderr_count, info.stdin_count, info.io_count], [
     3,
     1,
-    1,
-    5,
+    3,
+    7,
   ]);
   assertEquals([info.exit_code, info.exit_signal], [0, null]);
 });
@@ -91,11 +109,10 @@ portalTest(
 portalTest("read: the time window (duration + unit) selects recent records", async (portal) => {
   const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
   await portal.readUntil(id, (t) => t.includes("early"));
-  // Let "early" age past a 300 ms window, then produce "late".
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await ageOut(portal, id, 500);
   await portal.call("process_write", { id, content: "\n" });
   await portal.waitExit(id);
-  const recent = await portal.call("process_read", { id, duration: 300, unit: "ms" });
+  const recent = await portal.call("process_read", { id, duration: 500, unit: "ms" });
   assertEquals(text(recent.records), "late\n");
   for (const [duration, unit] of [[60, "s"], [60e3, "ms"], [60e6, "us"], [60e9, "ns"]]) {
     const all = await portal.call("process_read", { id, duration, unit });
@@ -104,10 +121,14 @@ portalTest("read: the time window (duration + unit) selects recent records", asy
 });
 
 portalTest("max_chars pages read_new forward and keeps read's newest records", async (portal) => {
-  const id = await portal.spawn("sh", [
-    "-c",
-    "for i in 1 2 3 4 5; do echo line$i; sleep 0.05; done",
-  ]);
+  // One record per line: the program prints the next line only when told, after the last is in.
+  const id = await portal.spawn("sh", ["-c", "for i in 1 2 3 4 5; do echo line$i; read x; done"]);
+  for (let i = 1; i <= 5; i++) {
+    await waitFor(`line${i}`, () => portal.call("process_read", { id, duration: 60, unit: "s" }), {
+      until: (read) => text(read.records).includes(`line${i}\n`),
+    });
+    await portal.call("process_write", { id, content: "\n" });
+  }
   await portal.waitExit(id);
   const seen: string[] = [];
   for (;;) {
@@ -130,13 +151,11 @@ portalTest(
   "a child that writes 50 MB fast and exits has every byte in the records",
   async (portal) => {
     const lines = 5_000_000; // 10 bytes each
-    const started = performance.now();
     const id = await portal.spawn("python3", [
       "-c",
       `import sys\nsys.stdout.write("".join(["%09d\\n" % i for i in range(${lines})]))`,
     ]);
     const info = await portal.waitExit(id, 60_000);
-    const elapsed = performance.now() - started;
     assertEquals([info.status, info.exit_code], ["exited", 0]);
     const db = new DatabaseSync(portal.dbPath, { readOnly: true });
     try {
@@ -153,15 +172,19 @@ portalTest(
     } finally {
       db.close();
     }
-    console.log(`50 MB burst stored in ${elapsed.toFixed(0)} ms (start to exited)`);
   },
 );
 
 portalTest("read: for an ended process the window ends where the process ended", async (portal) => {
-  const id = await portal.spawn("sh", ["-c", "echo first; sleep 1.5; echo last"]);
-  await portal.waitExit(id);
+  const id = await portal.spawn("sh", ["-c", "echo first; read x; echo last"]);
+  await portal.readUntil(id, (t) => t.includes("first"));
+  await ageOut(portal, id, 700);
+  await portal.call("process_write", { id, content: "\n" });
+  const { ended_at } = await portal.waitExit(id);
   // Let the end recede past the window: a window ending now would hold nothing.
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await waitFor("the end to be more than 700 ms ago", () => Date.now() - Date.parse(ended_at), {
+    until: (age) => age > 700,
+  });
   const { records } = await portal.call("process_read", { id, duration: 700, unit: "ms" });
   assertEquals(text(records), "last\n");
 });

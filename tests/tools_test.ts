@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { Portal } from "./helpers/portal.ts";
+import { Portal } from "../dev/portal_client.ts";
 import { TOOLS } from "../src/mcp/tools/index.ts";
 
 /** Tools that change nothing, not even an idle timer or a cursor. */
@@ -18,63 +18,51 @@ const DESTRUCTIVE = [
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
 Deno.test("tools/list: the 14 tools, described, annotated, with output schemas", async () => {
-  const portal = await Portal.start();
-  try {
-    const tools: Tool[] = (await portal.client.listTools()).tools;
-    // The server lists exactly the tool list of src/mcp/tools/index.ts, in its order.
-    assertEquals(tools.map((t) => t.name), TOOLS.map((t) => t.name));
-    for (const tool of tools) {
-      const declared = TOOLS.find((t) => t.name === tool.name)!;
-      assertEquals(tool.annotations, { title: declared.title, ...declared.annotations });
-      for (const hint of HINTS) {
-        assertEquals(typeof tool.annotations?.[hint], "boolean", `${tool.name} states ${hint}`);
-      }
-      assert(tool.title, `${tool.name} has a title`);
-      assert((tool.description ?? "").length > 80, `${tool.name} has a real description`);
-      assertEquals(tool.outputSchema?.type, "object", `${tool.name} has an output schema`);
-      assertEquals(
-        tool.annotations?.readOnlyHint === true,
-        READ_ONLY.includes(tool.name),
-        tool.name,
-      );
-      assertEquals(
-        tool.annotations?.destructiveHint === true,
-        DESTRUCTIVE.includes(tool.name),
-        tool.name,
-      );
+  await using portal = await Portal.start();
+  const tools: Tool[] = (await portal.client.listTools()).tools;
+  // The server lists exactly the tool list of src/mcp/tools/index.ts, in its order.
+  assertEquals(tools.map((t) => t.name), TOOLS.map((t) => t.name));
+  for (const tool of tools) {
+    const declared = TOOLS.find((t) => t.name === tool.name)!;
+    assertEquals(tool.annotations, { title: declared.title, ...declared.annotations });
+    for (const hint of HINTS) {
+      assertEquals(typeof tool.annotations?.[hint], "boolean", `${tool.name} states ${hint}`);
     }
-    const killAll = tools.find((t) => t.name === "process_kill_all")!;
-    assertMatch(killAll.description!, /WARNING: immediately kills EVERY running process/);
-    // Lean: the whole listing stays small enough to sit in every agent's context.
-    const size = JSON.stringify(tools).length;
-    assert(size < 24_000, `tools/list is ${size} characters`);
-  } finally {
-    await portal.close();
+    assert(tool.title, `${tool.name} has a title`);
+    assert((tool.description ?? "").length > 80, `${tool.name} has a real description`);
+    assertEquals(tool.outputSchema?.type, "object", `${tool.name} has an output schema`);
+    assertEquals(
+      tool.annotations?.readOnlyHint === true,
+      READ_ONLY.includes(tool.name),
+      tool.name,
+    );
+    assertEquals(
+      tool.annotations?.destructiveHint === true,
+      DESTRUCTIVE.includes(tool.name),
+      tool.name,
+    );
   }
+  const killAll = tools.find((t) => t.name === "process_kill_all")!;
+  assertMatch(killAll.description!, /WARNING: immediately kills EVERY running process/);
+  // Lean: the whole listing stays small enough to sit in every agent's context.
+  const size = JSON.stringify(tools).length;
+  assert(size < 24_000, `tools/list is ${size} characters`);
 });
 
 Deno.test("initialize: instructions say how to choose pty and the usual loop", async () => {
-  const portal = await Portal.start();
-  try {
-    const instructions = portal.client.getInstructions() ?? "";
-    assertMatch(instructions, /pty: true/);
-    assertMatch(instructions, /process_read_new/);
-    assertMatch(instructions, /program_query/);
-    assertEquals(portal.client.getServerVersion()?.name, "portal");
-  } finally {
-    await portal.close();
-  }
+  await using portal = await Portal.start();
+  const instructions = portal.client.getInstructions() ?? "";
+  assertMatch(instructions, /pty: true/);
+  assertMatch(instructions, /process_read_new/);
+  assertMatch(instructions, /program_query/);
+  assertEquals(portal.client.getServerVersion()?.name, "portal");
 });
 
 Deno.test("results come as structuredContent and as the same JSON text", async () => {
-  const portal = await Portal.start();
-  try {
-    const result = await portal.client.callTool({ name: "process_list", arguments: {} });
-    const text = (result.content as { type: string; text: string }[])[0];
-    assertEquals(text.type, "text");
-    assertEquals(JSON.parse(text.text), result.structuredContent);
-    assertEquals(result.structuredContent, { processes: [] });
-  } finally {
-    await portal.close();
-  }
+  await using portal = await Portal.start();
+  const result = await portal.client.callTool({ name: "process_list", arguments: {} });
+  const text = (result.content as { type: string; text: string }[])[0];
+  assertEquals(text.type, "text");
+  assertEquals(JSON.parse(text.text), result.structuredContent);
+  assertEquals(result.structuredContent, { processes: [] });
 });

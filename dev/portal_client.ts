@@ -1,0 +1,191 @@
+/**
+ * A real Portal server and an MCP client connected to it, shared by the
+ * tests, the benchmarks and the demo. {@link Portal.start} runs
+ * `deno run -A main.ts` with its own temporary database, program registry and
+ * home directory (so the programs it runs never write into the user's home),
+ * connects the official MCP SDK `Client` over stdio, and offers the calls
+ * every caller needs: tool calls that must succeed or fail, and polls for
+ * output, screens and exits, each with a deadline.
+ *
+ * @example
+ * ```ts
+ * import { Portal } from "./portal_client.ts";
+ *
+ * await using portal = await Portal.start();
+ * const id = await portal.spawn("echo", ["hello"]);
+ * await portal.readUntil(id, (text) => text.includes("hello"));
+ * ```
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fileURLToPath } from "node:url";
+import { homeEnv } from "./home.ts";
+import { type TempDir, tempDir } from "./temp_dir.ts";
+import { waitFor } from "./wait.ts";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+
+/**
+ * Pause between polls of the server. Each poll is a round trip through the
+ * server under test; 50 readers polling at this pace still leave it room.
+ */
+const POLL_MS = 30;
+
+// deno-lint-ignore no-explicit-any
+export type Json = any;
+
+/** One record as the tools return it. */
+export interface Rec {
+  timestamp: number;
+  source: "stdout" | "stderr" | "stdin";
+  content: string;
+}
+
+/** Options of {@link Portal.start}. */
+export interface StartOptions {
+  /** Registry directory, to share one between servers; default: inside the server's temp dir. */
+  dataDir?: string;
+  /** Set over everything else the server gets. */
+  env?: Record<string, string>;
+  /** The server's working directory; default: this process's. */
+  cwd?: string;
+}
+
+/** A running server and a connected client. */
+export class Portal implements AsyncDisposable {
+  readonly client: Client;
+  readonly transport: StdioClientTransport;
+  /** Directory holding this server's database, registry and home; removed by {@link close}. */
+  readonly dir: string;
+  readonly dbPath: string;
+  /** The `HOME` of the server and so of every program it starts. */
+  readonly home: string;
+  readonly #temp: TempDir;
+
+  private constructor(client: Client, transport: StdioClientTransport, temp: TempDir) {
+    this.client = client;
+    this.transport = transport;
+    this.#temp = temp;
+    this.dir = temp.path;
+    this.dbPath = `${temp.path}/records.db`;
+    this.home = `${temp.path}/home`;
+  }
+
+  /** Starts a server in its own temporary directory and connects a client to it. */
+  static async start(options: StartOptions = {}): Promise<Portal> {
+    const temp = await tempDir("portal-server-");
+    try {
+      const home = `${temp.path}/home`;
+      await Deno.mkdir(home);
+      const transport = new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", "-A", MAIN],
+        env: {
+          ...Deno.env.toObject(),
+          // The server's Deno must keep finding its dependencies once HOME moves.
+          DENO_DIR: await denoDir(),
+          ...homeEnv(home),
+          PORTAL_DB_PATH: `${temp.path}/records.db`,
+          PORTAL_DATA_DIR: options.dataDir ?? `${temp.path}/data`,
+          ...options.env,
+        },
+        cwd: options.cwd,
+        stderr: "inherit",
+      });
+      const client = new Client({ name: "portal-dev-client", version: "0.0.0" });
+      await client.connect(transport);
+      return new Portal(client, transport, temp);
+    } catch (error) {
+      await temp[Symbol.asyncDispose]();
+      throw error;
+    }
+  }
+
+  /** Calls a tool and returns its structured result; throws if it reported an error. */
+  async call(name: string, args: Record<string, unknown> = {}): Promise<Json> {
+    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
+    if (result.isError) {
+      throw new Error(`${name} failed: ${(result.content[0] as { text: string }).text}`);
+    }
+    return result.structuredContent;
+  }
+
+  /** Calls a tool that must fail; returns its error message. */
+  async fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
+    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
+    if (!result.isError) {
+      throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
+    }
+    return (result.content[0] as { text: string }).text;
+  }
+
+  /** Starts a program and returns its id. */
+  async spawn(command: string, args: string[] = [], extra: Record<string, unknown> = {}) {
+    const { id } = await this.call("process_start", { command, args, ...extra });
+    return id as number;
+  }
+
+  /** Reads new output (process_read_new) until `done(all text read so far)` holds; returns that text. */
+  readUntil(
+    id: number,
+    done: (text: string) => boolean,
+    options: { source?: string; timeoutMs?: number } = {},
+  ): Promise<string> {
+    let text = "";
+    return waitFor(`output of process ${id} to satisfy ${done}`, async () => {
+      const page = await this.call("process_read_new", { id, source: options.source ?? "both" });
+      text += page.records.map((r: Rec) => r.content).join("");
+      return text;
+    }, { until: done, timeoutMs: options.timeoutMs, intervalMs: POLL_MS });
+  }
+
+  /** Polls process_screen until `done(screen)` holds; returns that screen. */
+  screenUntil(id: number, done: (screen: Json) => boolean, timeoutMs?: number): Promise<Json> {
+    return waitFor(
+      `the screen of process ${id} to satisfy ${done}`,
+      () => this.call("process_screen", { id }),
+      { until: done, timeoutMs, intervalMs: POLL_MS },
+    );
+  }
+
+  /** Polls process_inspect until the process is no longer running; returns what it says then. */
+  waitExit(id: number, timeoutMs?: number): Promise<Json> {
+    return waitFor(
+      `process ${id} to end`,
+      () => this.call("process_inspect", { id }),
+      { until: (info) => info.status !== "running", timeoutMs, intervalMs: POLL_MS },
+    );
+  }
+
+  /** Closes the client (the server sees stdin close and shuts down) and removes the temp dir. */
+  async close(): Promise<void> {
+    try {
+      await this.client.close();
+    } finally {
+      await this.#temp[Symbol.asyncDispose]();
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+let denoDirOnce: Promise<string> | undefined;
+
+/** Deno's cache directory as this Deno sees it: `DENO_DIR`, else what `deno info` reports. */
+function denoDir(): Promise<string> {
+  return denoDirOnce ??= (async () => {
+    const set = Deno.env.get("DENO_DIR");
+    if (set) return set;
+    const { success, stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json"],
+      env: { NO_COLOR: "1" },
+      stderr: "inherit",
+    }).output();
+    if (!success) throw new Error("`deno info --json` failed: cannot locate Deno's cache");
+    return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
+  })();
+}
