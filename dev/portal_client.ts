@@ -51,6 +51,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The server's working directory; default: this process's. */
   cwd?: string;
+  /** Collect the server's stderr for {@link Portal.stderr} instead of passing it through. */
+  captureStderr?: boolean;
 }
 
 /** A running server and a connected client. */
@@ -63,11 +65,15 @@ export class Portal implements AsyncDisposable {
   /** The `HOME` of the server and so of every program it starts. */
   readonly home: string;
   readonly #temp: TempDir;
+  #stderr = "";
 
   private constructor(client: Client, transport: StdioClientTransport, temp: TempDir) {
     this.client = client;
     this.transport = transport;
     this.#temp = temp;
+    transport.stderr?.on("data", (chunk: Uint8Array) => {
+      this.#stderr += new TextDecoder().decode(chunk);
+    });
     this.dir = temp.path;
     this.dbPath = `${temp.path}/records.db`;
     this.home = `${temp.path}/home`;
@@ -92,7 +98,7 @@ export class Portal implements AsyncDisposable {
           ...options.env,
         },
         cwd: options.cwd,
-        stderr: "inherit",
+        stderr: options.captureStderr ? "pipe" : "inherit",
       });
       const client = new Client({ name: "portal-dev-client", version: "0.0.0" });
       await client.connect(transport);
@@ -101,6 +107,11 @@ export class Portal implements AsyncDisposable {
       await temp[Symbol.asyncDispose]();
       throw error;
     }
+  }
+
+  /** What the server wrote to stderr so far (with `captureStderr`; else empty). */
+  stderr(): string {
+    return this.#stderr;
   }
 
   /** Calls a tool and returns its structured result; throws if it reported an error. */

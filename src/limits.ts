@@ -35,3 +35,9 @@ export const DEFAULT_READ_WINDOW_MS = 1000;
 
 /** Longest the server waits for its processes to die at shutdown before it exits anyway. */
 export const SHUTDOWN_DEADLINE_MS = 3000;
+
+/** Registry keys are executable names: no longer than a file name may be on common file systems. */
+export const PROGRAM_NAME_MAX = 255;
+
+/** Registry notes are caveats, not documents; this keeps every later query small. */
+export const NOTES_MAX = 2000;

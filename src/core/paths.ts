@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { HAS_FILE_MODES, userDirs } from "../platform.ts";
 
 /**
@@ -22,6 +22,40 @@ export function recordsDbPath(env = Deno.env.toObject()): string {
  */
 export function dataDir(env = Deno.env.toObject()): string {
   return env.PORTAL_DATA_DIR || join(userDirs(env).data, "portal");
+}
+
+/**
+ * Creates `dir` and its missing parents owner-only (0700). A directory that
+ * already exists is left as it is: it may be shared (`/tmp`) or not ours.
+ */
+export function createPrivateDir(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !exists(d); d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    Deno.mkdirSync(d, { recursive: true, mode: 0o700 });
+    // mkdir's mode passes through the umask; the directory must end up exactly 0700.
+    if (HAS_FILE_MODES) Deno.chmodSync(d, 0o700);
+  }
+}
+
+/** Makes `path` an owner-only (0600) file, creating it empty if missing; its content stays. */
+export function ensurePrivateFile(path: string): void {
+  try {
+    Deno.writeFileSync(path, new Uint8Array(), { createNew: true, mode: 0o600 });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+  }
+  if (HAS_FILE_MODES) Deno.chmodSync(path, 0o600);
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
 }
 
 /**

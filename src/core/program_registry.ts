@@ -20,6 +20,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
 import type { ProgramFact } from "./schema.ts";
+import { createPrivateDir, ensurePrivateFile } from "./paths.ts";
 
 interface FactRow {
   program: string;
@@ -33,14 +34,29 @@ interface FactRow {
 export class ProgramRegistry {
   #db: DatabaseSync;
 
+  /**
+   * Opens `programs.db` in `dir`, creating both owner-only (0700, 0600). A
+   * file that is not a database any more is moved aside and replaced, with a
+   * warning on stderr: one bad file must not cost every later session its
+   * registry.
+   */
   constructor(dir: string) {
-    Deno.mkdirSync(dir, { recursive: true });
-    this.#db = new DatabaseSync(join(dir, "programs.db"));
-    // Several servers may share this file: wait for a writer rather than fail.
-    this.#db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;");
-    this.#db.exec(`CREATE TABLE IF NOT EXISTS programs (
-      program TEXT PRIMARY KEY, needs_pty INTEGER NOT NULL, confirmed_count INTEGER NOT NULL,
-      notes TEXT, updated_at TEXT NOT NULL)`);
+    const path = join(dir, "programs.db");
+    createPrivateDir(dir);
+    ensurePrivateFile(path);
+    try {
+      this.#db = open(path);
+    } catch (error) {
+      if (!isDamaged(error)) throw error;
+      const aside = `${path}.corrupt-${new Date().toISOString().replaceAll(":", "-")}`;
+      Deno.renameSync(path, aside);
+      console.error(
+        `portal: the program registry ${path} could not be read (${(error as Error).message}); ` +
+          `moved it to ${aside} and started a new one.`,
+      );
+      ensurePrivateFile(path);
+      this.#db = open(path);
+    }
   }
 
   /** The fact recorded for `program` (a name or a path), or `null` when none is. */
@@ -70,6 +86,30 @@ export class ProgramRegistry {
   close(): void {
     this.#db.close();
   }
+}
+
+function open(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  try {
+    // Several servers share this file: wait for a writer rather than fail. Every write is
+    // one statement, so concurrent servers never lose an update.
+    db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;");
+    db.exec(`CREATE TABLE IF NOT EXISTS programs (
+      program TEXT PRIMARY KEY, needs_pty INTEGER NOT NULL, confirmed_count INTEGER NOT NULL,
+      notes TEXT, updated_at TEXT NOT NULL)`);
+    db.prepare("SELECT count(*) FROM programs").get();
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** SQLite's words for a file that is not, or no longer, a database (node:sqlite gives no code). */
+function isDamaged(error: unknown): boolean {
+  return /file is not a database|database disk image is malformed/.test(
+    (error as Error)?.message ?? "",
+  );
 }
 
 /** Facts are kept per executable name: `/usr/bin/ssh` and `ssh.exe` are both `ssh`. */

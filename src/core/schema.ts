@@ -15,7 +15,13 @@
  * @module
  */
 import { z } from "zod";
-import { MAX_CHARS, MAX_TIMEOUT_MS, SCROLLBACK_LINES, TERMINAL_SIZE } from "../limits.ts";
+import {
+  MAX_CHARS,
+  MAX_TIMEOUT_MS,
+  PROGRAM_NAME_MAX,
+  SCROLLBACK_LINES,
+  TERMINAL_SIZE,
+} from "../limits.ts";
 
 /** The fields of `value` that `schema` declares: a narrower view of a wider object. */
 export function project<S extends z.ZodObject>(schema: S, value: z.infer<S>): z.infer<S> {
@@ -157,6 +163,13 @@ export const screenSnapshot = z.object({
   scrollback: z.array(z.string()).optional(),
 });
 export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
+
+/** A string that ends up in a C string or a key, where a NUL would cut it short. */
+export const withoutNul = (schema: z.ZodString) =>
+  schema.regex(/^[^\0]*$/, "must not contain NUL characters");
+
+/** An executable name as the registry keys it. */
+export const programName = withoutNul(z.string().min(1).max(PROGRAM_NAME_MAX));
 
 /** What the registry knows about one program. */
 export const programFact = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact } from "../../core/schema.ts";
+import { programFact, programName } from "../../core/schema.ts";
 
 export const programQuery = defineTool({
   name: "program_query",
@@ -11,7 +11,7 @@ export const programQuery = defineTool({
     "rules in the server instructions, then program_record what you saw. confirmed_count >= 2 " +
     "means settled; 1 is a hint to verify.",
   input: z.object({
-    program: z.string().min(1).describe(
+    program: programName.describe(
       "Executable name, e.g. 'ssh' (a path is reduced to its name).",
     ),
   }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact } from "../../core/schema.ts";
+import { programFact, programName } from "../../core/schema.ts";
+import { NOTES_MAX } from "../../limits.ts";
 
 export const programRecord = defineTool({
   name: "program_record",
@@ -13,9 +14,11 @@ export const programRecord = defineTool({
     "flag-specific caveats (e.g. 'docker run -it only, not docker build'); omitted notes keep " +
     "the earlier ones.",
   input: z.object({
-    program: z.string().min(1).describe("Executable name, e.g. 'psql'."),
+    program: programName.describe("Executable name, e.g. 'psql'."),
     needs_pty: z.boolean().describe("Whether it needs a PTY."),
-    notes: z.string().optional().describe("Caveats, e.g. which flags make it interactive."),
+    notes: z.string().max(NOTES_MAX).optional().describe(
+      `Caveats, e.g. which flags make it interactive (at most ${NOTES_MAX} characters).`,
+    ),
   }),
   output: programFact,
   annotations: {
