@@ -61,8 +61,9 @@ function screenLine(
 /** Starts PING_CHILD with `pty`; returns its id, its pid and ping's pid. */
 async function startPingTree(portal: Portal, pty: boolean) {
   const id = await portal.spawn("powershell.exe", [...POWERSHELL, "-Command", PING_CHILD], { pty });
-  const out = await portal.readUntil(id, (t) => /child:\d+/.test(t), { timeoutMs: START_MS });
-  const child = Number(/child:(\d+)/.exec(out)![1]);
+  // Up to the line's end: a pid cut between two reads would name another process.
+  const out = await portal.readUntil(id, (t) => /child:\d+\s/.test(t), { timeoutMs: START_MS });
+  const child = Number(/child:(\d+)\s/.exec(out)![1]);
   const { os_pid } = await portal.call("process_inspect", { id });
   return { id, pid: os_pid as number, child };
 }
@@ -178,7 +179,7 @@ windowsPortalTest(
     const pipe = await portal.spawn("cmd.exe", ["/d"]);
     assertMatch(
       await portal.fail("process_signal", { id: pipe, signal: "SIGINT" }),
-      /no console .* pty: true/,
+      /no console.*pty: true/,
     );
     // SIGTERM terminates the program's job.
     await portal.call("process_signal", { id: pipe, signal: "SIGTERM" });
