@@ -185,7 +185,12 @@ export function describeError(code: number): string {
   return text ? `${text.replace(/\.$/, "")} (error ${number})` : `error ${number}`;
 }
 
-/** An `Error` naming the call that failed and why, from `GetLastError` read right after it. */
+/**
+ * An `Error` naming the call that failed and why, from `GetLastError` read
+ * right after it. Between the two calls the runtime runs code of its own,
+ * which may reset the value (TlsGetValue does); 0 then says nothing.
+ */
 export function lastError(call: string): Error {
-  return new Error(`${call} failed: ${describeError(kernel32().GetLastError())}`);
+  const code = kernel32().GetLastError();
+  return new Error(`${call} failed: ${code === 0 ? "no reason given" : describeError(code)}`);
 }
