@@ -219,5 +219,6 @@ function startError(command: string, path: string, cwd: string, code: number): P
   if (code === W.ERROR_DIRECTORY) {
     return new PortalError(`Cannot run ${command}: ${cwd} is not a usable working directory.`);
   }
-  return new PortalError(`Cannot run ${command} (${path}) in ${cwd}: ${describeError(code)}.`);
+  const reason = code === 0 ? "Windows gave no reason" : describeError(code);
+  return new PortalError(`Cannot run ${command} (${path}) in ${cwd}: ${reason}.`);
 }
