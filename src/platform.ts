@@ -15,28 +15,37 @@
  * @module
  */
 import { join } from "node:path";
-import { PortalError } from "./errors.ts";
 import { spawnOnPipes } from "./terminal/pipe.ts";
 import { posixPipes } from "./terminal/posix/pipe_platform.ts";
 import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
 import type { Spawn } from "./terminal/terminal.ts";
+import { spawnConPty } from "./terminal/windows/conpty_spawn.ts";
+import { containChildren } from "./terminal/windows/job.ts";
 import { windowsPipes } from "./terminal/windows/pipe_platform.ts";
 
 const OS = Deno.build.os;
 const WINDOWS = OS === "windows";
-const PIPES = WINDOWS ? windowsPipes : posixPipes;
 
 /** Starts a program on OS pipes; returns at once (events follow), or throws `PortalError`. */
-export const spawnPipe: Spawn = (opts, events) => spawnOnPipes(PIPES, opts, events);
+export const spawnPipe: Spawn = WINDOWS
+  ? contained((opts, events) => spawnOnPipes(windowsPipes, opts, events))
+  : (opts, events) => spawnOnPipes(posixPipes, opts, events);
 
-/** Starts a program on a new pseudo-terminal; returns at once, or throws `PortalError`. */
-export const spawnPty: Spawn = WINDOWS ? ptyNotYet : spawnPosixPty;
+/**
+ * Starts a program on a new pseudo-terminal (a ConPTY on Windows); returns
+ * at once, or throws `PortalError`.
+ */
+export const spawnPty: Spawn = WINDOWS ? contained(spawnConPty) : spawnPosixPty;
 
-/** Until a ConPTY backend exists. */
-function ptyNotYet(): never {
-  throw new PortalError(
-    "pty: true is not yet supported on Windows; run the program with pty: false (pipes) for now.",
-  );
+/**
+ * Windows: before the first child exists, the server joins a kill-on-close
+ * Job Object that every child is then born into (terminal/windows/job.ts).
+ */
+function contained(spawn: Spawn): Spawn {
+  return (opts, events) => {
+    containChildren();
+    return spawn(opts, events);
+  };
 }
 
 /** The signals that make the server kill its programs and exit. */

@@ -89,7 +89,11 @@ const DARWIN: Record<string, number> = {
   SIGUSR2: 31,
 };
 
-/** Windows has no POSIX signals; Deno maps these names onto what it can do. */
+/**
+ * Windows has no POSIX signals; these are the names its backends act on:
+ * SIGINT types ^C into a console, SIGTERM and SIGKILL terminate the
+ * program's Job Object (src/terminal/windows/).
+ */
 const WINDOWS: Record<string, number> = {
   SIGINT: 2,
   SIGBREAK: 21,

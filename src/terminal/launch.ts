@@ -11,12 +11,13 @@ import { TERMINAL_SIZE } from "../limits.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
 /**
- * Finds what to run for `command` against the child's PATH (`pathVar`), or
- * throws a {@link PortalError} that says why it cannot run. Each OS has its own.
+ * Finds what to run for `command` against the child's environment `env`
+ * (its PATH; on Windows also PATHEXT, names in any case), or throws a
+ * {@link PortalError} that says why it cannot run. Each OS has its own.
  */
 export type ExecutableLookup = (
   command: string,
-  pathVar: string | undefined,
+  env: Record<string, string>,
   cwd: string,
 ) => string;
 
@@ -54,7 +55,7 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
   checkWorkingDirectory(opts.cwd);
   const env = { ...Deno.env.toObject(), ...opts.env };
-  return { path: rules.findExecutable(opts.command, env.PATH, opts.cwd), env };
+  return { path: rules.findExecutable(opts.command, env, opts.cwd), env };
 }
 
 /** Throws unless `cols` and `rows` are whole numbers within {@link TERMINAL_SIZE}. */

@@ -26,12 +26,24 @@ import {
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
   /**
-   * Sends `signo` to the process group led by `pid`; a group that is already
-   * gone is not an error. Throws an `Error` saying why it failed otherwise.
+   * Takes charge of the tree of the child `pid`, just started: POSIX, its
+   * process group; Windows, a Job Object. Throws an `Error` saying why it
+   * cannot (the child is then ended).
    */
-  signalGroup(pid: number, signo: number): void;
+  adopt(pid: number): ProcessTree;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
+}
+
+/** A program and everything it started, as signals and kills reach them. */
+export interface ProcessTree {
+  /**
+   * Sends `signo` to the whole tree; a tree already gone is not an error.
+   * Throws an `Error` saying why it failed otherwise.
+   */
+  signal(signo: number): void;
+  /** Called once the program has ended and its output was read: frees what adopt took. */
+  release(): void;
 }
 
 /**
@@ -65,7 +77,14 @@ export function spawnOnPipes(
   } catch (error) {
     throw spawnError(opts.command, error);
   }
-  return new PipeTerminal(child, events, platform);
+  let tree: ProcessTree;
+  try {
+    tree = platform.adopt(child.pid);
+  } catch (error) {
+    abandon(child);
+    throw new PortalError(`Could not start ${opts.command}: ${(error as Error).message}.`);
+  }
+  return new PipeTerminal(child, events, tree, platform.breakSignal);
 }
 
 class PipeTerminal implements Terminal {
@@ -77,11 +96,18 @@ class PipeTerminal implements Terminal {
   #queued = 0;
   #exited: Promise<void>;
   #running = true;
-  readonly #platform: PipePlatform;
+  readonly #tree: ProcessTree;
+  readonly #breakSignal: string;
 
-  constructor(child: Deno.ChildProcess, events: TerminalEvents, platform: PipePlatform) {
+  constructor(
+    child: Deno.ChildProcess,
+    events: TerminalEvents,
+    tree: ProcessTree,
+    breakSignal: string,
+  ) {
     this.#child = child;
-    this.#platform = platform;
+    this.#tree = tree;
+    this.#breakSignal = breakSignal;
     this.pid = child.pid;
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
@@ -97,7 +123,10 @@ class PipeTerminal implements Terminal {
       status,
       pump("stdout", child.stdout),
       pump("stderr", child.stderr),
-    ]).then(([s]) => events.onExit(exitInfo(s)));
+    ]).then(([s]) => {
+      tree.release();
+      events.onExit(exitInfo(s));
+    });
   }
 
   write(data: Uint8Array): void {
@@ -130,14 +159,14 @@ class PipeTerminal implements Terminal {
 
   signal(signo: number): void {
     try {
-      this.#platform.signalGroup(this.pid, signo);
+      this.#tree.signal(signo);
     } catch (error) {
       throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
     }
   }
 
   interrupt(kind: InterruptKind): InterruptDelivery {
-    const name = kind === "ctrl_c" ? "SIGINT" : this.#platform.breakSignal;
+    const name = kind === "ctrl_c" ? "SIGINT" : this.#breakSignal;
     this.signal(SIGNALS[name]);
     return { signal: name, delivered_to: "process group" };
   }
@@ -177,6 +206,16 @@ async function drain(
     onChunk(result.value);
   }
   reader.cancel().catch(() => {});
+}
+
+/** Ends a child that cannot be managed, and lets go of its pipes. */
+function abandon(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch { /* already gone */ }
+  child.stdin.close().catch(() => {});
+  child.stdout.cancel().catch(() => {});
+  child.stderr.cancel().catch(() => {});
 }
 
 function exitInfo(status: Deno.CommandStatus): ExitInfo {

@@ -71,10 +71,14 @@ export interface Terminal {
   write(data: Uint8Array): void;
   /**
    * Ends the program's input after what was written: pipes close stdin; a
-   * terminal gets Ctrl+D (VEOF), which reads as end of file at a line start.
+   * terminal gets Ctrl+D (VEOF), which reads as end of file at a line start
+   * (a Windows console: Ctrl+Z and Enter, its end of file).
    */
   endInput(): void;
-  /** Resizes the terminal (TIOCSWINSZ; the program gets SIGWINCH). Pipe backend: throws. */
+  /**
+   * Resizes the terminal (TIOCSWINSZ, the program gets SIGWINCH; Windows:
+   * ResizePseudoConsole). Pipe backend: throws.
+   */
   resize(cols: number, rows: number): void;
   /**
    * Sends a signal (by number, for this OS) to the program's process group,
@@ -85,14 +89,17 @@ export interface Terminal {
    * Interrupts the program as a keyboard would. A terminal gets the key (^C,
    * or ^\ for a break), which its line discipline turns into SIGINT or SIGQUIT
    * for the foreground job; pipes have no keyboard, so their process group
-   * gets SIGINT, or for a break SIGQUIT (SIGBREAK on Windows). Returns what
-   * to report; throws as {@link write} or {@link signal} would.
+   * gets SIGINT, or for a break SIGQUIT. Windows: a console gets ^C (CTRL_C_EVENT)
+   * and refuses a break; pipes refuse both (no console). Returns what to
+   * report; throws as {@link write} or {@link signal} would.
    */
   interrupt(kind: InterruptKind): InterruptDelivery;
   /**
    * Ends the program and everything in its process group (on a PTY, its
    * whole session): a polite signal first, SIGKILL after `graceMs` (default
-   * `KILL_GRACE_MS` of limits.ts). Resolves once `onExit` has been called.
+   * `KILL_GRACE_MS` of limits.ts). Windows has no polite stop a console
+   * program must heed: its Job Object is terminated at once. Resolves once
+   * `onExit` has been called.
    */
   kill(graceMs?: number): Promise<void>;
 }

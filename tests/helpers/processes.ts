@@ -1,6 +1,7 @@
 /**
  * What the OS says about processes, read with `ps` (the same columns on Linux
- * procps and macOS): whether one is alive, and which job owns a terminal.
+ * procps and macOS; `tasklist` on Windows): whether one is alive, and which
+ * job owns a terminal.
  *
  * @module
  */
@@ -43,10 +44,20 @@ export function processTable(pids?: number[]): ProcessRow[] {
   });
 }
 
-/** True while a process with this pid exists and is not a zombie. */
+/** True while a process with this pid exists and is not a zombie (Windows: tasklist lists it). */
 export function pidAlive(pid: number): boolean {
+  if (Deno.build.os === "windows") return windowsPidAlive(pid);
   const [row] = processTable([pid]);
   return row !== undefined && !row.stat.startsWith("Z");
+}
+
+/** Whether `tasklist` lists `pid`: one CSV row per match, the pid quoted in its second column. */
+function windowsPidAlive(pid: number): boolean {
+  const { stdout } = new Deno.Command("tasklist", {
+    args: ["/FI", `PID eq ${pid}`, "/FO", "CSV", "/NH"],
+    stderr: "null",
+  }).outputSync();
+  return new TextDecoder().decode(stdout).includes(`"${pid}"`);
 }
 
 /** The processes of the foreground process group of the terminal that `pid` runs on. */

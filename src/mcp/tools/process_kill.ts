@@ -8,7 +8,8 @@ export const processKill = defineTool({
   description:
     "Kill one running process and everything it started: pipes: SIGTERM to its process group, " +
     "SIGKILL after 0.5 s; PTY: SIGHUP to every process group of its terminal session, then " +
-    "SIGKILL. Waits until it is gone; returns status killed and how it ended. Its records and " +
+    "SIGKILL; Windows: its Job Object (the whole tree) is terminated at once, exit code 1. " +
+    "Waits until it is gone; returns status killed and how it ended. Its records and " +
     "screen stay readable; remove them with process_cleanup. To interrupt without ending, use " +
     "process_signal or write Ctrl+C.",
   input: z.object({ id }),

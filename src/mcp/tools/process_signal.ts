@@ -11,7 +11,9 @@ export const processSignal = defineTool({
     "process group (the program and its children). PTY: to the terminal's foreground process " +
     "group, as the keyboard does, so SIGINT to a shell running `sleep` stops the sleep, not " +
     "the shell. CTRL_C_EVENT / CTRL_BREAK_EVENT: on a PTY they type ^C / ^\\; on pipes they " +
-    "send SIGINT / SIGQUIT. To end a program for good use process_kill. Accepted: " +
+    "send SIGINT / SIGQUIT. Windows: only a PTY takes SIGINT / CTRL_C_EVENT (typed ^C); " +
+    "SIGTERM / SIGKILL end the program's whole tree. To end a program for good use " +
+    "process_kill. Accepted: " +
     listSignals() + ".",
   input: z.object({
     id,

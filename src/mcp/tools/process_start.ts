@@ -13,7 +13,7 @@ export const processStart = defineTool({
     "anything interactive or full-screen (programs that check isatty, REPLs, TUIs, -i/-t flags); " +
     "check program_query first. When in doubt, true: a batch program tolerates a terminal, an " +
     "interactive one on pipes hangs or goes silent. Paged one-shots (git log, man): pipes plus " +
-    "--no-pager / PAGER=cat. pty: true is not yet available on Windows.",
+    "--no-pager / PAGER=cat. On Windows a PTY is a ConPTY (end lines with \\r).",
   input: startRequest,
   output: processSummary,
   annotations: {

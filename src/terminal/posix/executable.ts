@@ -17,10 +17,10 @@ const DEFAULT_PATH = "/usr/bin:/bin";
  */
 export function resolveExecutable(
   command: string,
-  pathVar: string | undefined,
+  env: Record<string, string>,
   cwd: string,
 ): string {
-  pathVar ??= DEFAULT_PATH;
+  const pathVar = env.PATH ?? DEFAULT_PATH;
   const absolute = (p: string) => p.startsWith("/") ? p : `${cwd.replace(/\/+$/, "")}/${p}`;
   if (command.includes("/")) {
     const path = absolute(command);

@@ -1,7 +1,8 @@
 /**
  * The pipe backend on Linux and macOS: executables are found as in PTY mode,
- * and signals go through libc's `kill`, so every signal number reaches the
- * group (`Deno.kill` knows no real-time signals).
+ * a program's tree is its process group, and signals go through libc's
+ * `kill`, so every signal number reaches the group (`Deno.kill` knows no
+ * real-time signals).
  *
  * @module
  */
@@ -12,8 +13,11 @@ import { resolveExecutable } from "./executable.ts";
 /** See the module doc. */
 export const posixPipes: PipePlatform = {
   findExecutable: resolveExecutable,
-  signalGroup(pid, signo) {
-    if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));
-  },
+  adopt: (pid) => ({
+    signal(signo) {
+      if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));
+    },
+    release() {},
+  }),
   breakSignal: "SIGQUIT",
 };

@@ -10,16 +10,16 @@ import { C, errno, ioctl, libc, strerror, winsize } from "../../../ffi/libc.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
-import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../../limits.ts";
+import { KILL_GRACE_MS } from "../../limits.ts";
 import { CTRL_BREAK_EVENT, CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
 import { checkTerminalSize } from "../launch.ts";
-import {
-  type ExitInfo,
-  inputQueueFull,
-  type InterruptDelivery,
-  type InterruptKind,
-  type Terminal,
-  type TerminalEvents,
+import { InputQueue } from "../input_queue.ts";
+import type {
+  ExitInfo,
+  InterruptDelivery,
+  InterruptKind,
+  Terminal,
+  TerminalEvents,
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { sessionGroups } from "./session_groups.ts";
@@ -47,8 +47,7 @@ export class PtyTerminal implements Terminal {
   readonly pid: number;
   readonly #master: number;
   readonly #events: TerminalEvents;
-  #queue: Uint8Array[] = [];
-  #queued = 0;
+  readonly #input = new InputQueue((chunk) => this.#writeSome(chunk));
   #reaped = false;
   #outputEnded = false;
   #exited = false;
@@ -72,23 +71,13 @@ export class PtyTerminal implements Terminal {
         "The process has exited, so it cannot take input. Check its output or start it again.",
       );
     }
-    if (data.length === 0) return;
-    if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
-    let rest = data;
-    if (this.#queue.length === 0) {
-      const written = this.#writeSome(data);
-      if (written < 0) {
-        throw new PortalError(
-          "The program's terminal is closed, so it cannot take input; it is probably exiting.",
-        );
-      }
-      if (written === data.length) return;
-      rest = data.subarray(written);
+    const state = this.#input.push(data);
+    if (state === "closed") {
+      throw new PortalError(
+        "The program's terminal is closed, so it cannot take input; it is probably exiting.",
+      );
     }
-    // A copy: the caller may reuse its buffer once write() returns.
-    this.#queue.push(rest.slice());
-    this.#queued += rest.length;
-    readinessLoop.setEvents(this.#master, C.POLLIN | C.POLLOUT);
+    if (state === "queued") readinessLoop.setEvents(this.#master, C.POLLIN | C.POLLOUT);
   }
 
   resize(cols: number, rows: number): void {
@@ -224,22 +213,7 @@ export class PtyTerminal implements Terminal {
   }
 
   #flush(): void {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0];
-      const written = this.#writeSome(head);
-      if (written < 0) {
-        this.#queue = [];
-        this.#queued = 0;
-        break;
-      }
-      this.#queued -= written;
-      if (written < head.length) {
-        this.#queue[0] = head.subarray(written);
-        return;
-      }
-      this.#queue.shift();
-    }
-    readinessLoop.setEvents(this.#master, C.POLLIN);
+    if (this.#input.flush()) readinessLoop.setEvents(this.#master, C.POLLIN);
   }
 
   #onReaped(exit: ExitInfo): void {
@@ -260,8 +234,7 @@ export class PtyTerminal implements Terminal {
     if (this.#outputEnded) return;
     this.#outputEnded = true;
     clearTimeout(this.#graceTimer);
-    this.#queue = [];
-    this.#queued = 0;
+    this.#input.clear();
     this.#masterClosed = readinessLoop.unregister(this.#master);
     if (this.#reaped) this.#reportExit();
     else childReaper.expectExit(this.pid);
