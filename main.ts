@@ -1,56 +1,57 @@
 /**
- * Portal: an MCP server on stdio for driving interactive terminal programs.
+ * Portal: an MCP server that lets AI agents drive interactive terminal
+ * programs (ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or
+ * real pseudo-terminals, through 14 tools.
  *
  * ```sh
- * deno run -A main.ts
+ * deno run -A jsr:@portal/mcp             # serve MCP on stdio
+ * deno run -A jsr:@portal/mcp --help      # every flag, variable and path
+ * deno run -A jsr:@portal/mcp doctor      # check this machine
  * ```
- * Environment: `PORTAL_DB_PATH` (records database; default a fresh
- * `.portal/portal-<pid>-<ms>.db`), `PORTAL_DATA_DIR` (program registry directory).
+ *
+ * In an MCP client's configuration, give the absolute path of `deno` (run
+ * `which deno`): apps started from a desktop often lack the shell's PATH, and
+ * fail with `spawn deno ENOENT`. For example, Claude Code:
+ *
+ * ```sh
+ * claude mcp add portal -s user -- "$(which deno)" run -A jsr:@portal/mcp
+ * ```
+ *
+ * `--http [HOST:]PORT` serves Streamable HTTP at `/mcp` instead (loopback by
+ * default, bearer token from `PORTAL_TOKEN` or printed on stderr).
  *
  * @module
  */
-import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createPrivateFile, dataDir, recordsDbPath } from "./src/core/paths.ts";
-import { ProcessManager } from "./src/core/process_manager.ts";
-import { ProgramRegistry } from "./src/core/program_registry.ts";
-import { RecordStore } from "./src/core/record_store.ts";
-import { createServer } from "./src/mcp/server.ts";
-import { SHUTDOWN_SIGNALS } from "./src/platform.ts";
-import { settlesWithin } from "./src/async.ts";
-import { SHUTDOWN_DEADLINE_MS } from "./src/limits.ts";
+import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
+import { doctor } from "./src/cli/doctor.ts";
+import { serve } from "./src/cli/serve.ts";
+import { usage } from "./src/cli/usage.ts";
+import { VERSION } from "./src/mcp/server.ts";
 
 if (import.meta.main) {
-  const dbPath = recordsDbPath();
-  createPrivateFile(dbPath);
-  const manager = new ProcessManager(new RecordStore(dbPath));
-  const registry = new ProgramRegistry(dataDir());
-  const server = createServer({ manager, registry });
-
-  // A long-lived server outlives a stray failure: report it on stderr (stdout is the
-  // protocol) instead of letting it end the server and every program with it.
-  const report = (what: string) => (event: Event) => {
-    event.preventDefault();
-    const detail = event instanceof ErrorEvent
-      ? event.error
-      : (event as PromiseRejectionEvent).reason;
-    console.error(`portal: ${what}:`, detail);
-  };
-  globalThis.addEventListener("error", report("uncaught error"));
-  globalThis.addEventListener("unhandledrejection", report("unhandled rejection"));
-
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    await settlesWithin(manager.shutdown(), SHUTDOWN_DEADLINE_MS);
-    registry.close();
-    Deno.exit(0);
-  };
-  // The client closing our stdin is the normal way an MCP stdio server is told to stop.
-  process.stdin.on("end", shutdown);
-  process.stdin.on("close", shutdown);
-  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
-
-  await server.connect(new StdioServerTransport());
+  const env = Deno.env.toObject();
+  let invocation;
+  try {
+    invocation = parseArgs(Deno.args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`portal: ${error.message}\n\n${usage(env)}`);
+    Deno.exit(2);
+  }
+  switch (invocation.command) {
+    case "help":
+      console.log(usage(env));
+      break;
+    case "version":
+      console.log(`portal ${VERSION}`);
+      break;
+    case "doctor": {
+      const report = await doctor(withPathFlags(invocation.options, env));
+      console.log(report.text);
+      Deno.exit(report.ok ? 0 : 1);
+      break;
+    }
+    case "serve":
+      await serve(invocation.options, env);
+  }
 }
