@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { PERMISSIONS } from "../dev/compile.ts";
 import { callTool, failTool, type Json } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
@@ -131,9 +132,19 @@ posixTest(
 );
 
 posixTest("Streamable HTTP with --share-processes: every session sees every process", async () => {
-  await using portal = await HttpPortal.start(["--share-processes"]);
+  await using portal = await HttpPortal.start({ args: ["--share-processes"] });
   const alice = await portal.connect();
   const bob = await portal.connect();
   const { id } = await callTool(alice, "process_start", { command: "echo", args: ["shared"] });
   assertEquals(await readUntil(bob, id, "shared\n"), "shared\n");
+});
+
+posixTest("the release binaries' permissions are enough: HTTP, pipes, a terminal", async () => {
+  await using portal = await HttpPortal.start({ permissions: PERMISSIONS });
+  const client = await portal.connect();
+  const pipes = await callTool(client, "process_start", { command: "echo", args: ["piped"] });
+  assertEquals(await readUntil(client, pipes.id, "piped\n"), "piped\n");
+  const pty = await callTool(client, "process_start", { command: "tty", pty: true });
+  assertMatch(await readUntil(client, pty.id, "\n"), /^\/dev\/\S+\n$/);
+  await callTool(client, "program_record", { program: "tty", needs_pty: true });
 });

@@ -35,11 +35,17 @@ export class HttpPortal implements AsyncDisposable {
     this.token = token;
   }
 
-  /** Starts `main.ts --http 127.0.0.1:0 ARGS` and waits until it listens. */
-  static async start(args: string[] = []): Promise<HttpPortal> {
+  /**
+   * Starts `deno run PERMISSIONS main.ts --http 127.0.0.1:0 ARGS` and waits
+   * until it listens; `permissions` default to `-A`.
+   */
+  static async start(
+    options: { args?: string[]; permissions?: string[] } = {},
+  ): Promise<HttpPortal> {
     const temp = await tempDir("portal-http-");
+    const { args = [], permissions = ["-A"] } = options;
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "--http", "127.0.0.1:0", ...args],
+      args: ["run", ...permissions, MAIN, "--http", "127.0.0.1:0", ...args],
       env: await serverEnv(temp.path),
       stdin: "null",
       stdout: "piped",
