@@ -2,8 +2,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { PERMISSIONS } from "../dev/compile.ts";
 import { callTool, failTool, type Json } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
+import { listTree, runCli } from "./helpers/cli.ts";
 import { HttpPortal } from "./helpers/http_portal.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { pidAlive } from "./helpers/processes.ts";
@@ -147,4 +149,16 @@ posixTest("the release binaries' permissions are enough: HTTP, pipes, a terminal
   const pty = await callTool(client, "process_start", { command: "tty", pty: true });
   assertMatch(await readUntil(client, pty.id, "\n"), /^\/dev\/\S+\n$/);
   await callTool(client, "program_record", { program: "tty", needs_pty: true });
+});
+
+posixTest("a port already taken: a clear error, exit 1, and no database left behind", async () => {
+  await using portal = await HttpPortal.start();
+  await using dir = await tempDir();
+  const run = await runCli(dir.path, ["--http", `127.0.0.1:${portal.url.port}`]);
+  assertEquals([run.code, run.stdout], [1, ""]);
+  assertMatch(
+    run.stderr,
+    new RegExp(`^portal: cannot listen on 127\\.0\\.0\\.1:${portal.url.port}: `, "m"),
+  );
+  assertEquals(await listTree(dir.path), ["home"]);
 });

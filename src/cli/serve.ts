@@ -3,8 +3,7 @@
  * HTTP; says so in one line on stderr; and on the way out (stdin closed on
  * stdio, or a shutdown signal) kills every program it started. All sessions
  * share one records database and program registry; over HTTP each session
- * has its own {@link ProcessManager} (ids drawn from one counter, as the
- * database keys records by id) unless `--share-processes` gives them one.
+ * has its own {@link ProcessManager} unless `--share-processes` gives them one.
  *
  * @module
  */
@@ -16,7 +15,7 @@ import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
 import { ProgramRegistry } from "../core/program_registry.ts";
 import { RecordStore } from "../core/record_store.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
-import { type HttpService, serveHttp, type SessionContext } from "../mcp/http.ts";
+import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
 import { createServer, VERSION } from "../mcp/server.ts";
@@ -28,88 +27,132 @@ export async function serve(options: Options, env: Record<string, string>): Prom
   keepStdoutForProtocol();
   const log = new Log(options.logLevel);
   reportStrayFailures(log);
-
   const paths = withPathFlags(options, env);
-  const dbPath = recordsDbPath(paths);
-  createPrivateFile(dbPath);
-  const store = new RecordStore(dbPath);
-  const registry = new ProgramRegistry(dataDir(paths));
-  const managers = new Set<ProcessManager>();
-  const ids: IdCounter = { next: 1 };
-  const newManager = () => {
-    const manager = new ProcessManager(store, ids);
-    managers.add(manager);
-    return manager;
-  };
+  if (options.http) serveOverHttp(options, options.http, paths, env, log);
+  else await serveOverStdio(paths, log);
+}
 
-  let stopService = (): Promise<void> => Promise.resolve();
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    await settlesWithin(
-      stopService().then(() => Promise.all([...managers].map((m) => m.killAll()))),
-      SHUTDOWN_DEADLINE_MS,
-    );
-    store.close();
-    registry.close();
-    Deno.exit(0);
-  };
-  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
+async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
+  const shared = new Shared(paths);
+  const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
+  const shutdown = onShutdown(() => shared.close());
+  // The client closing our stdin is the normal way an MCP stdio server is told to stop.
+  process.stdin.on("end", shutdown);
+  process.stdin.on("close", shutdown);
+  await server.connect(new StdioServerTransport());
+  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.dbPath}`);
+}
 
-  if (!options.http) {
-    const { server } = createServer({ manager: newManager(), registry }, log);
-    // The client closing our stdin is the normal way an MCP stdio server is told to stop.
-    process.stdin.on("end", shutdown);
-    process.stdin.on("close", shutdown);
-    await server.connect(new StdioServerTransport());
-    console.error(`portal ${VERSION} serving MCP on stdio; records database ${dbPath}`);
-    return;
-  }
-
-  const { hostname, port } = options.http;
+function serveOverHttp(
+  options: Options,
+  listen: Listen,
+  paths: Record<string, string>,
+  env: Record<string, string>,
+  log: Log,
+): void {
   const token = env.PORTAL_TOKEN || generateToken();
-  const guard = new RequestGuard({ listenHost: hostname, allowHosts: options.allowHosts, token });
-  let sharedManager: ProcessManager | undefined;
-  const openSession = (): SessionContext => {
-    if (options.shareProcesses) {
-      sharedManager ??= newManager();
-      return { context: { manager: sharedManager, registry }, end: () => Promise.resolve() };
-    }
-    const manager = newManager();
-    return { context: { manager, registry }, end: () => endSession(manager, managers) };
-  };
+  const guard = new RequestGuard({
+    listenHost: listen.hostname,
+    allowHosts: options.allowHosts,
+    token,
+  });
   let http: HttpService;
   try {
-    http = serveHttp({ listen: options.http, guard, log, openSession });
+    // Listen before any file is made, so a port already taken leaves none behind. No request
+    // is handled before this function returns, and so before openSession below exists.
+    http = serveHttp({ listen, guard, log, openSession: () => openSession() });
   } catch (error) {
-    console.error(`portal: cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
-    store.close();
-    registry.close();
-    Deno.removeSync(dbPath);
+    console.error(
+      `portal: cannot listen on ${listen.hostname}:${listen.port}: ${(error as Error).message}`,
+    );
     Deno.exit(1);
   }
-  stopService = http.close;
-  console.error(`portal ${VERSION} serving MCP on ${http.url}; records database ${dbPath}`);
+  const shared = new Shared(paths);
+  let sharedManager: ProcessManager | undefined;
+  let stopping = false;
+  const openSession = (): SessionContext => {
+    const { registry } = shared;
+    if (options.shareProcesses) {
+      sharedManager ??= shared.manager();
+      return { context: { manager: sharedManager, registry }, end: () => Promise.resolve() };
+    }
+    const manager = shared.manager();
+    // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
+    const end = () => stopping ? manager.killAll().then(() => {}) : shared.endSession(manager);
+    return { context: { manager, registry }, end };
+  };
+  onShutdown(() => {
+    stopping = true;
+    return shared.close(http.close());
+  });
+  console.error(`portal ${VERSION} serving MCP on ${http.url}; records database ${shared.dbPath}`);
   if (!env.PORTAL_TOKEN) {
     console.error(
       `portal: clients must send "Authorization: Bearer ${token}" ` +
         "(a new token at each start; set PORTAL_TOKEN to choose one)",
     );
   }
-  if (!isLoopback(hostname)) {
+  if (!isLoopback(listen.hostname)) {
     console.error(
-      `portal: ${hostname} is reachable from other machines and HTTP is not encrypted: anyone ` +
-        "on the way can read the token and the programs' I/O. Put a TLS proxy in front.",
+      `portal: ${listen.hostname} is reachable from other machines and HTTP is not encrypted: ` +
+        "anyone on the way can read the token and the programs' I/O. Put a TLS proxy in front.",
     );
   }
 }
 
-/** A session's processes die with it, and its records go: no one can read them any more. */
-async function endSession(manager: ProcessManager, managers: Set<ProcessManager>): Promise<void> {
-  managers.delete(manager);
-  await manager.killAll();
-  for (const { id } of manager.list()) manager.cleanup(id);
+/** Calls `stop` on the first shutdown signal (or call of the returned function), then exits. */
+function onShutdown(stop: () => Promise<void>): () => Promise<void> {
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop();
+    Deno.exit(0);
+  };
+  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
+  return shutdown;
+}
+
+/**
+ * What every session of the server shares: one records database (so ids come
+ * from one counter: the database keys records by process id), the program
+ * registry, and the managers of the sessions, killed together at shutdown.
+ */
+class Shared {
+  readonly dbPath: string;
+  readonly store: RecordStore;
+  readonly registry: ProgramRegistry;
+  readonly #ids: IdCounter = { next: 1 };
+  readonly #managers = new Set<ProcessManager>();
+
+  constructor(paths: Record<string, string>) {
+    this.dbPath = recordsDbPath(paths);
+    createPrivateFile(this.dbPath);
+    this.store = new RecordStore(this.dbPath);
+    this.registry = new ProgramRegistry(dataDir(paths));
+  }
+
+  /** A new manager, for a session (or for the one client of stdio). */
+  manager(): ProcessManager {
+    const manager = new ProcessManager(this.store, this.#ids);
+    this.#managers.add(manager);
+    return manager;
+  }
+
+  /** A session's processes die with it, and its records go: no one can read them any more. */
+  async endSession(manager: ProcessManager): Promise<void> {
+    this.#managers.delete(manager);
+    await manager.killAll();
+    for (const { id } of manager.list()) manager.cleanup(id);
+  }
+
+  /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
+  async close(first: Promise<void> = Promise.resolve()): Promise<void> {
+    const killed = first.then(() => Promise.all([...this.#managers].map((m) => m.killAll())));
+    await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
+    this.store.close();
+    this.registry.close();
+  }
 }
 
 /**
