@@ -1,24 +1,46 @@
 /**
  * Portal: an MCP server that lets AI agents drive interactive terminal
  * programs (ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or
- * real pseudo-terminals, through 14 tools.
+ * real pseudo-terminals, through 14 tools: start a program, write to it, read
+ * what it prints, look at its screen, signal it, kill it.
+ *
+ * This module is the command. It needs Deno 2; the first run downloads the
+ * package, later runs start from Deno's cache:
  *
  * ```sh
- * deno run -A jsr:@portal/mcp             # serve MCP on stdio
- * deno run -A jsr:@portal/mcp --help      # every flag, variable and path
- * deno run -A jsr:@portal/mcp doctor      # check this machine
+ * deno run -A jsr:@portal/mcp --version   # portal 0.1.0
+ * deno run -A jsr:@portal/mcp doctor      # checks terminals, directories, database
+ * deno run -A jsr:@portal/mcp --help      # every flag and variable, and where files go
+ * deno run -A jsr:@portal/mcp             # the MCP server on stdio
  * ```
  *
- * In an MCP client's configuration, give the absolute path of `deno` (run
- * `which deno`): apps started from a desktop often lack the shell's PATH, and
- * fail with `spawn deno ENOENT`. For example, Claude Code:
+ * An MCP client starts it for you. Give the client the absolute path of
+ * `deno` (`command -v deno`): desktop apps do not get your shell's PATH and
+ * fail on a bare `deno` with `spawn deno ENOENT`. Claude Code, for every
+ * project:
  *
  * ```sh
- * claude mcp add portal -s user -- "$(which deno)" run -A jsr:@portal/mcp
+ * claude mcp add -s user portal -- /home/you/.deno/bin/deno run -A jsr:@portal/mcp
  * ```
  *
- * `--http [HOST:]PORT` serves Streamable HTTP at `/mcp` instead (loopback by
- * default, bearer token from `PORTAL_TOKEN` or printed on stderr).
+ * Claude Desktop (`claude_desktop_config.json`) and Cursor (`~/.cursor/mcp.json`):
+ *
+ * ```json
+ * { "mcpServers": { "portal": {
+ *   "command": "/home/you/.deno/bin/deno", "args": ["run", "-A", "jsr:@portal/mcp"] } } }
+ * ```
+ *
+ * VS Code (`.vscode/mcp.json`) uses `"servers"` and `"type": "stdio"` with the
+ * same command; Codex (`~/.codex/config.toml`) a `[mcp_servers.portal]` table
+ * with `command` and `args`, plus `startup_timeout_sec = 60` for the first,
+ * downloading run.
+ *
+ * `--http [HOST:]PORT` serves Streamable HTTP at `/mcp` instead, for clients
+ * that cannot start a process: loopback unless told otherwise, a bearer token
+ * from `PORTAL_TOKEN` (or made and printed on stderr), Host and Origin
+ * checked, and each session sees only its own processes. Diagnostics go to
+ * stderr and, as MCP `notifications/message`, to clients at the level they
+ * set; stdout carries nothing but MCP messages.
  *
  * @module
  */
