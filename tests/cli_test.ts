@@ -82,6 +82,15 @@ posixTest("doctor fails, exit 1, when the database cannot be made", async () => 
   assertMatch(run.stdout, /^Some checks failed/m);
 });
 
+posixTest("a database that cannot be made: a clear error and exit 1, not a stack", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/file`, "");
+  const run = await runCli(dir.path, ["--db", `${dir.path}/file/records.db`]);
+  assertEquals([run.code, run.stdout], [1, ""]);
+  assertMatch(run.stderr, /^portal: cannot start: .*file.*`portal doctor` checks/m);
+  assert(!run.stderr.includes("    at "), run.stderr);
+});
+
 posixTest("the stdio server says on stderr what it serves and where its database is", async () => {
   await using portal = await Portal.start({ captureStderr: true });
   const line =

@@ -133,13 +133,24 @@ posixTest(
   },
 );
 
-posixTest("Streamable HTTP with --share-processes: every session sees every process", async () => {
-  await using portal = await HttpPortal.start({ args: ["--share-processes"] });
-  const alice = await portal.connect();
-  const bob = await portal.connect();
-  const { id } = await callTool(alice, "process_start", { command: "echo", args: ["shared"] });
-  assertEquals(await readUntil(bob, id, "shared\n"), "shared\n");
-});
+posixTest(
+  "--share-processes: every session sees every process; --allow-host: more names",
+  async () => {
+    await using portal = await HttpPortal.start({
+      args: ["--share-processes", "--allow-host", "Build-Box.lan"],
+    });
+    const alice = await portal.connect();
+    const bob = await portal.connect();
+    const { id } = await callTool(alice, "process_start", { command: "echo", args: ["shared"] });
+    assertEquals(await readUntil(bob, id, "shared\n"), "shared\n");
+
+    const auth = `Authorization: Bearer ${portal.token}`;
+    const named = await rawRequest(portal.url, [`Host: build-box.lan:${portal.url.port}`, auth]);
+    assertMatch(named, /^HTTP\/1\.1 400 /); // past the guard: MCP itself answers
+    const other = await rawRequest(portal.url, [`Host: other-box.lan:${portal.url.port}`, auth]);
+    assertMatch(other, /^HTTP\/1\.1 403 /);
+  },
+);
 
 posixTest("the release binaries' permissions are enough: HTTP, pipes, a terminal", async () => {
   await using portal = await HttpPortal.start({ permissions: PERMISSIONS });

@@ -33,7 +33,7 @@ export async function serve(options: Options, env: Record<string, string>): Prom
 }
 
 async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
-  const shared = new Shared(paths);
+  const shared = openShared(paths);
   const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
@@ -67,7 +67,7 @@ function serveOverHttp(
     );
     Deno.exit(1);
   }
-  const shared = new Shared(paths);
+  const shared = openShared(paths);
   let sharedManager: ProcessManager | undefined;
   let stopping = false;
   const openSession = (): SessionContext => {
@@ -97,6 +97,19 @@ function serveOverHttp(
       `portal: ${listen.hostname} is reachable from other machines and HTTP is not encrypted: ` +
         "anyone on the way can read the token and the programs' I/O. Put a TLS proxy in front.",
     );
+  }
+}
+
+/** The shared files, or a clear message and exit 1 when they cannot be made. */
+function openShared(paths: Record<string, string>): Shared {
+  try {
+    return new Shared(paths);
+  } catch (error) {
+    console.error(
+      `portal: cannot start: ${(error as Error).message}. \`portal doctor\` checks the ` +
+        "places Portal writes to; --db PATH and --data-dir PATH choose others.",
+    );
+    Deno.exit(1);
   }
 }
 
