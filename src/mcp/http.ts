@@ -5,7 +5,9 @@
  * `WebStandardStreamableHTTPServerTransport` from the MCP SDK. A session is
  * one client from `initialize` to its `DELETE` (or the server's end); it gets
  * its own MCP server and tool context, so what it may see is up to
- * {@link HttpOptions.openSession}.
+ * {@link HttpOptions.openSession}. What happens to sessions and to refused
+ * requests is logged on stderr only: a session id is all another client with
+ * the token would need to use that session.
  *
  * @example
  * ```ts
@@ -79,7 +81,7 @@ export function serveHttp(options: HttpOptions): HttpService {
   const handle = async (request: Request): Promise<Response> => {
     const refusal = guard.refuse(request);
     if (refusal) {
-      log.log("warning", "http", `refused ${request.method}: ${refusal.reason}`);
+      log.stderr("warning", "http", `refused ${request.method}: ${refusal.reason}`);
       const headers: HeadersInit = refusal.status === 401 ? { "www-authenticate": "Bearer" } : {};
       return jsonError(refusal.status, refusal.reason, headers);
     }
@@ -109,7 +111,7 @@ export function serveHttp(options: HttpOptions): HttpService {
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id: string) => {
         sessions.set(id, session);
-        log.log("info", "http", `session ${id} started`);
+        log.stderr("info", "http", `session ${id} started`);
       },
     });
     const { server, log: sessionLog } = createServer(context, log);
@@ -121,7 +123,7 @@ export function serveHttp(options: HttpOptions): HttpService {
           const id = transport.sessionId;
           if (id !== undefined) {
             sessions.delete(id);
-            log.log("info", "http", `session ${id} ended`);
+            log.stderr("info", "http", `session ${id} ended`);
           }
           sessionLog.close();
           await endContext();

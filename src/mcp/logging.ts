@@ -2,9 +2,9 @@
  * The server's diagnostics, with two outlets: stderr, at the level of
  * `--log-level`, and MCP clients as `notifications/message`, each at the level
  * its client chose with `logging/setLevel` (until it chooses, `--log-level`).
- * What concerns the whole server (a stray failure, a refused HTTP request)
- * reaches every session; what a session did (its tool calls) reaches only
- * that session, so HTTP sessions learn nothing of each other. Nothing here,
+ * What concerns the whole server (a stray failure) reaches every session;
+ * what a session did (its tool calls) reaches only that session, so HTTP
+ * sessions learn nothing of each other. Nothing here,
  * or anywhere in the server, writes to stdout: on stdio that is the protocol.
  *
  * @example
