@@ -1,56 +1,79 @@
 /**
- * Portal: an MCP server on stdio for driving interactive terminal programs.
+ * Portal: an MCP server that lets AI agents drive interactive terminal
+ * programs (ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or
+ * real pseudo-terminals, through 14 tools: start a program, write to it, read
+ * what it prints, look at its screen, signal it, kill it.
+ *
+ * This module is the command. It needs Deno 2; the first run downloads the
+ * package, later runs start from Deno's cache:
  *
  * ```sh
- * deno run -A main.ts
+ * deno run -A jsr:@portal/mcp --version   # portal 0.1.0
+ * deno run -A jsr:@portal/mcp doctor      # checks terminals, directories, database
+ * deno run -A jsr:@portal/mcp --help      # every flag and variable, and where files go
+ * deno run -A jsr:@portal/mcp             # the MCP server on stdio
  * ```
- * Environment: `PORTAL_DB_PATH` (records database; default a fresh
- * `.portal/portal-<pid>-<ms>.db`), `PORTAL_DATA_DIR` (program registry directory).
+ *
+ * An MCP client starts it for you. Give the client the absolute path of
+ * `deno` (`command -v deno`): desktop apps do not get your shell's PATH and
+ * fail on a bare `deno` with `spawn deno ENOENT`. Claude Code, for every
+ * project:
+ *
+ * ```sh
+ * claude mcp add -s user portal -- /home/you/.deno/bin/deno run -A jsr:@portal/mcp
+ * ```
+ *
+ * Claude Desktop (`claude_desktop_config.json`) and Cursor (`~/.cursor/mcp.json`):
+ *
+ * ```json
+ * { "mcpServers": { "portal": {
+ *   "command": "/home/you/.deno/bin/deno", "args": ["run", "-A", "jsr:@portal/mcp"] } } }
+ * ```
+ *
+ * VS Code (`.vscode/mcp.json`) uses `"servers"` and `"type": "stdio"` with the
+ * same command; Codex (`~/.codex/config.toml`) a `[mcp_servers.portal]` table
+ * with `command` and `args`, plus `startup_timeout_sec = 60` for the first,
+ * downloading run.
+ *
+ * `--http [HOST:]PORT` serves Streamable HTTP at `/mcp` instead, for clients
+ * that cannot start a process: loopback unless told otherwise, a bearer token
+ * from `PORTAL_TOKEN` (or made and printed on stderr), Host and Origin
+ * checked, and each session sees only its own processes. Diagnostics go to
+ * stderr and, as MCP `notifications/message`, to clients at the level they
+ * set; stdout carries nothing but MCP messages.
  *
  * @module
  */
-import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createPrivateFile, dataDir, recordsDbPath } from "./src/core/paths.ts";
-import { ProcessManager } from "./src/core/process_manager.ts";
-import { ProgramRegistry } from "./src/core/program_registry.ts";
-import { RecordStore } from "./src/core/record_store.ts";
-import { createServer } from "./src/mcp/server.ts";
-import { SHUTDOWN_SIGNALS } from "./src/platform.ts";
-import { settlesWithin } from "./src/async.ts";
-import { SHUTDOWN_DEADLINE_MS } from "./src/limits.ts";
+import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
+import { doctor } from "./src/cli/doctor.ts";
+import { serve } from "./src/cli/serve.ts";
+import { usage } from "./src/cli/usage.ts";
+import { VERSION } from "./src/mcp/server.ts";
 
 if (import.meta.main) {
-  const dbPath = recordsDbPath();
-  createPrivateFile(dbPath);
-  const manager = new ProcessManager(new RecordStore(dbPath));
-  const registry = new ProgramRegistry(dataDir());
-  const server = createServer({ manager, registry });
-
-  // A long-lived server outlives a stray failure: report it on stderr (stdout is the
-  // protocol) instead of letting it end the server and every program with it.
-  const report = (what: string) => (event: Event) => {
-    event.preventDefault();
-    const detail = event instanceof ErrorEvent
-      ? event.error
-      : (event as PromiseRejectionEvent).reason;
-    console.error(`portal: ${what}:`, detail);
-  };
-  globalThis.addEventListener("error", report("uncaught error"));
-  globalThis.addEventListener("unhandledrejection", report("unhandled rejection"));
-
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    await settlesWithin(manager.shutdown(), SHUTDOWN_DEADLINE_MS);
-    registry.close();
-    Deno.exit(0);
-  };
-  // The client closing our stdin is the normal way an MCP stdio server is told to stop.
-  process.stdin.on("end", shutdown);
-  process.stdin.on("close", shutdown);
-  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
-
-  await server.connect(new StdioServerTransport());
+  const env = Deno.env.toObject();
+  let invocation;
+  try {
+    invocation = parseArgs(Deno.args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`portal: ${error.message}\n\n${usage(env)}`);
+    Deno.exit(2);
+  }
+  switch (invocation.command) {
+    case "help":
+      console.log(usage(env));
+      break;
+    case "version":
+      console.log(`portal ${VERSION}`);
+      break;
+    case "doctor": {
+      const report = await doctor(withPathFlags(invocation.options, env));
+      console.log(report.text);
+      Deno.exit(report.ok ? 0 : 1);
+      break;
+    }
+    case "serve":
+      await serve(invocation.options, env);
+  }
 }

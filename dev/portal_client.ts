@@ -25,7 +25,8 @@ import { homeEnv } from "./home.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
 import { waitFor } from "./wait.ts";
 
-const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+/** The server's entry point, for whoever starts one. */
+export const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 /**
  * Pause between polls of the server. Each poll is a round trip through the
@@ -51,7 +52,9 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** The server's working directory; default: this process's. */
   cwd?: string;
-  /** Collect the server's stderr for {@link Portal.stderr} instead of passing it through. */
+  /** Command-line arguments of the server. */
+  args?: string[];
+  /** Keep the server's stderr (see {@link Portal.stderr}) instead of passing it through. */
   captureStderr?: boolean;
 }
 
@@ -71,32 +74,28 @@ export class Portal implements AsyncDisposable {
     this.client = client;
     this.transport = transport;
     this.#temp = temp;
-    transport.stderr?.on("data", (chunk: Uint8Array) => {
-      this.#stderr += new TextDecoder().decode(chunk);
-    });
     this.dir = temp.path;
     this.dbPath = `${temp.path}/records.db`;
     this.home = `${temp.path}/home`;
+    transport.stderr?.on(
+      "data",
+      (chunk: Uint8Array) => this.#stderr += new TextDecoder().decode(chunk),
+    );
+  }
+
+  /** What the server wrote to stderr so far, when started with `captureStderr`. */
+  get stderr(): string {
+    return this.#stderr;
   }
 
   /** Starts a server in its own temporary directory and connects a client to it. */
   static async start(options: StartOptions = {}): Promise<Portal> {
     const temp = await tempDir("portal-server-");
     try {
-      const home = `${temp.path}/home`;
-      await Deno.mkdir(home);
       const transport = new StdioClientTransport({
         command: Deno.execPath(),
-        args: ["run", "-A", MAIN],
-        env: {
-          ...Deno.env.toObject(),
-          // The server's Deno must keep finding its dependencies once HOME moves.
-          DENO_DIR: await denoDir(),
-          ...homeEnv(home),
-          PORTAL_DB_PATH: `${temp.path}/records.db`,
-          PORTAL_DATA_DIR: options.dataDir ?? `${temp.path}/data`,
-          ...options.env,
-        },
+        args: ["run", "-A", MAIN, ...options.args ?? []],
+        env: await serverEnv(temp.path, options),
         cwd: options.cwd,
         stderr: options.captureStderr ? "pipe" : "inherit",
       });
@@ -109,27 +108,14 @@ export class Portal implements AsyncDisposable {
     }
   }
 
-  /** What the server wrote to stderr so far (with `captureStderr`; else empty). */
-  stderr(): string {
-    return this.#stderr;
-  }
-
   /** Calls a tool and returns its structured result; throws if it reported an error. */
-  async call(name: string, args: Record<string, unknown> = {}): Promise<Json> {
-    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
-    if (result.isError) {
-      throw new Error(`${name} failed: ${(result.content[0] as { text: string }).text}`);
-    }
-    return result.structuredContent;
+  call(name: string, args: Record<string, unknown> = {}): Promise<Json> {
+    return callTool(this.client, name, args);
   }
 
   /** Calls a tool that must fail; returns its error message. */
-  async fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
-    const result = await this.client.callTool({ name, arguments: args }) as CallToolResult;
-    if (!result.isError) {
-      throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
-    }
-    return (result.content[0] as { text: string }).text;
+  fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
+    return failTool(this.client, name, args);
   }
 
   /** Starts a program and returns its id. */
@@ -182,6 +168,53 @@ export class Portal implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** Calls a tool through any client and returns its structured result; throws if it reported an error. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Json> {
+  const result = await client.callTool({ name, arguments: args }) as CallToolResult;
+  if (result.isError) {
+    throw new Error(`${name} failed: ${(result.content[0] as { text: string }).text}`);
+  }
+  return result.structuredContent;
+}
+
+/** Calls a tool that must fail, through any client; returns its error message. */
+export async function failTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
+  const result = await client.callTool({ name, arguments: args }) as CallToolResult;
+  if (!result.isError) {
+    throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
+  }
+  return (result.content[0] as { text: string }).text;
+}
+
+/**
+ * The environment of a server kept inside `dir`: its database, registry and
+ * home (made here) are there, and its Deno still finds its cache.
+ */
+export async function serverEnv(
+  dir: string,
+  options: Pick<StartOptions, "dataDir" | "env"> = {},
+): Promise<Record<string, string>> {
+  const home = `${dir}/home`;
+  await Deno.mkdir(home, { recursive: true });
+  return {
+    ...Deno.env.toObject(),
+    // The server's Deno must keep finding its dependencies once HOME moves.
+    DENO_DIR: await denoDir(),
+    ...homeEnv(home),
+    PORTAL_DB_PATH: `${dir}/records.db`,
+    PORTAL_DATA_DIR: options.dataDir ?? `${dir}/data`,
+    ...options.env,
+  };
 }
 
 let denoDirOnce: Promise<string> | undefined;

@@ -85,3 +85,8 @@ export function userDirs(env: Record<string, string>): UserDirs {
     state: env.XDG_STATE_HOME || join(home, ".local", "state"),
   };
 }
+
+/** What `portal doctor` runs on a terminal to see one work: `tty` prints its name; Windows has none. */
+export const TERMINAL_PROBE: { command: string; args: string[] } = WINDOWS
+  ? { command: "cmd.exe", args: ["/d", "/c", "echo", "console"] }
+  : { command: "tty", args: [] };

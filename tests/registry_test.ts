@@ -39,7 +39,7 @@ posixTest(
       Deno.readTextFileSync(`${temp.path}/${aside}`),
       "notes, not a database\n".repeat(100),
     );
-    assertMatch(portal.stderr(), /program registry .*programs\.db could not be read.*moved it to/);
+    assertMatch(portal.stderr, /program registry .*programs\.db could not be read.*moved it to/);
   },
 );
 

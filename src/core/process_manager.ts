@@ -43,15 +43,29 @@ export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/** The processes of one server instance. */
+/** The next process id; managers that share a store share one (its rows are keyed by id). */
+export interface IdCounter {
+  next: number;
+}
+
+/** The processes of one server instance (over HTTP: of one session). */
 export class ProcessManager {
   #store: RecordStore;
   #processes = new Map<number, ManagedProcess>();
   #idleTimers = new Map<number, ReturnType<typeof setTimeout>>();
-  #nextId = 1;
+  #ids: IdCounter;
 
-  constructor(store: RecordStore) {
+  constructor(store: RecordStore, ids: IdCounter = { next: 1 }) {
     this.#store = store;
+    this.#ids = ids;
+  }
+
+  get #nextId(): number {
+    return this.#ids.next;
+  }
+
+  set #nextId(id: number) {
+    this.#ids.next = id;
   }
 
   /** Starts a program; throws when the command, cwd or sizes are unusable. */

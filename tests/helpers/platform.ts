@@ -11,7 +11,7 @@
  */
 export function posixTest(
   name: string,
-  fn: () => void | Promise<void>,
+  fn: (t: Deno.TestContext) => void | Promise<void>,
   options: { only?: typeof Deno.build.os } = {},
 ): void {
   const ignore = Deno.build.os === "windows" ||

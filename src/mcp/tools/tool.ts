@@ -2,16 +2,24 @@
  * How a Portal tool is declared (schema + handler) and registered on an MCP
  * server: results go out as `structuredContent` and as the same JSON in a text
  * block; a {@link PortalError} becomes a tool error (`isError`) the agent can
- * act on, and any other failure is also written to stderr with its stack.
+ * act on, and any other failure is also logged as an error with its stack.
+ * Every call is logged, by its tool and process id only (arguments can hold
+ * secrets): `debug` when it succeeds, `info` when the caller's mistake made
+ * it fail.
  *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  RequestId,
+  ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { PortalError } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process_manager.ts";
 import type { ProgramRegistry } from "../../core/program_registry.ts";
+import type { SessionLog } from "../logging.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -42,21 +50,36 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   return tool;
 }
 
-/** Registers `tool` on `server`, translating results and errors. */
-export function registerTool(server: McpServer, context: ToolContext, tool: AnyTool): void {
-  const handler = async (args: unknown): Promise<CallToolResult> => {
+/** Registers `tool` on `server`, translating results and errors, logging each call to `log`. */
+export function registerTool(
+  server: McpServer,
+  context: ToolContext,
+  tool: AnyTool,
+  log: SessionLog,
+): void {
+  const handler = async (
+    args: unknown,
+    { requestId }: { requestId: RequestId },
+  ): Promise<CallToolResult> => {
     try {
       const result = await tool.run(context, args) as Record<string, unknown>;
+      log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],
         structuredContent: result,
       };
     } catch (error) {
       if (error instanceof PortalError) {
+        log.log("info", "tools", `${callName(tool, args)} refused: ${error.message}`, requestId);
         return { content: [{ type: "text", text: error.message }], isError: true };
       }
-      // Not a mistake of the caller: a bug or a failing system call, worth a stack on stderr.
-      console.error(`portal: ${tool.name} failed:`, error);
+      // Not a mistake of the caller: a bug or a failing system call, worth its stack.
+      log.log(
+        "error",
+        "tools",
+        `${tool.name} failed: ${(error as Error)?.stack ?? error}`,
+        requestId,
+      );
       const message = `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`;
       return { content: [{ type: "text", text: message }], isError: true };
     }
@@ -73,4 +96,10 @@ export function registerTool(server: McpServer, context: ToolContext, tool: AnyT
     // The SDK's callback type is generic over every schema flavour; ours is one of them.
     handler as unknown as Parameters<McpServer["registerTool"]>[2],
   );
+}
+
+/** A call as the log names it: the tool, and the process it concerns if any. */
+function callName(tool: AnyTool, args: unknown): string {
+  const id = (args as { id?: unknown } | undefined)?.id;
+  return typeof id === "number" ? `${tool.name} (process ${id})` : tool.name;
 }

@@ -1,0 +1,194 @@
+/**
+ * `portal` as a server: serves MCP on stdio, or with `--http` over Streamable
+ * HTTP; says so in one line on stderr; and on the way out (stdin closed on
+ * stdio, or a shutdown signal) kills every program it started. All sessions
+ * share one records database and program registry; over HTTP each session
+ * has its own {@link ProcessManager} unless `--share-processes` gives them one.
+ *
+ * @module
+ */
+import process from "node:process";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { settlesWithin } from "../async.ts";
+import { createPrivateFile, dataDir, recordsDbPath } from "../core/paths.ts";
+import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
+import { ProgramRegistry } from "../core/program_registry.ts";
+import { RecordStore } from "../core/record_store.ts";
+import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
+import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
+import { Log } from "../mcp/logging.ts";
+import { createServer, VERSION } from "../mcp/server.ts";
+import { SHUTDOWN_SIGNALS } from "../platform.ts";
+import { type Options, withPathFlags } from "./args.ts";
+
+/** Serves until stopped; then exits the process. */
+export async function serve(options: Options, env: Record<string, string>): Promise<void> {
+  keepStdoutForProtocol();
+  const log = new Log(options.logLevel);
+  reportStrayFailures(log);
+  const paths = withPathFlags(options, env);
+  if (options.http) serveOverHttp(options, options.http, paths, env, log);
+  else await serveOverStdio(paths, log);
+}
+
+async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
+  const shared = openShared(paths);
+  const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
+  const shutdown = onShutdown(() => shared.close());
+  // The client closing our stdin is the normal way an MCP stdio server is told to stop.
+  process.stdin.on("end", shutdown);
+  process.stdin.on("close", shutdown);
+  await server.connect(new StdioServerTransport());
+  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.dbPath}`);
+}
+
+function serveOverHttp(
+  options: Options,
+  listen: Listen,
+  paths: Record<string, string>,
+  env: Record<string, string>,
+  log: Log,
+): void {
+  const token = env.PORTAL_TOKEN || generateToken();
+  const guard = new RequestGuard({
+    listenHost: listen.hostname,
+    allowHosts: options.allowHosts,
+    token,
+  });
+  let http: HttpService;
+  try {
+    // Listen before any file is made, so a port already taken leaves none behind. No request
+    // is handled before this function returns, and so before openSession below exists.
+    http = serveHttp({ listen, guard, log, openSession: () => openSession() });
+  } catch (error) {
+    console.error(
+      `portal: cannot listen on ${listen.hostname}:${listen.port}: ${(error as Error).message}`,
+    );
+    Deno.exit(1);
+  }
+  const shared = openShared(paths);
+  let sharedManager: ProcessManager | undefined;
+  let stopping = false;
+  const openSession = (): SessionContext => {
+    const { registry } = shared;
+    if (options.shareProcesses) {
+      sharedManager ??= shared.manager();
+      return { context: { manager: sharedManager, registry }, end: () => Promise.resolve() };
+    }
+    const manager = shared.manager();
+    // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
+    const end = () => stopping ? manager.killAll().then(() => {}) : shared.endSession(manager);
+    return { context: { manager, registry }, end };
+  };
+  onShutdown(() => {
+    stopping = true;
+    return shared.close(http.close());
+  });
+  console.error(`portal ${VERSION} serving MCP on ${http.url}; records database ${shared.dbPath}`);
+  if (!env.PORTAL_TOKEN) {
+    console.error(
+      `portal: clients must send "Authorization: Bearer ${token}" ` +
+        "(a new token at each start; set PORTAL_TOKEN to choose one)",
+    );
+  }
+  if (!isLoopback(listen.hostname)) {
+    console.error(
+      `portal: ${listen.hostname} is reachable from other machines and HTTP is not encrypted: ` +
+        "anyone on the way can read the token and the programs' I/O. Put a TLS proxy in front.",
+    );
+  }
+}
+
+/** The shared files, or a clear message and exit 1 when they cannot be made. */
+function openShared(paths: Record<string, string>): Shared {
+  try {
+    return new Shared(paths);
+  } catch (error) {
+    console.error(
+      `portal: cannot start: ${(error as Error).message}. \`portal doctor\` checks the ` +
+        "places Portal writes to; --db PATH and --data-dir PATH choose others.",
+    );
+    Deno.exit(1);
+  }
+}
+
+/** Calls `stop` on the first shutdown signal (or call of the returned function), then exits. */
+function onShutdown(stop: () => Promise<void>): () => Promise<void> {
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stop();
+    Deno.exit(0);
+  };
+  for (const signal of SHUTDOWN_SIGNALS) Deno.addSignalListener(signal, shutdown);
+  return shutdown;
+}
+
+/**
+ * What every session of the server shares: one records database (so ids come
+ * from one counter: the database keys records by process id), the program
+ * registry, and the managers of the sessions, killed together at shutdown.
+ */
+class Shared {
+  readonly dbPath: string;
+  readonly store: RecordStore;
+  readonly registry: ProgramRegistry;
+  readonly #ids: IdCounter = { next: 1 };
+  readonly #managers = new Set<ProcessManager>();
+
+  constructor(paths: Record<string, string>) {
+    this.dbPath = recordsDbPath(paths);
+    createPrivateFile(this.dbPath);
+    this.store = new RecordStore(this.dbPath);
+    this.registry = new ProgramRegistry(dataDir(paths));
+  }
+
+  /** A new manager, for a session (or for the one client of stdio). */
+  manager(): ProcessManager {
+    const manager = new ProcessManager(this.store, this.#ids);
+    this.#managers.add(manager);
+    return manager;
+  }
+
+  /** A session's processes die with it, and its records go: no one can read them any more. */
+  async endSession(manager: ProcessManager): Promise<void> {
+    this.#managers.delete(manager);
+    await manager.killAll();
+    for (const { id } of manager.list()) manager.cleanup(id);
+  }
+
+  /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
+  async close(first: Promise<void> = Promise.resolve()): Promise<void> {
+    const killed = first.then(() => Promise.all([...this.#managers].map((m) => m.killAll())));
+    await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
+    this.store.close();
+    this.registry.close();
+  }
+}
+
+/**
+ * On stdio, stdout is the protocol: a stray `console.log` (ours or a
+ * dependency's) would corrupt it, so the console's stdout methods write to
+ * stderr instead. Over HTTP the same keeps stdout quiet.
+ */
+function keepStdoutForProtocol(): void {
+  console.log = console.info = console.debug = console.error;
+}
+
+/**
+ * A long-lived server outlives a stray failure: it is logged instead of
+ * ending the server and every program with it.
+ */
+function reportStrayFailures(log: Log): void {
+  const report = (what: string) => (event: Event) => {
+    event.preventDefault();
+    const detail = event instanceof ErrorEvent
+      ? event.error
+      : (event as PromiseRejectionEvent).reason;
+    log.log("error", "server", `${what}: ${detail?.stack ?? detail}`);
+  };
+  globalThis.addEventListener("error", report("uncaught error"));
+  globalThis.addEventListener("unhandledrejection", report("unhandled rejection"));
+}

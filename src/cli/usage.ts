@@ -1,0 +1,81 @@
+/**
+ * `portal --help`: the commands, every flag (from {@link FLAGS}), the
+ * environment variables, and where this user's files go.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { usage } from "./usage.ts";
+ *
+ * const text = usage({ HOME: "/home/ada" });
+ * assert.match(text, /--log-level LEVEL/);
+ * assert.match(text, /PORTAL_TOKEN/);
+ * ```
+ * @module
+ */
+import { dataDir } from "../core/paths.ts";
+import { VERSION } from "../mcp/server.ts";
+import { FLAGS } from "./args.ts";
+
+const WIDTH = 80;
+const INDENT = 24;
+
+/** The help text, with the paths as `env` (the environment and path flags) resolves them. */
+export function usage(env: Record<string, string>): string {
+  const flags = FLAGS.map((flag) =>
+    item(`${flag.names.join(", ")}${flag.value ? ` ${flag.value}` : ""}`, flag.help)
+  );
+  return [
+    `Portal ${VERSION}: an MCP server that lets AI agents drive interactive terminal programs`,
+    "(ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or real pseudo-terminals.",
+    "",
+    "Usage:",
+    item("portal [OPTIONS]", "Serve MCP on stdio: what an MCP client's config runs."),
+    item("portal --http PORT", "Serve MCP over Streamable HTTP, for clients that cannot start it."),
+    item("portal doctor", "Check terminals, directories and the database; print a report."),
+    item("portal --help | --version", ""),
+    "",
+    "Options:",
+    ...flags,
+    item("-h, --help", "Print this text."),
+    item("-V, --version", "Print the version."),
+    "",
+    "Environment:",
+    item("PORTAL_DB_PATH", "The records database; --db wins over it."),
+    item("PORTAL_DATA_DIR", "The program registry's directory; --data-dir wins over it."),
+    item(
+      "PORTAL_TOKEN",
+      "With --http: the bearer token clients must send (Authorization: Bearer TOKEN). " +
+        "Unset: a new random token at each start, printed on stderr.",
+    ),
+    "",
+    "Files:",
+    item(
+      "records database",
+      "Every program's input and output. Default: a new .portal/portal-<pid>-<ms>.db under " +
+        "the working directory.",
+    ),
+    item("program registry", `${dataDir(env)}/programs.db, shared by every Portal of this user.`),
+    "",
+    "stdout carries nothing but MCP messages; diagnostics go to stderr, and to MCP",
+    "clients as notifications/message.",
+  ].join("\n");
+}
+
+/** A term and its help, the help wrapped into a column. */
+function item(term: string, help: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of help.split(" ")) {
+    if (line && line.length + 1 + word.length > WIDTH - INDENT) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  const head = `  ${term}`;
+  const first = head.length < INDENT ? head.padEnd(INDENT) + (lines.shift() ?? "") : head;
+  return [first.trimEnd(), ...lines.map((l) => " ".repeat(INDENT) + l)].join("\n");
+}

@@ -1,0 +1,162 @@
+/**
+ * Portal over Streamable HTTP (`--http`), for clients that cannot start a
+ * local process: `Deno.serve` at `/mcp`, each request first through the
+ * {@link RequestGuard} (Host, Origin, bearer token), then to its session's
+ * `WebStandardStreamableHTTPServerTransport` from the MCP SDK. A session is
+ * one client from `initialize` to its `DELETE` (or the server's end); it gets
+ * its own MCP server and tool context, so what it may see is up to
+ * {@link HttpOptions.openSession}. What happens to sessions and to refused
+ * requests is logged on stderr only: a session id is all another client with
+ * the token would need to use that session.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serveHttp } from "./http.ts";
+ * import { RequestGuard } from "./http_guard.ts";
+ * import { Log } from "./logging.ts";
+ *
+ * const service = serveHttp({
+ *   listen: { hostname: "127.0.0.1", port: 0 },
+ *   guard: new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token: "s3cret" }),
+ *   log: new Log("error"),
+ *   openSession: () => assert.fail("no session without the token"),
+ * });
+ * const response = await fetch(service.url, { method: "POST" });
+ * assert.equal(response.status, 401);
+ * await response.body?.cancel();
+ * await service.close();
+ * ```
+ * @module
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Log } from "./logging.ts";
+import { createServer } from "./server.ts";
+import type { ToolContext } from "./tools/tool.ts";
+import type { RequestGuard } from "./http_guard.ts";
+
+/** The path of the MCP endpoint. */
+export const MCP_PATH = "/mcp";
+
+/** Where the server listens. */
+export interface Listen {
+  hostname: string;
+  port: number;
+}
+
+/** What one session works on, and how it ends. */
+export interface SessionContext {
+  context: ToolContext;
+  /** Called once when the session ends (its client deleted it, or the server stops). */
+  end(): Promise<void>;
+}
+
+/** How to serve. */
+export interface HttpOptions {
+  listen: Listen;
+  guard: RequestGuard;
+  log: Log;
+  /** The tools' context of a new session. */
+  openSession(): SessionContext;
+}
+
+/** A listening server. */
+export interface HttpService {
+  /** The endpoint's URL, with the port actually bound. */
+  url: string;
+  /** Ends every session, then stops listening. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  end(): Promise<void>;
+}
+
+/** Starts listening; throws (e.g. `Deno.errors.AddrInUse`) when it cannot. */
+export function serveHttp(options: HttpOptions): HttpService {
+  const { guard, log } = options;
+  const sessions = new Map<string, Session>();
+
+  const handle = async (request: Request): Promise<Response> => {
+    const refusal = guard.refuse(request);
+    if (refusal) {
+      log.stderr("warning", "http", `refused ${request.method}: ${refusal.reason}`);
+      const headers: HeadersInit = refusal.status === 401 ? { "www-authenticate": "Bearer" } : {};
+      return jsonError(refusal.status, refusal.reason, headers);
+    }
+    if (new URL(request.url).pathname !== MCP_PATH) {
+      return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    }
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const session = sessions.get(id);
+      if (!session) return jsonError(404, "Session not found: initialize a new one", {}, -32001);
+      return await session.transport.handleRequest(request);
+    }
+    if (request.method !== "POST") {
+      return jsonError(400, "No session: POST an initialize request first");
+    }
+    // A request without a session may be an initialize: give it a session of its own,
+    // and drop that session if the transport did not start one.
+    const session = await openSession();
+    const response = await session.transport.handleRequest(request);
+    if (session.transport.sessionId === undefined) await session.end();
+    return response;
+  };
+
+  const openSession = async (): Promise<Session> => {
+    const { context, end: endContext } = options.openSession();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id: string) => {
+        sessions.set(id, session);
+        log.stderr("info", "http", `session ${id} started`);
+      },
+    });
+    const { server, log: sessionLog } = createServer(context, log);
+    let ended: Promise<void> | undefined;
+    const session: Session = {
+      transport,
+      end: () =>
+        ended ??= (async () => {
+          const id = transport.sessionId;
+          if (id !== undefined) {
+            sessions.delete(id);
+            log.stderr("info", "http", `session ${id} ended`);
+          }
+          sessionLog.close();
+          await endContext();
+          await server.close();
+        })(),
+    };
+    // The transport closes on the client's DELETE; the SDK chains its own handler after ours.
+    transport.onclose = () => void session.end();
+    await server.connect(transport);
+    return session;
+  };
+
+  const http = Deno.serve({
+    hostname: options.listen.hostname,
+    port: options.listen.port,
+    // Deno's default prints the address on stdout, which a server keeps for the protocol.
+    onListen: () => {},
+  }, handle);
+  const { hostname, port } = http.addr as Deno.NetAddr;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${host}:${port}${MCP_PATH}`,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((session) => session.end()));
+      await http.shutdown();
+    },
+  };
+}
+
+/** A JSON-RPC error as the SDK's transport words its own refusals. */
+function jsonError(status: number, message: string, headers: HeadersInit = {}, code = -32000) {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, {
+    status,
+    headers,
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Who may use the HTTP endpoint. A web page can make a browser send requests
+ * to a server on loopback, and with DNS rebinding (its own name resolving to
+ * 127.0.0.1) even read the answers; so every request must name this server in
+ * `Host`, come from no foreign `Origin` (browsers always send one), and carry
+ * the bearer token, which no web page and no other local user knows.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RequestGuard } from "./http_guard.ts";
+ *
+ * const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token: "s3cret" });
+ * const request = (headers: Record<string, string>) =>
+ *   new Request("http://127.0.0.1:8080/mcp", { method: "POST", headers });
+ * const auth = { host: "127.0.0.1:8080", authorization: "Bearer s3cret" };
+ * assert.equal(guard.refuse(request(auth)), undefined);
+ * assert.equal(guard.refuse(request({ ...auth, authorization: "Bearer nope" }))?.status, 401);
+ * assert.equal(guard.refuse(request({ ...auth, origin: "http://evil.example" }))?.status, 403);
+ * assert.equal(guard.refuse(request({ ...auth, host: "evil.example:8080" }))?.status, 403);
+ * ```
+ * @module
+ */
+
+/** The names a loopback server is reached by, as a URL's `hostname` spells them. */
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Addresses that mean "every interface": no client names the server so. */
+const WILDCARD = ["0.0.0.0", "::", "[::]"];
+
+/** Why a request is refused: the HTTP status and a message for the client. */
+export interface Refusal {
+  status: 401 | 403;
+  reason: string;
+}
+
+/** What the guard accepts. */
+export interface GuardOptions {
+  /** The address the server listens on (`--http` HOST). */
+  listenHost: string;
+  /** More names to accept (`--allow-host`). */
+  allowHosts: readonly string[];
+  /** The bearer token every request must carry. */
+  token: string;
+}
+
+/** The checks every HTTP request passes before it reaches MCP. */
+export class RequestGuard {
+  /** Accepted `hostname`s of `Host` and `Origin`, lower case, IPv6 in brackets. */
+  readonly hosts: ReadonlySet<string>;
+  #expected: Uint8Array;
+
+  constructor(options: GuardOptions) {
+    // An empty token would let a request with none pass.
+    if (options.token === "") throw new Error("the HTTP token must not be empty");
+    const listen = options.listenHost.includes(":") && !options.listenHost.startsWith("[")
+      ? `[${options.listenHost}]`
+      : options.listenHost;
+    const named = [listen, ...options.allowHosts].map((h) => h.toLowerCase());
+    this.hosts = new Set([...LOOPBACK, ...named.filter((h) => !WILDCARD.includes(h))]);
+    this.#expected = new TextEncoder().encode(options.token);
+  }
+
+  /** The refusal for `request`, or `undefined` when it may pass. */
+  refuse(request: Request): Refusal | undefined {
+    const host = request.headers.get("host");
+    if (!host || !this.hosts.has(hostnameOf(`http://${host}`) ?? "")) {
+      return { status: 403, reason: `Host ${JSON.stringify(host)} is not this server's name` };
+    }
+    const origin = request.headers.get("origin");
+    if (origin !== null && !this.hosts.has(hostnameOf(origin) ?? "")) {
+      return { status: 403, reason: `Origin ${JSON.stringify(origin)} may not use this server` };
+    }
+    if (!this.#authorized(request.headers.get("authorization") ?? "")) {
+      return {
+        status: 401,
+        reason: "Send the server's token as Authorization: Bearer TOKEN (PORTAL_TOKEN, or the " +
+          "token it printed on stderr at start)",
+      };
+    }
+    return undefined;
+  }
+
+  /** Compares the token in constant time, so timing tells nothing of it. */
+  #authorized(header: string): boolean {
+    const given = new TextEncoder().encode(/^Bearer +(\S+) *$/i.exec(header)?.[1] ?? "");
+    let difference = given.length ^ this.#expected.length;
+    for (let i = 0; i < this.#expected.length; i++) {
+      difference |= this.#expected[i] ^ (given[i] ?? 0);
+    }
+    return difference === 0;
+  }
+}
+
+/** Whether `hostname` (`--http` HOST) is reachable from this machine only. */
+export function isLoopback(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/** A fresh random token: 32 bytes, base64url. */
+export function generateToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase() || undefined;
+  } catch {
+    return undefined;
+  }
+}
