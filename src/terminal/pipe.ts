@@ -1,8 +1,8 @@
 /**
  * The pipe backend: the program runs with stdin, stdout and stderr on OS
- * pipes (`Deno.Command`), as the leader of its own process group so a signal
- * or a kill reaches everything it started. What differs per OS comes in as a
- * {@link PipePlatform}.
+ * pipes, as the leader of its own process group (and session) so a signal or
+ * a kill reaches everything it started. What differs per OS, starting it
+ * included, comes in as a {@link PipePlatform}.
  *
  * @module
  */
@@ -22,9 +22,28 @@ import {
   type TerminalEvents,
 } from "./terminal.ts";
 
+/** A program started on pipes, as a {@link PipePlatform} hands it over. */
+export interface PipeChild {
+  readonly pid: number;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** How it ended, once it is reaped; never rejects. */
+  readonly status: Promise<ExitInfo>;
+  /** Whether processes it started outlive it (see `Terminal.hasLeftovers`). */
+  hasLeftovers(): boolean;
+  /** Ends them: a polite signal, SIGKILL after `graceMs`. */
+  endLeftovers(graceMs: number): Promise<void>;
+}
+
 /** What the pipe backend does differently per OS; src/platform.ts picks one. */
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
+  /**
+   * Starts `path` (found by `findExecutable`) with `env` complete, as the
+   * leader of a new process group. Throws {@link PortalError}.
+   */
+  spawn(path: string, opts: SpawnOptions, env: Record<string, string>): PipeChild;
   /**
    * Sends `signo` to the process group led by `pid`; a group that is already
    * gone is not an error. Throws an `Error` saying why it failed otherwise.
@@ -49,28 +68,12 @@ export function spawnOnPipes(
 ): Terminal {
   const { findExecutable } = platform;
   const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(path, {
-      args: opts.args,
-      cwd: opts.cwd,
-      env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      // A new process group (and session) led by the child: signals go to -pid.
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    throw spawnError(opts.command, error);
-  }
-  return new PipeTerminal(child, events, platform);
+  return new PipeTerminal(platform.spawn(path, opts, env), events, platform);
 }
 
 class PipeTerminal implements Terminal {
   readonly pid: number;
-  #child: Deno.ChildProcess;
+  #child: PipeChild;
   #stdin: WritableStreamDefaultWriter<Uint8Array>;
   #stdinOpen = true;
   /** Bytes handed to the pipe that it has not taken yet. */
@@ -79,7 +82,7 @@ class PipeTerminal implements Terminal {
   #running = true;
   readonly #platform: PipePlatform;
 
-  constructor(child: Deno.ChildProcess, events: TerminalEvents, platform: PipePlatform) {
+  constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
     this.#platform = platform;
     this.pid = child.pid;
@@ -97,7 +100,7 @@ class PipeTerminal implements Terminal {
       status,
       pump("stdout", child.stdout),
       pump("stderr", child.stderr),
-    ]).then(([s]) => events.onExit(exitInfo(s)));
+    ]).then(([s]) => events.onExit(s));
   }
 
   write(data: Uint8Array): void {
@@ -143,15 +146,20 @@ class PipeTerminal implements Terminal {
   }
 
   async kill(graceMs = KILL_GRACE_MS): Promise<void> {
-    if (this.#running) {
-      this.signal(SIGNALS.SIGTERM);
-      const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
-      await this.#child.status;
-      // The leader is gone; SIGKILL whatever is left in its group at once.
-      clearTimeout(timer);
-      this.signal(SIGNALS.SIGKILL);
-    }
+    if (!this.#running) return this.#child.endLeftovers(graceMs);
+    this.signal(SIGNALS.SIGTERM);
+    // A stopped program acts on SIGTERM only once continued.
+    this.signal(SIGNALS.SIGCONT);
+    const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
+    await this.#child.status;
+    clearTimeout(timer);
+    // The leader is gone; whatever is left of its session dies at once.
+    await this.#child.endLeftovers(0);
     await this.#exited;
+  }
+
+  hasLeftovers(): boolean {
+    return !this.#running && this.#child.hasLeftovers();
   }
 }
 
@@ -177,23 +185,4 @@ async function drain(
     onChunk(result.value);
   }
   reader.cancel().catch(() => {});
-}
-
-function exitInfo(status: Deno.CommandStatus): ExitInfo {
-  return status.signal
-    ? { code: null, signal: status.signal }
-    : { code: status.code, signal: null };
-}
-
-function spawnError(command: string, error: unknown): PortalError {
-  if (error instanceof Deno.errors.NotFound) {
-    return new PortalError(
-      `Command not found: "${command}". Give an executable on PATH or an absolute path; ` +
-        "commands run directly, not through a shell (for pipes or globbing, start sh -c '…').",
-    );
-  }
-  if (error instanceof Deno.errors.PermissionDenied) {
-    return new PortalError(`Permission denied running "${command}": is it executable?`);
-  }
-  return new PortalError(`Could not start "${command}": ${(error as Error).message}`);
 }

@@ -4,19 +4,25 @@
  *
  * @module
  */
-import { C } from "../../../ffi/libc.ts";
+import { C, errno, libc } from "../../../ffi/libc.ts";
 
 /**
- * Process groups of the session `sid` (Linux: from /proc/<pid>/stat, whose
- * 6th field is the session id). macOS offers no cheap equivalent: none.
+ * Process groups of the session `sid` with a live (not zombie) process
+ * (Linux: from /proc/<pid>/stat, whose 6th field is the session id). macOS
+ * offers no cheap equivalent: there, the group whose id is `sid` (the
+ * leader's), if it has a process.
  */
-export function sessionGroups(sid: number): number[] {
-  if (!C.PROC_STAT) return [];
+export function sessionGroups(sid: number, options: { fresh?: boolean } = {}): number[] {
+  if (!C.PROC_STAT) return libc().kill(-sid, 0) === 0 || errno() === C.EPERM ? [sid] : [];
+  if (options.fresh) sessions = null;
   sessions ??= scanSessions();
   return sessions.get(sid) ?? [];
 }
 
-/** One /proc scan serves every kill() of one synchronous run (e.g. a shutdown). */
+/**
+ * One /proc scan serves every kill() of one synchronous run (e.g. a
+ * shutdown); `fresh` asks for a scan begun now.
+ */
 let sessions: Map<number, number[]> | null = null;
 
 function scanSessions(): Map<number, number[]> {

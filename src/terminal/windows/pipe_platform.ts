@@ -6,10 +6,12 @@
  */
 import { signalName } from "../../signals.ts";
 import type { PipePlatform } from "../pipe.ts";
+import { spawnDenoChild } from "./deno_child.ts";
 
 /** See the module doc. */
 export const windowsPipes: PipePlatform = {
   findExecutable: (command) => command,
+  spawn: spawnDenoChild,
   signalGroup(pid, signo) {
     try {
       Deno.kill(pid, signalName(signo) as Deno.Signal);
