@@ -42,7 +42,7 @@ if (import.meta.main) {
     if (stopping) return;
     stopping = true;
     // Kills everything, at most SHUTDOWN_DEADLINE_MS, then closes the store whatever won.
-    await manager.shutdown();
+    await manager.shutdown().catch((error) => console.error("portal: shutdown:", error));
     registry.close();
     Deno.exit(0);
   };

@@ -244,9 +244,12 @@ export class ProcessManager {
    * every record written so far is committed.
    */
   async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
-    const killing = Promise.allSettled(this.#killable().map((p) => p.kill(KILL_GRACE_MS)));
-    await withTimeout(killing, deadlineMs, undefined);
-    this.#store.close();
+    try {
+      const killing = Promise.allSettled(this.#killable().map((p) => p.kill(KILL_GRACE_MS)));
+      await withTimeout(killing, deadlineMs, undefined);
+    } finally {
+      this.#store.close();
+    }
   }
 
   /** Running processes, and ended ones with leftovers. */
