@@ -111,9 +111,41 @@ portalTest(
   },
 );
 
+/** Lets any process trace this one (Yama), says so, then sleeps. */
+const TRACEABLE = "import ctypes,time\n" +
+  "ctypes.CDLL(None).prctl(0x59616d61, ctypes.c_ulong(-1), 0, 0, 0)  # PR_SET_PTRACER_ANY\n" +
+  "print('ready', flush=True)\ntime.sleep(1000)";
+/** Attaches to argv[1] (PTRACE_SEIZE) and never waits for it, until its stdin closes. */
+const TRACER = "import ctypes,sys\nlibc=ctypes.CDLL(None, use_errno=True)\n" +
+  "if libc.ptrace(0x4206, int(sys.argv[1]), None, None) != 0:\n" +
+  "  sys.exit('ptrace: errno ' + str(ctypes.get_errno()))\n" +
+  "print('attached', flush=True)\nsys.stdin.read()";
+
 portalTest(
-  "kill_all: per process, over a mix that includes the entry that used to make it fail",
+  "kill_all: per process, over a mix with one that cannot be killed (a tracer holds it)",
   async (portal) => {
+    // A tracee's zombie can be reaped only by its tracer: until this one lets go, the
+    // kill cannot complete, and kill_all must report it and end the rest.
+    const traced = await portal.spawn("python3", ["-c", TRACEABLE]);
+    await portal.readUntil(traced, (t) => t.includes("ready"));
+    const tracer = new Deno.Command("python3", {
+      args: ["-c", TRACER, String((await portal.call("process_inspect", { id: traced })).os_pid)],
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const said = tracer.stdout.getReader();
+    // Closing its stdin ends the tracer, which lets go of the tracee.
+    let released: Promise<void> | undefined;
+    const release = () =>
+      released ??= Promise.all([tracer.stdin.close().catch(() => {}), said.cancel(), tracer.status])
+        .then(() => {});
+    await using _ = { [Symbol.asyncDispose]: release };
+    let line = "";
+    for (let chunk; !line.includes("\n") && !(chunk = await said.read()).done;) {
+      line += new TextDecoder().decode(chunk.value);
+    }
+    assertEquals(line, "attached\n", "the tracer attached (ptrace permitted)");
+
     const pipe = await portal.spawn("sleep", ["1000"]);
     const pty = await portal.spawn("sleep", ["1000"], { pty: true });
     const stopped = await portal.spawn("sleep", ["1000"]);
@@ -130,14 +162,25 @@ portalTest(
     assertEquals(alive([job]), [job]);
 
     const result = await portal.call("process_kill_all");
-    result.killed.sort();
-    assertEquals(result, { killed: [pipe, pty, stopped], leftovers_killed: [leaver], failed: [] });
+    result.killed.sort((a: number, b: number) => a - b);
+    assertEquals(result.failed.map((f: { id: number }) => f.id), [traced]);
+    assertMatch(result.failed[0].error, /not gone 5 s after SIGKILL: something holds it/);
+    assertEquals(result, {
+      killed: [pipe, pty, stopped],
+      leftovers_killed: [leaver],
+      failed: result.failed,
+    });
     assertEquals(alive([job]), []);
+    // Once the tracer lets go, the kill completes.
+    await release();
+    assertEquals((await tracer.status).code, 0);
+    assertEquals((await portal.waitExit(traced)).status, "killed");
     const { processes } = await portal.call("process_list");
     const statuses = Object.fromEntries(
       processes.map((p: { id: number; status: string }) => [p.id, p.status]),
     );
     assertEquals(statuses, {
+      [traced]: "killed",
       [pipe]: "killed",
       [pty]: "killed",
       [stopped]: "killed",

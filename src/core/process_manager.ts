@@ -185,9 +185,9 @@ export class ProcessManager {
     if (!gone) {
       const seconds = KILL_DEADLINE_MS / 1000;
       throw new PortalError(
-        `Process ${process.id} (pid ${process.pid}) or what it started is still alive ${seconds} ` +
-          "s after SIGKILL: it is stuck in the kernel (uninterruptible sleep, e.g. on a hung disk " +
-          "or network file system). Call process_kill again later.",
+        `Process ${process.id} (pid ${process.pid}) or what it started is not gone ${seconds} s ` +
+          "after SIGKILL: something holds it (a debugger attached to it, or uninterruptible " +
+          "sleep on a hung disk or network file system). Call process_kill again later.",
       );
     }
   }
