@@ -126,11 +126,17 @@ posixTest(
   async () => {
     // One server per ending, side by side.
     await Promise.all(ENDINGS.map(async (ending) => {
-      await using portal = await Portal.start();
+      await using portal = await Portal.start({ captureStderr: true });
+      const server = portal.transport.pid!;
       const goodbye = await portal.spawn("python3", ["-c", GOODBYE]);
       await portal.readUntil(goodbye, (t) => t.includes("ready"));
+      if (ending === "SIGKILL") {
+        // The watchdog, killed, is replaced (with every session) at the next start.
+        const [watchdog] = descendants(server).filter((row) => row.comm === "sh");
+        Deno.kill(watchdog.pid, "SIGKILL");
+        await waitFor("the watchdog to die", () => alive([watchdog.pid]).length === 0);
+      }
       const { key, all: watched } = await startEverything(portal);
-      const server = portal.transport.pid!;
       // What could survive is alive before the end, so the check below means something.
       assertEquals(alive(key).sort(), [...key].sort(), `${ending}: alive at first`);
       const closing = ending === "stdin closed" ? portal.client.close() : Deno.kill(server, ending);
@@ -139,7 +145,10 @@ posixTest(
         return left.length === 0 ? [] : processTableOf(left);
       }, { until: (left) => left.length === 0, timeoutMs: ORPHAN_DEADLINE_MS, intervalMs: 20 });
       await closing;
-      if (ending === "SIGKILL") return;
+      if (ending === "SIGKILL") {
+        assertMatch(portal.stderr(), /the session watchdog died; started another/);
+        return;
+      }
       // Shut down, not killed: the database was closed cleanly (SQLite removes the WAL then),
       // with what was written during the shutdown in it.
       assertEquals(await exists(`${portal.dbPath}-wal`), false, `${ending}: WAL left behind`);
