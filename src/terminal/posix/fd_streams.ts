@@ -8,7 +8,7 @@
 import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 
-/** Bytes a readable queues before it stops reading (back-pressure), as Deno's own streams do. */
+/** Bytes a readable queues before it stops reading: a slow reader holds the program back. */
 const READ_AHEAD = 1 << 20;
 
 /** Shared by every readable: reads are synchronous, and each chunk is copied out. */

@@ -26,7 +26,8 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio">): PipeChild {
   const pipes: { read: number; write: number }[] = [];
   let pid: number;
   try {
-    pipes.push(openPipe("write"), openPipe("read"), openPipe("read"));
+    // One at a time, so a failure closes what was opened before it.
+    for (const ours of ["write", "read", "read"] as const) pipes.push(openPipe(ours));
     const [stdin, stdout, stderr] = pipes;
     const stdio = [
       { fd: 0, dup: stdin.read },

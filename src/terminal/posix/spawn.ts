@@ -113,10 +113,10 @@ function spawnError(command: string, path: string, cwd: string, code: number): P
 
 /**
  * A pipe whose both ends are close-on-exec (children get them only through
- * {@link StdioAction}s) and whose end `nonblocking` is O_NONBLOCK. Throws
+ * {@link StdioAction}s) and whose end `ours` is O_NONBLOCK. Throws
  * {@link PortalError} when the fds run out.
  */
-export function openPipe(nonblocking: "read" | "write" | "none"): { read: number; write: number } {
+export function openPipe(ours: "read" | "write"): { read: number; write: number } {
   const fds = new Int32Array(2);
   const lib = libc();
   if (lib.pipe(new Uint8Array(fds.buffer)) !== 0) {
@@ -126,7 +126,7 @@ export function openPipe(nonblocking: "read" | "write" | "none"): { read: number
   // pipe2(O_CLOEXEC) is not on macOS; all of this runs on the JS thread, where
   // nothing can spawn between the two calls.
   const ok = setCloexec(read) && setCloexec(write) &&
-    (nonblocking === "none" || addStatusFlags(nonblocking === "read" ? read : write, C.O_NONBLOCK));
+    addStatusFlags(ours === "read" ? read : write, C.O_NONBLOCK);
   if (!ok) {
     const message = strerror(errno());
     lib.close(read);
