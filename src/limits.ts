@@ -33,6 +33,9 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;
 
+/** Longest process_kill waits for a program to be gone; past it, the kill is reported failed. */
+export const KILL_DEADLINE_MS = 5000;
+
 /** Longest the server waits for its processes to die at shutdown before it exits anyway. */
 export const SHUTDOWN_DEADLINE_MS = 3000;
 

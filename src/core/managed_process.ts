@@ -218,6 +218,7 @@ export class ManagedProcess {
       rows: this.spec.pty ? this.#size.rows : null,
       exit_code: this.exit?.code ?? null,
       exit_signal: this.exit?.signal ?? null,
+      core_dumped: this.exit?.coreDumped ?? false,
       started_at: this.startedAt.toISOString(),
       ended_at: this.endedAt?.toISOString() ?? null,
       stdout_count: counts.stdout,
@@ -226,12 +227,19 @@ export class ManagedProcess {
     };
   }
 
-  /** Ends the program (and its process group or session); resolves once it is gone. */
+  /**
+   * Ends the program (and its process group or session); resolves once it is
+   * gone. Once it has ended, ends its {@link hasLeftovers leftovers} instead.
+   */
   async kill(graceMs?: number): Promise<void> {
-    if (this.status !== "running") return;
-    this.#killing = true;
+    if (this.status === "running") this.#killing = true;
     await this.#terminal.kill(graceMs);
     await this.ended;
+  }
+
+  /** Whether the program has ended but processes it started live on (`sh -c 'sleep 300 &'`). */
+  get hasLeftovers(): boolean {
+    return this.status !== "running" && this.#terminal.hasLeftovers();
   }
 
   /** Forgets the records (the process stays), and the `process_read_new` cursors with them. */

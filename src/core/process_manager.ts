@@ -21,11 +21,19 @@
  */
 import { resolve } from "node:path";
 import { PortalError } from "../errors.ts";
-import { DEFAULT_READ_WINDOW_MS, KILL_GRACE_MS, TERMINAL_SIZE } from "../limits.ts";
+import { withTimeout } from "../async.ts";
+import {
+  DEFAULT_READ_WINDOW_MS,
+  KILL_DEADLINE_MS,
+  KILL_GRACE_MS,
+  SHUTDOWN_DEADLINE_MS,
+  TERMINAL_SIZE,
+} from "../limits.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { RecordStore } from "./record_store.ts";
 import {
+  type KillAllResult,
   type KillResult,
   killResult,
   type ProcessDetails,
@@ -146,18 +154,56 @@ export class ProcessManager {
     return this.#get(id).describe();
   }
 
-  /** Kills a running process and its process group (PTY: its whole session); records stay. */
+  /**
+   * Kills a running process and its process group (PTY: its whole session);
+   * records stay. For a process that has ended, kills its leftovers (what it
+   * started that still runs); with none, it is an error.
+   */
   async kill(id: number): Promise<KillResult> {
-    const process = this.#running(id, "kill");
-    await process.kill(KILL_GRACE_MS);
+    const process = this.#get(id);
+    if (process.status !== "running" && !process.hasLeftovers) {
+      throw this.#notRunning(process, "kill", " and nothing it started is still running");
+    }
+    await this.#kill(process);
     return project(killResult, process.describe());
   }
 
-  /** Kills every running process at once; records stay. */
-  async killAll(): Promise<{ killed: number[] }> {
-    const running = this.#runningProcesses();
-    await Promise.all(running.map((p) => p.kill(KILL_GRACE_MS)));
-    return { killed: running.map((p) => p.id) };
+  /**
+   * Kills every running process and the leftovers of every ended one, all at
+   * once; records stay. One that cannot be killed is reported, never stops the rest.
+   */
+  async killAll(): Promise<KillAllResult> {
+    const targets = this.#killable();
+    const wasRunning = targets.map((p) => p.status === "running");
+    const outcomes = await Promise.allSettled(targets.map((p) => this.#kill(p)));
+    const result: KillAllResult = { killed: [], leftovers_killed: [], failed: [] };
+    outcomes.forEach((outcome, i) => {
+      const { id } = targets[i];
+      if (outcome.status === "rejected") {
+        result.failed.push({
+          id,
+          error: (outcome.reason as Error)?.message ?? String(outcome.reason),
+        });
+      } else (wasRunning[i] ? result.killed : result.leftovers_killed).push(id);
+    });
+    return result;
+  }
+
+  /** Kills `process` (see {@link kill}), or throws once it outlives SIGKILL by too long. */
+  async #kill(process: ManagedProcess): Promise<void> {
+    const gone = await withTimeout(
+      process.kill(KILL_GRACE_MS).then(() => true),
+      KILL_DEADLINE_MS,
+      false,
+    );
+    if (!gone) {
+      const seconds = KILL_DEADLINE_MS / 1000;
+      throw new PortalError(
+        `Process ${process.id} (pid ${process.pid}) or what it started is not gone ${seconds} s ` +
+          "after SIGKILL: something holds it (a debugger attached to it, or uninterruptible " +
+          "sleep on a hung disk or network file system). Call process_kill again later.",
+      );
+    }
   }
 
   /** Deletes a process's records; the process itself goes on. */
@@ -165,8 +211,11 @@ export class ProcessManager {
     return { id, cleared: this.#get(id).clearRecords() };
   }
 
-  /** Removes an ended process and everything stored about it. */
-  cleanup(id: number): { id: number; removed: true } {
+  /**
+   * Removes an ended process and everything stored about it, after killing
+   * its leftovers (nothing may outlive its id).
+   */
+  async cleanup(id: number): Promise<{ id: number; removed: true }> {
     const process = this.#get(id);
     if (process.status === "running") {
       throw new PortalError(
@@ -174,7 +223,8 @@ export class ProcessManager {
           "then process_cleanup.",
       );
     }
-    this.#remove(process);
+    if (process.hasLeftovers) await this.#kill(process);
+    if (this.#processes.get(id) === process) this.#remove(process);
     return { id, removed: true };
   }
 
@@ -202,14 +252,23 @@ export class ProcessManager {
     return await process.screen(view);
   }
 
-  /** Kills every running process (server shutdown) and closes the store. */
-  async shutdown(): Promise<void> {
-    await Promise.all(this.#runningProcesses().map((p) => p.kill(KILL_GRACE_MS)));
-    this.#store.close();
+  /**
+   * Server shutdown: kills every running process and every leftover, waiting
+   * at most `deadlineMs` for them, then closes the store whichever won, so
+   * every record written so far is committed.
+   */
+  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
+    try {
+      const killing = Promise.allSettled(this.#killable().map((p) => p.kill(KILL_GRACE_MS)));
+      await withTimeout(killing, deadlineMs, undefined);
+    } finally {
+      this.#store.close();
+    }
   }
 
-  #runningProcesses(): ManagedProcess[] {
-    return [...this.#processes.values()].filter((p) => p.status === "running");
+  /** Running processes, and ended ones with leftovers. */
+  #killable(): ManagedProcess[] {
+    return [...this.#processes.values()].filter((p) => p.status === "running" || p.hasLeftovers);
   }
 
   #get(id: number): ManagedProcess {
@@ -227,13 +286,17 @@ export class ProcessManager {
   #running(id: number, verb: string): ManagedProcess {
     const process = this.#get(id);
     if (process.status === "running") return process;
+    throw this.#notRunning(process, verb);
+  }
+
+  #notRunning(process: ManagedProcess, verb: string, more = ""): PortalError {
     const how = process.exit?.signal
       ? `by signal ${process.exit.signal}`
       : `with code ${process.exit?.code}`;
     const state = process.status === "killed" ? "it was killed" : "it has exited";
-    throw new PortalError(
-      `Cannot ${verb} process ${id}: ${state} (${how}). Its records can still be read with ` +
-        "process_read or process_read_new; start it again with process_start.",
+    return new PortalError(
+      `Cannot ${verb} process ${process.id}: ${state} (${how})${more}. Its records can still ` +
+        "be read with process_read or process_read_new; start it again with process_start.",
     );
   }
 

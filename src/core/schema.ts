@@ -93,6 +93,7 @@ export const processDetails = processSummary.extend({
   rows: z.number().nullable(),
   exit_code: z.number().nullable(),
   exit_signal: z.string().nullable(),
+  core_dumped: z.boolean().describe("The signal that ended it dumped core."),
   started_at: z.string(),
   ended_at: z.string().nullable(),
   stdout_count: z.number(),
@@ -109,6 +110,16 @@ export const killResult = processDetails.pick({
   exit_signal: true,
 });
 export type KillResult = z.infer<typeof killResult>;
+
+/** What `process_kill_all` did, per process. */
+export const killAllResult = z.object({
+  killed: z.array(processId).describe("Were running, now killed."),
+  leftovers_killed: z.array(processId).describe(
+    "Had ended; what they left running was killed.",
+  ),
+  failed: z.array(z.object({ id: processId, error: z.string() })),
+});
+export type KillAllResult = z.infer<typeof killAllResult>;
 
 export const source = z.enum(["stdout", "stderr", "stdin"]);
 export type Source = z.infer<typeof source>;

@@ -1,8 +1,8 @@
 /**
  * The pipe backend: the program runs with stdin, stdout and stderr on OS
- * pipes (`Deno.Command`), as the leader of its own process group so a signal
- * or a kill reaches everything it started. What differs per OS comes in as a
- * {@link PipePlatform}.
+ * pipes, as the leader of its own process group (and session) so a signal or
+ * a kill reaches everything it started. What differs per OS, starting it
+ * included, comes in as a {@link PipePlatform}.
  *
  * @module
  */
@@ -22,28 +22,39 @@ import {
   type TerminalEvents,
 } from "./terminal.ts";
 
+/** A program started on pipes, as a {@link PipePlatform} hands it over. */
+export interface PipeChild {
+  readonly pid: number;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** How it ended, once it is reaped; never rejects. */
+  readonly status: Promise<ExitInfo>;
+  /**
+   * Sends `signo` to the program's whole tree (POSIX: its process group;
+   * Windows: its Job Object); a tree already gone is not an error. Throws an
+   * `Error` saying why it failed otherwise.
+   */
+  signal(signo: number): void;
+  /** Whether processes it started outlive it (see `Terminal.hasLeftovers`). */
+  hasLeftovers(): boolean;
+  /** Ends them: a polite signal, SIGKILL after `graceMs`. */
+  endLeftovers(graceMs: number): Promise<void>;
+  /** Called once the program has ended and its output was read: frees what the tree held. */
+  release(): void;
+}
+
 /** What the pipe backend does differently per OS; src/platform.ts picks one. */
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
   /**
-   * Takes charge of the tree of the child `pid`, just started: POSIX, its
-   * process group; Windows, a Job Object. Throws an `Error` saying why it
-   * cannot (the child is then ended).
+   * Starts `path` (found by `findExecutable`) with `env` complete, as the
+   * leader of a new process tree (POSIX: a session; Windows: a Job Object).
+   * Throws {@link PortalError}.
    */
-  adopt(pid: number): ProcessTree;
+  spawn(path: string, opts: SpawnOptions, env: Record<string, string>): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
-}
-
-/** A program and everything it started, as signals and kills reach them. */
-export interface ProcessTree {
-  /**
-   * Sends `signo` to the whole tree; a tree already gone is not an error.
-   * Throws an `Error` saying why it failed otherwise.
-   */
-  signal(signo: number): void;
-  /** Called once the program has ended and its output was read: frees what adopt took. */
-  release(): void;
 }
 
 /**
@@ -61,52 +72,22 @@ export function spawnOnPipes(
 ): Terminal {
   const { findExecutable } = platform;
   const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(path, {
-      args: opts.args,
-      cwd: opts.cwd,
-      env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      // A new process group (and session) led by the child: signals go to -pid.
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    throw spawnError(opts.command, error);
-  }
-  let tree: ProcessTree;
-  try {
-    tree = platform.adopt(child.pid);
-  } catch (error) {
-    abandon(child);
-    throw new PortalError(`Could not start ${opts.command}: ${(error as Error).message}.`);
-  }
-  return new PipeTerminal(child, events, tree, platform.breakSignal);
+  return new PipeTerminal(platform.spawn(path, opts, env), events, platform.breakSignal);
 }
 
 class PipeTerminal implements Terminal {
   readonly pid: number;
-  #child: Deno.ChildProcess;
+  #child: PipeChild;
   #stdin: WritableStreamDefaultWriter<Uint8Array>;
   #stdinOpen = true;
   /** Bytes handed to the pipe that it has not taken yet. */
   #queued = 0;
   #exited: Promise<void>;
   #running = true;
-  readonly #tree: ProcessTree;
   readonly #breakSignal: string;
 
-  constructor(
-    child: Deno.ChildProcess,
-    events: TerminalEvents,
-    tree: ProcessTree,
-    breakSignal: string,
-  ) {
+  constructor(child: PipeChild, events: TerminalEvents, breakSignal: string) {
     this.#child = child;
-    this.#tree = tree;
     this.#breakSignal = breakSignal;
     this.pid = child.pid;
     this.#stdin = child.stdin.getWriter();
@@ -124,8 +105,8 @@ class PipeTerminal implements Terminal {
       pump("stdout", child.stdout),
       pump("stderr", child.stderr),
     ]).then(([s]) => {
-      tree.release();
-      events.onExit(exitInfo(s));
+      child.release();
+      events.onExit(s);
     });
   }
 
@@ -159,7 +140,7 @@ class PipeTerminal implements Terminal {
 
   signal(signo: number): void {
     try {
-      this.#tree.signal(signo);
+      this.#child.signal(signo);
     } catch (error) {
       throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
     }
@@ -172,15 +153,20 @@ class PipeTerminal implements Terminal {
   }
 
   async kill(graceMs = KILL_GRACE_MS): Promise<void> {
-    if (this.#running) {
-      this.signal(SIGNALS.SIGTERM);
-      const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
-      await this.#child.status;
-      // The leader is gone; SIGKILL whatever is left in its group at once.
-      clearTimeout(timer);
-      this.signal(SIGNALS.SIGKILL);
-    }
+    if (!this.#running) return this.#child.endLeftovers(graceMs);
+    this.signal(SIGNALS.SIGTERM);
+    // A stopped program acts on SIGTERM only once continued.
+    this.signal(SIGNALS.SIGCONT);
+    const timer = setTimeout(() => this.signal(SIGNALS.SIGKILL), graceMs);
+    await this.#child.status;
+    clearTimeout(timer);
+    // The leader is gone; whatever is left of its session dies at once.
+    await this.#child.endLeftovers(0);
     await this.#exited;
+  }
+
+  hasLeftovers(): boolean {
+    return !this.#running && this.#child.hasLeftovers();
   }
 }
 
@@ -206,33 +192,4 @@ async function drain(
     onChunk(result.value);
   }
   reader.cancel().catch(() => {});
-}
-
-/** Ends a child that cannot be managed, and lets go of its pipes. */
-function abandon(child: Deno.ChildProcess): void {
-  try {
-    child.kill("SIGKILL");
-  } catch { /* already gone */ }
-  child.stdin.close().catch(() => {});
-  child.stdout.cancel().catch(() => {});
-  child.stderr.cancel().catch(() => {});
-}
-
-function exitInfo(status: Deno.CommandStatus): ExitInfo {
-  return status.signal
-    ? { code: null, signal: status.signal }
-    : { code: status.code, signal: null };
-}
-
-function spawnError(command: string, error: unknown): PortalError {
-  if (error instanceof Deno.errors.NotFound) {
-    return new PortalError(
-      `Command not found: "${command}". Give an executable on PATH or an absolute path; ` +
-        "commands run directly, not through a shell (for pipes or globbing, start sh -c '…').",
-    );
-  }
-  if (error instanceof Deno.errors.PermissionDenied) {
-    return new PortalError(`Permission denied running "${command}": is it executable?`);
-  }
-  return new PortalError(`Could not start "${command}": ${(error as Error).message}`);
 }

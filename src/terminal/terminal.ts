@@ -15,8 +15,10 @@ export type OutputSource = "stdout" | "stderr";
 export interface ExitInfo {
   /** Exit code when the program exited on its own; `null` when a signal ended it. */
   code: number | null;
-  /** Name of the terminating signal (e.g. `"SIGKILL"`), or `null`. */
+  /** Name of the terminating signal (e.g. `"SIGKILL"`, `"SIGRTMIN+3"`), or `null`. */
   signal: string | null;
+  /** True when that signal made the program dump core (POSIX `WCOREDUMP`). */
+  coreDumped?: boolean;
 }
 
 /** What to run, and how. */
@@ -99,9 +101,15 @@ export interface Terminal {
    * whole session): a polite signal first, SIGKILL after `graceMs` (default
    * `KILL_GRACE_MS` of limits.ts). Windows has no polite stop a console
    * program must heed: its Job Object is terminated at once. Resolves once
-   * `onExit` has been called.
+   * `onExit` has been called. Once the program has exited, ends its leftovers
+   * the same way.
    */
   kill(graceMs?: number): Promise<void>;
+  /**
+   * Whether the program has exited but processes it started live on (its
+   * leftovers: `sh -c 'sleep 300 &'`), which {@link kill} would end.
+   */
+  hasLeftovers(): boolean;
 }
 
 /** The error for a write that would overflow the input queue. */

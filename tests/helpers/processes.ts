@@ -82,3 +82,43 @@ export function waitForeground(shell: number, comm: string): Promise<ProcessRow[
     { until: (rows) => rows.some((row) => row.comm === comm && !row.stat.startsWith("T")) },
   );
 }
+
+/** Every live (not zombie) descendant of `pid`, by parent links. */
+export function descendants(pid: number): ProcessRow[] {
+  const table = processTable().filter((row) => !row.stat.startsWith("Z"));
+  const found: ProcessRow[] = [];
+  const parents = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of table) {
+      if (parents.has(row.ppid) && !parents.has(row.pid)) {
+        parents.add(row.pid);
+        found.push(row);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The live (not zombie) members of the sessions `sids` (Linux procps `ps -s`;
+ * every program Portal starts leads a session, so its pid is the id).
+ */
+export function sessionMembers(sids: number[]): number[] {
+  const { stdout } = new Deno.Command("ps", {
+    args: ["-s", sids.join(","), "-o", "pid=,stat="],
+    stderr: "null",
+  }).outputSync();
+  return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
+    const [pid, stat] = line.trim().split(/\s+/);
+    return pid && !stat.startsWith("Z") ? [Number(pid)] : [];
+  });
+}
+
+/** Those of `pids` that are alive (not zombies). */
+export function alive(pids: number[]): number[] {
+  return pids.length === 0 ? [] : processTable(pids)
+    .filter((row) => !row.stat.startsWith("Z"))
+    .map((row) => row.pid);
+}

@@ -7,7 +7,8 @@ export const processCleanup = defineTool({
   title: "Remove an ended process",
   description:
     "Remove an exited or killed process and all its data (records, screen, metadata); its id " +
-    "stops working. Irreversible. A running process is refused: process_kill it first.",
+    "stops working. Irreversible. What it left running is killed first. A running process " +
+    "is refused: process_kill it first.",
   input: z.object({ id }),
   output: z.object({ id: processId, removed: z.literal(true) }),
   annotations: {

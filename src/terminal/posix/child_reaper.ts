@@ -1,5 +1,5 @@
 /**
- * Reaps the children the PTY backend spawns: SIGCHLD plus
+ * Reaps the children the POSIX backends spawn: SIGCHLD plus
  * `waitpid(pid, WNOHANG)` for each tracked pid. One instance,
  * {@link childReaper}, serves every terminal, as the readiness loop does.
  *
@@ -86,13 +86,18 @@ export class ChildReaper {
   };
 }
 
-/** A `waitpid` status: the exit code, or the signal that ended the child. */
+/**
+ * A `waitpid` status: the exit code, or the signal that ended the child
+ * (`SIGRTMIN+n` included) and whether it dumped core. Stops are never
+ * reported: no WUNTRACED.
+ */
 function decodeStatus(status: number): ExitInfo {
   const signo = status & 0x7f;
-  return signo === 0
-    ? { code: (status >> 8) & 0xff, signal: null }
-    : { code: null, signal: signalName(signo) };
+  if (signo === 0) return { code: (status >> 8) & 0xff, signal: null };
+  const info: ExitInfo = { code: null, signal: signalName(signo) };
+  if (status & 0x80) info.coreDumped = true;
+  return info;
 }
 
-/** The reaper every PTY child of this process shares. */
+/** The reaper every pipe and PTY child of this process shares. */
 export const childReaper: ChildReaper = new ChildReaper();

@@ -8,8 +8,6 @@
 import {
   addStatusFlags,
   C,
-  cString,
-  cStringArray,
   errno,
   libc,
   setCloexec,
@@ -21,6 +19,7 @@ import { prepareLaunch } from "../launch.ts";
 import type { SpawnOptions, Terminal, TerminalEvents } from "../terminal.ts";
 import { isExecutableFile, resolveExecutable } from "./executable.ts";
 import { PtyTerminal } from "./pty_terminal.ts";
+import { spawnSession } from "./spawn.ts";
 
 /**
  * macOS runs posix_spawn's file actions before it makes the new session, so
@@ -49,7 +48,14 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
     const [exe, args] = viaHelper
       ? [CTTY_HELPER!, ["perl", "-e", CTTY_SCRIPT, path, ...argv]]
       : [path, argv];
-    pid = spawnOnSlave(opts.command, exe, args, env, slave, opts.cwd);
+    // The slave is opened, not inherited, so the new session acquires it as
+    // its controlling terminal.
+    const stdio = [
+      { fd: 0, open: slavePath(slave), flags: C.O_RDWR },
+      { fd: 1, dup: 0 },
+      { fd: 2, dup: 0 },
+    ];
+    pid = spawnSession({ command: opts.command, path: exe, argv: args, env, cwd: opts.cwd, stdio });
   } catch (error) {
     libc().close(master);
     throw error;
@@ -83,81 +89,4 @@ function slavePath(slave: number): string {
   const rc = libc().ttyname_r(slave, buf, BigInt(buf.length));
   if (rc !== 0) throw new PortalError(`Could not name the pseudo-terminal: ${strerror(rc)}.`);
   return new TextDecoder().decode(buf.subarray(0, buf.indexOf(0)));
-}
-
-/**
- * Spawns `path` as a session leader with the slave as fds 0-2 (opened, not
- * inherited, so the new session acquires it as controlling terminal), the
- * signal mask emptied and every handler reset (Deno ignores SIGPIPE, which
- * children would inherit), no other fds, and `cwd`.
- */
-function spawnOnSlave(
-  command: string,
-  path: string,
-  argv: string[],
-  env: Record<string, string>,
-  slave: number,
-  cwd: string,
-): number {
-  const lib = libc();
-  const check = (rc: number, what: string) => {
-    if (rc !== 0) throw new PortalError(`Could not start ${command}: ${what}: ${strerror(rc)}.`);
-  };
-  const attr = new Uint8Array(C.SIZEOF_SPAWNATTR);
-  const actions = new Uint8Array(C.SIZEOF_FILE_ACTIONS);
-  const noSignals = new Uint8Array(C.SIZEOF_SIGSET);
-  const allSignals = new Uint8Array(C.SIZEOF_SIGSET);
-  lib.sigemptyset(noSignals);
-  lib.sigfillset(allSignals);
-  check(lib.posix_spawnattr_init(attr), "posix_spawnattr_init");
-  try {
-    check(lib.posix_spawnattr_setsigmask(attr, noSignals), "setsigmask");
-    check(lib.posix_spawnattr_setsigdefault(attr, allSignals), "setsigdefault");
-    const flags = C.POSIX_SPAWN_SETSID | C.POSIX_SPAWN_SETSIGMASK | C.POSIX_SPAWN_SETSIGDEF |
-      C.POSIX_SPAWN_CLOEXEC_DEFAULT;
-    check(lib.posix_spawnattr_setflags(attr, flags), "setflags");
-    check(lib.posix_spawn_file_actions_init(actions), "posix_spawn_file_actions_init");
-    try {
-      check(
-        lib.posix_spawn_file_actions_addopen(actions, 0, cString(slavePath(slave)), C.O_RDWR, 0),
-        "addopen",
-      );
-      check(lib.posix_spawn_file_actions_adddup2(actions, 0, 1), "adddup2");
-      check(lib.posix_spawn_file_actions_adddup2(actions, 0, 2), "adddup2");
-      // Everything of ours is close-on-exec already; this also covers fds a
-      // native library might have opened without it. (macOS: CLOEXEC_DEFAULT.)
-      if (lib.posix_spawn_file_actions_addclosefrom_np !== null) {
-        check(lib.posix_spawn_file_actions_addclosefrom_np(actions, 3), "addclosefrom_np");
-      }
-      check(lib.posix_spawn_file_actions_addchdir_np(actions, cString(cwd)), "addchdir_np");
-      const args = cStringArray(argv);
-      const envp = cStringArray(Object.entries(env).map(([k, v]) => `${k}=${v}`));
-      const pid = new Int32Array(1);
-      const rc = lib.posix_spawn(pid, cString(path), actions, attr, args.array, envp.array);
-      if (rc !== 0) throw spawnError(command, path, cwd, rc);
-      return pid[0];
-    } finally {
-      lib.posix_spawn_file_actions_destroy(actions);
-    }
-  } finally {
-    lib.posix_spawnattr_destroy(attr);
-  }
-}
-
-function spawnError(command: string, path: string, cwd: string, code: number): PortalError {
-  if (code === C.ENOEXEC) {
-    return new PortalError(
-      `Cannot run ${command}: ${path} is not a program this system can execute. If it is a ` +
-        "script, give it a #! line or run its interpreter with the script as an argument.",
-    );
-  }
-  if (code === C.EACCES) {
-    return new PortalError(
-      `Cannot run ${command}: permission denied on ${path} or on the directory ${cwd}.`,
-    );
-  }
-  return new PortalError(
-    `Cannot run ${command} (${path}) in ${cwd}: ${strerror(code)}. ` +
-      "Check that the program and the directory exist.",
-  );
 }

@@ -22,7 +22,7 @@ import type {
   TerminalEvents,
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
-import { sessionGroups } from "./session_groups.ts";
+import { Session } from "./session.ts";
 
 /** Bytes read from one master per wake-up, so one flooding PTY cannot starve the rest. */
 const DRAIN_CAP = 256 * 1024;
@@ -48,6 +48,7 @@ export class PtyTerminal implements Terminal {
   readonly #master: number;
   readonly #events: TerminalEvents;
   readonly #input = new InputQueue((chunk) => this.#writeSome(chunk));
+  readonly #session: Session;
   #reaped = false;
   #outputEnded = false;
   #exited = false;
@@ -61,6 +62,7 @@ export class PtyTerminal implements Terminal {
     this.pid = pid;
     this.#master = master;
     this.#events = events;
+    this.#session = new Session(pid);
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
   }
@@ -113,7 +115,7 @@ export class PtyTerminal implements Terminal {
   }
 
   kill(graceMs = KILL_GRACE_MS): Promise<void> {
-    if (this.#exited) return Promise.resolve();
+    if (this.#exited) return this.#session.end(graceMs);
     this.#killing ??= this.#terminate(graceMs);
     return this.#killing;
   }
@@ -124,7 +126,7 @@ export class PtyTerminal implements Terminal {
     this.#signalSession(SIGNALS.SIGHUP, SIGNALS.SIGCONT);
     const exited = await settlesWithin(this.#exit.promise, graceMs);
     // Members ignoring SIGHUP can outlive the leader (and hold the terminal).
-    if (!exited || sessionGroups(this.pid).length > 0) {
+    if (!exited || this.#session.groups().length > 0) {
       await delay(deadline - Date.now());
       this.#signalSession(SIGNALS.SIGKILL);
     }
@@ -137,14 +139,18 @@ export class PtyTerminal implements Terminal {
    * `kill(-pid)` misses.
    */
   #signalSession(...signals: number[]): void {
-    const groups = new Set(sessionGroups(this.pid));
+    const extra: number[] = [];
     // Once reaped, the pid (and so the group id) may belong to someone else.
-    if (!this.#reaped) groups.add(this.pid);
+    if (!this.#reaped) extra.push(this.pid);
     if (!this.#outputEnded) {
       const foreground = libc().tcgetpgrp(this.#master);
-      if (foreground > 0) groups.add(foreground);
+      if (foreground > 0) extra.push(foreground);
     }
-    for (const signo of signals) for (const group of groups) libc().kill(-group, signo);
+    this.#session.signal(signals, extra);
+  }
+
+  hasLeftovers(): boolean {
+    return this.#exited && this.#session.hasLeftovers();
   }
 
   #checkRunning(): void {
@@ -218,6 +224,7 @@ export class PtyTerminal implements Terminal {
 
   #onReaped(exit: ExitInfo): void {
     this.#reaped = true;
+    this.#session.leaderReaped();
     this.#exitInfo = exit;
     if (this.#outputEnded) {
       this.#reportExit();

@@ -4,25 +4,37 @@
  *
  * @module
  */
-import { C } from "../../../ffi/libc.ts";
+import { C, errno, libc } from "../../../ffi/libc.ts";
 
 /**
- * Process groups of the session `sid` (Linux: from /proc/<pid>/stat, whose
- * 6th field is the session id). macOS offers no cheap equivalent: none.
+ * Process groups of the session `sid` with a live (not zombie) process
+ * (Linux: from /proc/<pid>/stat, whose 6th field is the session id). macOS
+ * offers no cheap equivalent (nor does a Linux without /proc mounted): there,
+ * the group whose id is `sid` (the leader's), if it has a process.
  */
-export function sessionGroups(sid: number): number[] {
-  if (!C.PROC_STAT) return [];
-  sessions ??= scanSessions();
+export function sessionGroups(sid: number, options: { fresh?: boolean } = {}): number[] {
+  if (options.fresh) sessions = undefined;
+  if (sessions === undefined) sessions = C.PROC_STAT ? scanSessions() : null;
+  if (sessions === null) return libc().kill(-sid, 0) === 0 || errno() === C.EPERM ? [sid] : [];
   return sessions.get(sid) ?? [];
 }
 
-/** One /proc scan serves every kill() of one synchronous run (e.g. a shutdown). */
-let sessions: Map<number, number[]> | null = null;
+/**
+ * One /proc scan serves every kill() of one synchronous run (e.g. a
+ * shutdown); `fresh` asks for a scan begun now. `null`: no /proc to scan.
+ */
+let sessions: Map<number, number[]> | null | undefined;
 
-function scanSessions(): Map<number, number[]> {
-  queueMicrotask(() => sessions = null);
+function scanSessions(): Map<number, number[]> | null {
+  queueMicrotask(() => sessions = undefined);
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync("/proc");
+  } catch {
+    return null;
+  }
   const found = new Map<number, number[]>();
-  for (const entry of Deno.readDirSync("/proc")) {
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry.name)) continue;
     let stat: string;
     try {

@@ -158,6 +158,11 @@ export class ConPtyTerminal implements Terminal, Pollable {
     return this.#done.promise;
   }
 
+  /** Never: the program's job is closed when it ends, which ends what it left running. */
+  hasLeftovers(): boolean {
+    return false;
+  }
+
   /** One tick: output, input, exit, and the steps of the end. */
   poll(): boolean {
     const now = performance.now();

@@ -1,0 +1,100 @@
+/**
+ * How long after the server ends nothing it started is left (goal: 2 s), for
+ * a SIGKILLed server (the session watchdog's work) and for a client closing
+ * stdin (the server's own shutdown). Each round starts a server with 8 pipe
+ * and 8 PTY programs with a grandchild each, an interactive bash with a
+ * background job that ignores SIGHUP, and a pipe program that exited leaving
+ * a job behind; it then ends the server and polls /proc every 2 ms.
+ *
+ * Linux only (/proc). Run: deno run -A bench/teardown.ts [rounds]
+ */
+import { Portal } from "../dev/portal_client.ts";
+
+const rounds = Number(Deno.args[0] ?? 3);
+try {
+  Deno.statSync("/proc/self/stat");
+} catch {
+  console.log("teardown: needs /proc (Linux); skipped");
+  Deno.exit(0);
+}
+const GOAL_MS = 2000;
+
+/** pid → [ppid, session] of every live (not zombie) process. */
+function processes(): Map<number, [number, number]> {
+  const found = new Map<number, [number, number]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const [state, ppid, , session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state !== "Z") found.set(Number(entry.name), [Number(ppid), Number(session)]);
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
+
+/** The server, its descendants and every member of the sessions `sids`. */
+function everything(server: number, sids: number[]): number[] {
+  const table = processes();
+  const watched = new Set([server]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, [ppid, session]] of table) {
+      if (!watched.has(pid) && (watched.has(ppid) || sids.includes(session))) {
+        watched.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...watched];
+}
+
+async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; count: number }> {
+  const portal = await Portal.start();
+  const script = "sleep 300 & echo $!; wait";
+  const ids = await Promise.all([
+    ...Array.from(
+      { length: 16 },
+      (_, i) => portal.spawn("sh", ["-c", script], { pty: i % 2 === 1 }),
+    ),
+    portal.spawn("sh", ["-c", "sleep 300 & echo $!"]),
+    portal.spawn("bash", ["--norc", "--noprofile", "-i"], { pty: true, env: { PS1: "READY$ " } }),
+  ]);
+  const bash = ids.at(-1)!;
+  await portal.readUntil(bash, (t) => t.includes("READY$"));
+  await portal.call("process_write", { id: bash, content: "(trap '' HUP; exec sleep 300) &\n" });
+  for (const id of ids.slice(0, -1)) await portal.readUntil(id, (t) => t.endsWith("\n"));
+  await portal.readUntil(bash, (t) => /\[1\] \d+/.test(t));
+  const sids = (await portal.call("process_list")).processes.map((p: { os_pid: number }) =>
+    p.os_pid
+  );
+  const server = portal.transport.pid!;
+  const watched = everything(server, sids);
+  const start = performance.now();
+  const closing = ending === "SIGKILL" ? Deno.kill(server, "SIGKILL") : portal.client.close();
+  for (let live = processes(); watched.some((pid) => live.has(pid)); live = processes()) {
+    if (performance.now() - start > 10_000) throw new Error(`${ending}: survivors after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const ms = performance.now() - start;
+  await closing;
+  await portal.close();
+  return { ms, count: watched.length };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const ending of ["SIGKILL", "stdin closed"] as const) {
+  const runs: number[] = [];
+  let count = 0;
+  for (let i = 0; i < rounds; i++) {
+    const result = await round(ending);
+    runs.push(result.ms);
+    count = result.count;
+  }
+  console.log(
+    `server ${ending} → none of its ${count} processes left: median ${
+      median(runs).toFixed(0)
+    } ms, ` +
+      `max ${Math.max(...runs).toFixed(0)} ms (goal ≤ ${GOAL_MS} ms)`,
+  );
+}

@@ -1,0 +1,128 @@
+/**
+ * Web streams over our ends of OS pipes (O_NONBLOCK, close-on-exec), driven
+ * by the shared {@link readinessLoop} like the PTY masters: no thread blocks
+ * in a read, and each stream owns its fd and closes it when it ends.
+ *
+ * @module
+ */
+import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
+import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+
+/** Bytes a readable queues before it stops reading: a slow reader holds the program back. */
+const READ_AHEAD = 1 << 20;
+
+/** Shared by every readable: reads are synchronous, and each chunk is copied out. */
+const READ_BUF = new Uint8Array(64 * 1024);
+
+/** Bits that say the other end is gone; poll reports them even when not asked for. */
+const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
+
+/**
+ * What `fd` yields, until end of file; the fd is closed then, or when the
+ * stream is cancelled. `onEnd` runs once, either way.
+ */
+export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8Array> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    readinessLoop.unregister(fd);
+    onEnd();
+  };
+  const onReady = (revents: number) => {
+    // After a hang-up what is left is bounded by the pipe's capacity: read it
+    // all, so a paused fd cannot keep reporting POLLHUP.
+    const hangup = (revents & HANGUP) !== 0;
+    for (;;) {
+      if (!hangup && (controller.desiredSize ?? 0) <= 0) {
+        readinessLoop.setEvents(fd, 0);
+        return;
+      }
+      const n = Number(libc().read(fd, READ_BUF, BigInt(READ_BUF.length)));
+      if (n > 0) {
+        controller.enqueue(READ_BUF.slice(0, n));
+        continue;
+      }
+      if (n < 0) {
+        const code = errno();
+        if (code === C.EINTR) continue;
+        if (code === C.EAGAIN) return;
+      }
+      // End of file, or an error that ends the output just the same.
+      controller.close();
+      end();
+      return;
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      readinessLoop.register(fd, C.POLLIN, onReady);
+    },
+    pull() {
+      if (!ended) readinessLoop.setEvents(fd, C.POLLIN);
+    },
+    cancel: end,
+  }, new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD }));
+}
+
+/** A writable over `fd`, and a way to close the fd at once. */
+export interface FdWriter {
+  /** Writes resolve once the pipe took every byte; closing it closes the fd. */
+  stream: WritableStream<Uint8Array>;
+  /** Closes the fd now (the reader is gone for good); pending and later writes fail. */
+  shut(): void;
+}
+
+/** A {@link FdWriter} over `fd`. */
+export function writableFd(fd: number): FdWriter {
+  let shut = false;
+  /** Wakes the write waiting for room, if one is. */
+  let wake: (() => void) | null = null;
+  const close = () => {
+    if (shut) return;
+    shut = true;
+    readinessLoop.unregister(fd);
+    wake?.();
+  };
+  // Watched with no events while idle: poll still reports POLLERR once the
+  // reader has closed its end, which is when the fd is of no more use.
+  readinessLoop.register(fd, 0, (revents) => {
+    if (wake !== null) wake();
+    else if (revents & HANGUP) close();
+  });
+  const waitForRoom = () =>
+    new Promise<void>((resolve) => {
+      wake = () => {
+        wake = null;
+        if (!shut) readinessLoop.setEvents(fd, 0);
+        resolve();
+      };
+      readinessLoop.setEvents(fd, C.POLLOUT);
+    });
+  const stream = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      let offset = 0;
+      while (offset < chunk.length) {
+        if (shut) throw new Error("the pipe is closed");
+        const rest = chunk.subarray(offset);
+        const n = Number(libc().write(fd, rest, BigInt(rest.length)));
+        if (n >= 0) {
+          offset += n;
+          continue;
+        }
+        const code = errno();
+        if (code === C.EINTR) continue;
+        if (code !== C.EAGAIN) {
+          close();
+          throw new Error(strerror(code));
+        }
+        await waitForRoom();
+      }
+    },
+    close,
+    abort: close,
+  });
+  return { stream, shut: close };
+}

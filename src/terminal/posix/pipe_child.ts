@@ -1,0 +1,74 @@
+/**
+ * Starting a program on pipes on Linux and macOS: three pipes, then
+ * {@link spawnSession}, the program leading a session of its own.
+ *
+ * Not `Deno.Command`: Deno waits for its children itself (tokio reaps each
+ * as it exits) and names the signal that ended one from a fixed table, so a
+ * program killed by a real-time signal made `ChildProcess.status` reject with
+ * "Invalid signal: 37" and the status was lost; nor does it tell a core dump.
+ * Reaping a `Deno.Command` child ourselves would race tokio for the status
+ * (whoever loses gets ECHILD), and a late `waitpid(pid)` could even reap a
+ * stranger that reused the pid. A child Deno never saw is reaped by
+ * {@link childReaper} alone, with its full wait status.
+ *
+ * @module
+ */
+import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
+import type { PipeChild } from "../pipe.ts";
+import type { ExitInfo } from "../terminal.ts";
+import { childReaper } from "./child_reaper.ts";
+import { readableFd, writableFd } from "./fd_streams.ts";
+import { Session } from "./session.ts";
+import { openPipe, spawnSession, type SpawnSpec } from "./spawn.ts";
+
+/** Starts `spec` (its `stdio` is ignored) on three new pipes. Throws `PortalError`. */
+export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio">): PipeChild {
+  const pipes: { read: number; write: number }[] = [];
+  let pid: number;
+  try {
+    // One at a time, so a failure closes what was opened before it.
+    for (const ours of ["write", "read", "read"] as const) pipes.push(openPipe(ours));
+    const [stdin, stdout, stderr] = pipes;
+    const stdio = [
+      { fd: 0, dup: stdin.read },
+      { fd: 1, dup: stdout.write },
+      { fd: 2, dup: stderr.write },
+    ];
+    pid = spawnSession({ ...spec, stdio });
+  } catch (error) {
+    for (const fd of pipes.flatMap(({ read, write }) => [read, write])) libc().close(fd);
+    throw error;
+  }
+  const [stdin, stdout, stderr] = pipes;
+  // The child has its copies now.
+  libc().close(stdin.read);
+  libc().close(stdout.write);
+  libc().close(stderr.write);
+
+  const session = new Session(pid);
+  const input = writableFd(stdin.write);
+  let open = 2;
+  // SIGCHLD alone does not keep Deno alive: once the output ended, poll for the exit too.
+  const outputEnded = () => --open === 0 && childReaper.expectExit(pid);
+  const status = new Promise<ExitInfo>((resolve) =>
+    childReaper.track(pid, (exit) => {
+      session.leaderReaped();
+      // Nothing reads the input any more (a job it left behind gets end of file).
+      input.shut();
+      resolve(exit);
+    })
+  );
+  return {
+    pid,
+    stdin: input.stream,
+    stdout: readableFd(stdout.read, outputEnded),
+    stderr: readableFd(stderr.read, outputEnded),
+    status,
+    signal(signo) {
+      if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));
+    },
+    hasLeftovers: () => session.hasLeftovers(),
+    endLeftovers: (graceMs) => session.end(graceMs),
+    release() {},
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * Nothing the server started outlives it: leftovers of exited programs can be
+ * killed through Portal, and whichever way the server ends (stdin closed,
+ * SIGINT, SIGTERM, SIGHUP, SIGKILL) every program, grandchild, background
+ * job and watchdog is gone within 2 s; a shutdown (anything but SIGKILL)
+ * also closes the records database cleanly, with the last output in it.
+ *
+ * Linux only: the sessions are read with procps `ps -s`, and macOS's
+ * watchdog reaches only the leader's process group (see the README).
+ */
+import { DatabaseSync } from "node:sqlite";
+import { Portal } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { assertEquals, assertMatch } from "./helpers/assert.ts";
+import { posixTest } from "./helpers/platform.ts";
+import { portalTest } from "./helpers/portal.ts";
+import { alive, descendants, sessionMembers } from "./helpers/processes.ts";
+
+/** An interactive bash without the user's rc files, with a prompt the tests can find. */
+const BASH = ["--norc", "--noprofile", "-i"];
+const BASH_ENV = { PS1: "READY$ " };
+/** How long after the server's end nothing it started may be left. */
+const ORPHAN_DEADLINE_MS = 2000;
+
+/** Starts `sh -c script` and returns its id and the first number it prints on a line. */
+async function spawnReporting(portal: Portal, script: string, pty = false) {
+  const id = await portal.spawn("sh", ["-c", script], { pty });
+  const out = await portal.readUntil(id, (t) => /\d+\n/.test(t));
+  return { id, pid: Number(/(\d+)\n/.exec(out)![1]) };
+}
+
+portalTest(
+  "leftovers: process_kill ends what an exited program left running, on pipes and a PTY",
+  async (portal) => {
+    const programs = [
+      { pty: false, script: "sleep 300 & echo $!" },
+      // The job ignores the SIGHUP the kernel sends when the terminal's session leader exits.
+      { pty: true, script: "trap '' HUP; sleep 300 & echo $!" },
+    ];
+    await Promise.all(programs.map(async ({ pty, script }) => {
+      const { id, pid: job } = await spawnReporting(portal, script, pty);
+      const info = await portal.waitExit(id);
+      assertEquals([info.status, info.exit_code], ["exited", 0]);
+      assertEquals(alive([job]), [job]);
+      // The process keeps its status; what it left behind is gone.
+      const killed = await portal.call("process_kill", { id });
+      assertEquals([killed.status, killed.exit_code], ["exited", 0]);
+      assertEquals(alive([job]), []);
+      assertMatch(
+        await portal.fail("process_kill", { id }),
+        /it has exited \(with code 0\) and nothing it started is still running/,
+      );
+    }));
+  },
+  { only: "linux" },
+);
+
+portalTest(
+  "leftovers: process_cleanup kills them before it forgets the process",
+  async (portal) => {
+    const { id, pid: job } = await spawnReporting(portal, "sleep 300 & echo $!");
+    await portal.waitExit(id);
+    assertEquals(alive([job]), [job]);
+    assertEquals(await portal.call("process_cleanup", { id }), { id, removed: true });
+    assertEquals(alive([job]), []);
+  },
+  { only: "linux" },
+);
+
+/**
+ * Starts every kind of program that could outlive the server; returns the
+ * pids to watch: each program, the pids they report, every member of their
+ * sessions, and every descendant of the server (its session watchdog too).
+ */
+async function startEverything(portal: Portal): Promise<{ key: number[]; all: number[] }> {
+  const reported = await Promise.all([
+    // Pipe and PTY programs with a grandchild.
+    spawnReporting(portal, "sleep 300 & echo $!; wait"),
+    spawnReporting(portal, "sleep 300 & echo $!; wait", true),
+    // Programs that ignore SIGHUP and SIGTERM, on a PTY and on pipes.
+    spawnReporting(portal, "trap '' HUP TERM; echo $$; sleep 300", true),
+    spawnReporting(portal, "trap '' HUP TERM; echo $$; sleep 300"),
+    // A pipe program that exited on its own, leaving a job behind.
+    spawnReporting(portal, "sleep 300 & echo $!"),
+  ]);
+  // An interactive bash with background jobs in groups of their own, one ignoring SIGHUP.
+  const bash = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
+  await portal.readUntil(bash, (t) => t.includes("READY$"));
+  await portal.call("process_write", {
+    id: bash,
+    content: "sleep 300 & echo JOB:$!; (trap '' HUP; exec sleep 301) & echo JOB:$!\n",
+  });
+  const jobs = [
+    ...(await portal.readUntil(bash, (t) => (t.match(/JOB:\d+/g) ?? []).length === 2))
+      .matchAll(/JOB:(\d+)/g),
+  ].map((m) => Number(m[1]));
+  const exited = (await portal.waitExit(reported[4].id)).os_pid;
+
+  const programs = (await portal.call("process_list")).processes
+    .map((p: { os_pid: number }) => p.os_pid);
+  // The exited one's pid is gone; its session lives on in its job.
+  const key = [
+    ...new Set([
+      ...reported.map((r) => r.pid),
+      ...jobs,
+      ...programs.filter((pid: number) => pid !== exited),
+    ]),
+  ];
+  const all = new Set([
+    ...key,
+    ...sessionMembers(programs),
+    ...descendants(portal.transport.pid!).map((row) => row.pid),
+  ]);
+  return { key, all: [...all] };
+}
+
+const ENDINGS = ["stdin closed", "SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"] as const;
+
+/** Says goodbye on SIGTERM (how a pipe program is killed), then exits. */
+const GOODBYE = "import signal,sys,time\n" +
+  "def bye(*_): print('bye', flush=True); sys.exit(0)\n" +
+  "signal.signal(signal.SIGTERM, bye)\nprint('ready', flush=True)\nwhile True: time.sleep(1)";
+
+posixTest(
+  "no orphans: however the server ends, nothing it started is left 2 s later",
+  async () => {
+    // One server per ending, side by side.
+    await Promise.all(ENDINGS.map(async (ending) => {
+      await using portal = await Portal.start({ captureStderr: true });
+      const server = portal.transport.pid!;
+      const goodbye = await portal.spawn("python3", ["-c", GOODBYE]);
+      await portal.readUntil(goodbye, (t) => t.includes("ready"));
+      if (ending === "SIGKILL") {
+        // The watchdog, killed, is replaced (with every session) at the next start.
+        const [watchdog] = descendants(server).filter((row) => row.comm === "sh");
+        Deno.kill(watchdog.pid, "SIGKILL");
+        await waitFor("the watchdog to die", () => alive([watchdog.pid]).length === 0);
+      }
+      const { key, all: watched } = await startEverything(portal);
+      // What could survive is alive before the end, so the check below means something.
+      assertEquals(alive(key).sort(), [...key].sort(), `${ending}: alive at first`);
+      const closing = ending === "stdin closed" ? portal.client.close() : Deno.kill(server, ending);
+      await waitFor(`everything the server started to be gone after ${ending}`, () => {
+        const left = alive([server, ...watched]);
+        return left.length === 0 ? [] : processTableOf(left);
+      }, { until: (left) => left.length === 0, timeoutMs: ORPHAN_DEADLINE_MS, intervalMs: 20 });
+      await closing;
+      if (ending === "SIGKILL") {
+        assertMatch(portal.stderr, /the session watchdog died; started another/);
+        return;
+      }
+      // Shut down, not killed: the database was closed cleanly (SQLite removes the WAL then),
+      // with what was written during the shutdown in it.
+      assertEquals(await exists(`${portal.dbPath}-wal`), false, `${ending}: WAL left behind`);
+      using db = new DatabaseSync(portal.dbPath, { readOnly: true });
+      const rows = db.prepare("SELECT content FROM records WHERE process_id = ? ORDER BY seq")
+        .all(goodbye) as { content: string }[];
+      assertEquals(rows.map((row) => row.content).join(""), "ready\nbye\n", ending);
+    }));
+  },
+  { only: "linux" },
+);
+
+function exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
+}
+
+/** `ps` lines of `pids`, for a failure message. */
+function processTableOf(pids: number[]): string[] {
+  const { stdout } = new Deno.Command("ps", {
+    args: ["-o", "pid=,ppid=,sid=,stat=,args=", "-p", pids.join(",")],
+    stderr: "null",
+  }).outputSync();
+  return new TextDecoder().decode(stdout).trim().split("\n");
+}
