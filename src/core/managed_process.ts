@@ -21,8 +21,6 @@ import type {
 } from "./schema.ts";
 import { Screen } from "./screen.ts";
 
-/** Bytes a PTY's screen may fall behind its output during a flood (a quarter of a small cap). */
-const SCREEN_MAX_LAG = 16 << 20;
 
 /** Which records a read selects. */
 export interface ReadOptions {
@@ -90,7 +88,7 @@ export class ManagedProcess {
     const screen = spec.pty
       ? new Screen(spec.cols, spec.rows, {
         backlog: (afterSeq, maxBytes) => store.raw(id, "stdout", afterSeq, maxBytes),
-        maxLag: cap > 0 ? Math.min(SCREEN_MAX_LAG, Math.ceil(cap / 4)) : SCREEN_MAX_LAG,
+        maxLag: cap > 0 ? Math.ceil(cap / 4) : Infinity,
       })
       : undefined;
     try {
