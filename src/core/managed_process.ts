@@ -21,7 +21,6 @@ import type {
 } from "./schema.ts";
 import { Screen } from "./screen.ts";
 
-
 /** Which records a read selects. */
 export interface ReadOptions {
   sources: Source[];
