@@ -46,6 +46,7 @@ import {
   SOURCE_CODE,
   SOURCE_NAME,
 } from "./record_text.ts";
+import { SCHEMA } from "./record_schema.ts";
 import type { ProcessDetails, Source } from "./schema.ts";
 
 export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
@@ -62,23 +63,6 @@ export const COMMIT_BYTES = 4 << 20;
 const SEQ_SPAN = 2 ** 32;
 /** Process ids whose keys stay exact in a double. */
 const MAX_PROCESS_ID = 2 ** 21 - 1;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS processes (
-  id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
-  env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
-  status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
-  ended_at TEXT
-);
-CREATE TABLE IF NOT EXISTS records (
-  key INTEGER PRIMARY KEY, timestamp INTEGER NOT NULL, source INTEGER NOT NULL,
-  content BLOB NOT NULL
-);
-CREATE VIEW IF NOT EXISTS process_records (process_id, seq, timestamp, source, content) AS
-  SELECT key >> 32, key & 4294967295, timestamp,
-    CASE source WHEN 0 THEN 'stdin' WHEN 1 THEN 'stdout' ELSE 'stderr' END, content
-  FROM records;
-`;
 
 /** Selection of records for a query. */
 export interface RecordQuery {
