@@ -1,13 +1,10 @@
 /**
  * The SQLite file that holds every process's I/O records and metadata.
  *
- * - **Raw bytes.** A record is a chunk exactly as the program wrote it (or as
- *   it was written to it): NULs, control characters and invalid UTF-8 kept.
- *   Text is made at read time ({@link RecordText}), so ingest does no decoding.
- * - **Keyed for constant-time reads.** One table ordered by
- *   `key = process_id · 2³² + seq`, so a process's records are one contiguous
- *   range and every query is a range scan that starts where it is asked to
- *   (after a cursor, or backwards from the newest) — never at the first record.
+ * - **Raw bytes**, as written (NULs, invalid UTF-8 kept); text is made at read
+ *   time ({@link RecordText}), so ingest does no decoding.
+ * - **Constant-time reads.** Keys are `process_id · 2³² + seq`: a process is one
+ *   range, and a query starts at a cursor or the newest, never the first record.
  * - **Batched.** Appends wait in memory and are committed together every
  *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
  *   queries see them without committing. So a flood costs one transaction per
