@@ -266,12 +266,12 @@ export class RecordStore {
   /** Writes or replaces a process row. */
   saveProcess(row: ProcessDetails): void {
     const r = row;
-    const values = [r.id, r.command, JSON.stringify(r.args), r.cwd, JSON.stringify(r.env)];
-    values.push(r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status, r.exit_code, r.exit_signal);
+    const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
+    values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
     this.#db.prepare(
       `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
         status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(...values, r.started_at, r.ended_at);
+    ).run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
   }
 
   /** Deletes a process row and all its records. */
