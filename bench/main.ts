@@ -1,22 +1,47 @@
 /**
- * `deno task bench`: runs every benchmark script in turn and prints its figures.
+ * `deno task bench`: runs each benchmark script in turn and prints one table,
+ * every figure beside its goal (ratios are measured side by side in the same
+ * run: this machine is shared and noisy).
  *
- * - pty_throughput.ts: the PTY backend's output rate for `cat` of 200 MB beside
- *   the kernel's own (`script`), and write → echo latency of one keystroke.
- * - server_ingest.ts: process_start → exited through the whole server (pipes and PTY).
- * - many_ptys.ts: tool latency with 100 live terminals.
+ * - reads.ts: the read queries at the end of 1 GB and of 1 M records vs 1 MB.
+ * - ingest.ts: `cat` of 200 MiB through the server vs a bare reader / the kernel.
+ * - responsiveness.ts: tool latency while `yes` floods, with and without CPU hogs.
+ * - disk.ts: write_bytes of 1 and 10 chatty PTYs over 60 s.
+ * - startup.ts: spawn → initialize reply, beside the peers.
+ *
+ * Also: pty_throughput.ts (backend and keystroke latency), many_ptys.ts,
+ * profile.ts (a --cpu-prof summary of the server under a flood).
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  */
-const scripts = ["pty_throughput.ts", "server_ingest.ts", "many_ptys.ts", "teardown.ts"];
+import type { Row } from "./lib.ts";
 
+const scripts = [
+  "reads.ts",
+  "ingest.ts",
+  "responsiveness.ts",
+  "disk.ts",
+  "startup.ts",
+  "teardown.ts",
+];
+const rows: Row[] = [];
 let failed = false;
 for (const script of scripts) {
-  console.log(`\n== ${script}`);
-  const { success } = await new Deno.Command(Deno.execPath(), {
+  console.error(`== ${script}`);
+  const { success, stdout } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(script, import.meta.url).pathname],
-    stdout: "inherit",
+    stdout: "piped",
     stderr: "inherit",
   }).output();
+  for (const line of new TextDecoder().decode(stdout).split("\n")) {
+    if (line.startsWith("ROW ")) rows.push(JSON.parse(line.slice(4)));
+    else if (line.trim()) console.error(line);
+  }
   failed ||= !success;
+}
+console.log("| item | measure | figure | goal | met |\n| --- | --- | --- | --- | --- |");
+for (const r of rows) {
+  console.log(
+    `| ${r.item} | ${r.measure} | ${r.figure} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`,
+  );
 }
 if (failed) Deno.exit(1);

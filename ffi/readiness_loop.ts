@@ -32,6 +32,8 @@ interface Entry {
 }
 
 const POLLFD_SIZE = 8;
+/** Longest the loop keeps the JS thread to itself during a flood (see {@link ReadinessLoop}). */
+const YIELD_MS = 4;
 
 /** A set of fds watched by one pending wait at a time. See the module doc. */
 export class ReadinessLoop {
@@ -56,6 +58,7 @@ export class ReadinessLoop {
   #readTemplate = new Uint8Array(C.SIZEOF_FD_SET);
   #writeTemplate = new Uint8Array(C.SIZEOF_FD_SET);
   #maxFd = -1;
+  #turnStarted = 0;
 
   constructor(mechanism: Mechanism = C.POLL_HANDLES_DEVICES ? "poll" : "select") {
     this.#mechanism = mechanism;
@@ -153,6 +156,13 @@ export class ReadinessLoop {
         this.#waiting = false;
         this.#settle();
         if (n > 0) this.#dispatch();
+        // A wait that is always ready (a flood) settles within the same turn of the event
+        // loop, over and over, and starved timers and other I/O (the server's own stdin) for
+        // 100 ms and more: after YIELD_MS of that, let the rest of the event loop run.
+        if (performance.now() - this.#turnStarted > YIELD_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          this.#turnStarted = performance.now();
+        }
       }
     } finally {
       this.#running = false;

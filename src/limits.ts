@@ -5,9 +5,11 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { TERMINAL_SIZE } from "./limits.ts";
+ * import { maxOutputBytes, TERMINAL_SIZE } from "./limits.ts";
  *
  * assert.equal(TERMINAL_SIZE.max, 1000);
+ * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
+ * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
  * ```
  * @module
  */
@@ -15,8 +17,12 @@
 /** Terminal width and height accepted at start and on resize. */
 export const TERMINAL_SIZE = { min: 1, max: 1000, defaultCols: 80, defaultRows: 24 } as const;
 
-/** Lines of scrollback the emulator keeps above a PTY's screen. */
-export const SCROLLBACK_LINES = 5000;
+/**
+ * Lines of scrollback the emulator keeps above a PTY's screen: about 1 MB per
+ * terminal at 80 columns once full (5000 lines cost 9–12 MB); older lines are
+ * still in the records.
+ */
+export const SCROLLBACK_LINES = 1000;
 
 /** Between the polite signal (SIGTERM / SIGHUP) and SIGKILL when a process is killed. */
 export const KILL_GRACE_MS = 500;
@@ -29,6 +35,29 @@ export const MAX_CHARS = { min: 1, max: 10_000_000, default: 100_000 } as const;
 
 /** Longest idle timeout: setTimeout's limit (about 24.8 days); beyond it a timer fires at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Default of `PORTAL_MAX_OUTPUT_BYTES`: stored records per process (see {@link maxOutputBytes}). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The per-process cap on stored records (output and input, in bytes as
+ * written), from `PORTAL_MAX_OUTPUT_BYTES`: past it the oldest records are
+ * dropped, and reads say how much. `0` means no cap. Throws on a value that
+ * is not a whole number, rather than run with a cap nobody asked for.
+ */
+export function maxOutputBytes(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): number {
+  const raw = env.PORTAL_MAX_OUTPUT_BYTES?.trim();
+  if (!raw) return DEFAULT_MAX_OUTPUT_BYTES;
+  const bytes = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(bytes)) {
+    throw new Error(
+      `PORTAL_MAX_OUTPUT_BYTES must be a whole number of bytes (0 = no cap), not "${raw}".`,
+    );
+  }
+  return bytes;
+}
 
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;

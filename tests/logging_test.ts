@@ -94,10 +94,11 @@ posixTest(
       });
       let text = "";
       await waitFor(`the output of the ${pty ? "PTY" : "pipe"} program`, async () => {
+        // Status first: once it has ended, a read after it holds the last of its output.
+        const ended = (await callTool(client, "process_inspect", { id })).status !== "running";
         const page = await callTool(client, "process_read_new", { id });
         text += page.records.map((r: Json) => r.content).join("");
-        return (await callTool(client, "process_inspect", { id })).status !== "running" &&
-          page.records.length === 0;
+        return ended && page.records.length === 0;
       });
       outputs[pty ? "pty" : "pipes"] = text;
     }

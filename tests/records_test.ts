@@ -160,10 +160,11 @@ portalTest(
     const db = new DatabaseSync(portal.dbPath, { readOnly: true });
     try {
       const rows = db.prepare(
-        "SELECT content FROM records WHERE process_id = ? AND source = 1 ORDER BY seq",
-      ).all(id) as { content: string }[];
+        "SELECT content FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
+      ).all(id) as { content: Uint8Array }[];
       assertEquals(rows.length, info.stdout_count);
-      const all = rows.map((r) => r.content).join("");
+      const decoder = new TextDecoder();
+      const all = rows.map((r) => decoder.decode(r.content, { stream: true })).join("");
       assertEquals(all.length, lines * 10);
       let expected = "";
       for (let i = lines - 3; i < lines; i++) expected += String(i).padStart(9, "0") + "\n";

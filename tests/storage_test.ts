@@ -4,7 +4,7 @@ import { tempDir } from "../dev/temp_dir.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 
-posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WAL", async () => {
+posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600", async () => {
   await using temp = await tempDir();
   const cwd = temp.path;
   // Disposed in reverse: the server stops before its working directory goes.
@@ -18,9 +18,8 @@ posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600, WA
   assertEquals(Deno.statSync(`${cwd}/.portal/${db}`).mode! & 0o777, 0o600);
   const conn = new DatabaseSync(`${cwd}/.portal/${db}`, { readOnly: true });
   try {
-    assertEquals({ ...conn.prepare("PRAGMA journal_mode").get() }, { journal_mode: "wal" });
-    const row = conn.prepare("SELECT content FROM records WHERE process_id = ?").get(id);
-    assertEquals({ ...row }, { content: "stored\n" });
+    const row = conn.prepare("SELECT content FROM process_records WHERE process_id = ?").get(id);
+    assertEquals(new TextDecoder().decode(row!.content as Uint8Array), "stored\n");
   } finally {
     conn.close();
   }

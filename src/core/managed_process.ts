@@ -9,8 +9,7 @@
  */
 import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
-import { OutputDecoder } from "./output_decoder.ts";
-import type { IoRecord, RecordStore } from "./record_store.ts";
+import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
 import type {
   LaunchSpec,
   ProcessDetails,
@@ -53,7 +52,11 @@ export class ManagedProcess {
   #endNs: number | undefined;
   readonly #startPerf = performance.now();
   #lastActivity = performance.now();
-  readonly #decoders: Record<OutputSource, OutputDecoder>;
+  /** Bytes dropped by the store's cap per source, and the newest dropped record's timestamp. */
+  readonly #dropped: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  #droppedUntil = -1;
+  /** Of those, bytes `process_read_new` had not returned yet: reported once, by the next one. */
+  readonly #unread: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
   #killing = false;
   #markEnded!: () => void;
   readonly #onEnd: (process: ManagedProcess) => void;
@@ -74,16 +77,19 @@ export class ManagedProcess {
     this.#size = { cols: spec.cols, rows: spec.rows };
     this.#store = store;
     this.#onEnd = onEnd;
-    this.#decoders = {
-      stdout: new OutputDecoder({ dropCR: spec.pty }),
-      stderr: new OutputDecoder({ dropCR: spec.pty }),
-    };
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
     // the caller says otherwise; the server's own TERM describes some other terminal.
     const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
     const options = { ...spec, env: { ...term, ...spec.env } };
-    const screen = spec.pty ? new Screen(spec.cols, spec.rows) : undefined;
+    // The screen reads its backlog from the store, and the store keeps what it has not parsed.
+    const cap = store.maxOutputBytes;
+    const screen = spec.pty
+      ? new Screen(spec.cols, spec.rows, {
+        backlog: (afterSeq, maxBytes) => store.raw(id, "stdout", afterSeq, maxBytes),
+        maxLag: cap > 0 ? Math.ceil(cap / 4) : Infinity,
+      })
+      : undefined;
     try {
       this.#terminal = (spec.pty ? spawnPty : spawnPipe)(options, this);
     } catch (error) {
@@ -91,6 +97,10 @@ export class ManagedProcess {
       throw error;
     }
     this.#screen = screen;
+    store.track(id, {
+      keepAfter: screen && (() => screen.parsedSeq),
+      dropped: (record, bytes) => this.#onDropped(record, bytes),
+    });
     // A real terminal answers the program's queries (cursor position, device attributes).
     screen?.onReply((data) => {
       if (this.status !== "running") return;
@@ -125,7 +135,7 @@ export class ManagedProcess {
     const bytes = new TextEncoder().encode(content);
     if (bytes.length === 0) return 0;
     this.#terminal.write(bytes);
-    this.#record("stdin", content);
+    this.#record("stdin", bytes);
     return bytes.length;
   }
 
@@ -173,30 +183,38 @@ export class ManagedProcess {
    * first; the cursors move past what is returned.
    */
   readNew(options: ReadOptions): RecordPage {
-    const { records, complete } = this.#store.query(this.id, {
+    const { records, complete, lastSeq } = this.#store.query(this.id, {
       sources: options.sources,
       afterSeq: this.#cursors,
       maxChars: options.maxChars,
+      dropCR: this.spec.pty,
     });
-    const last = records.at(-1);
-    // Every matching record up to `last` was returned, so each cursor may move up to it.
-    if (last) {
-      for (const source of options.sources) {
-        if (source !== "stdin") this.#cursors[source] = last.seq;
-      }
+    let dropped = 0;
+    for (const source of options.sources) {
+      if (source === "stdin") continue;
+      // Every matching record up to `lastSeq` was returned (or was empty text).
+      if (lastSeq !== undefined) this.#cursors[source] = Math.max(this.#cursors[source], lastSeq);
+      dropped += this.#unread[source];
+      this.#unread[source] = 0;
     }
-    return this.#page(records, complete);
+    return this.#page(records, complete, dropped);
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
   read(options: ReadOptions & { windowNs: number }): RecordPage {
+    const since = Math.max(0, this.elapsedNs() - options.windowNs);
     const { records, complete } = this.#store.query(this.id, {
       sources: options.sources,
-      sinceTimestamp: Math.max(0, this.elapsedNs() - options.windowNs),
+      sinceTimestamp: since,
       maxChars: options.maxChars,
       newest: true,
+      dropCR: this.spec.pty,
     });
-    return this.#page(records, complete);
+    // The window reaches back past the oldest record kept: say how much is gone before it.
+    const dropped = since <= this.#droppedUntil
+      ? options.sources.reduce((sum, source) => sum + this.#dropped[source], 0)
+      : 0;
+    return this.#page(records, complete, dropped);
   }
 
   /** Everything known about the process: the one source of every JSON view of it. */
@@ -246,9 +264,14 @@ export class ManagedProcess {
   clearRecords(): number {
     const counts = this.#counts;
     const removed = counts.stdin + counts.stdout + counts.stderr;
+    // What the screen has not parsed yet is about to go.
+    this.#screen?.takeBacklog();
     this.#store.deleteRecords(this.id);
     counts.stdin = counts.stdout = counts.stderr = 0;
     this.#cursors.stdout = this.#cursors.stderr = 0;
+    this.#dropped.stdin = this.#dropped.stdout = this.#dropped.stderr = 0;
+    this.#unread.stdout = this.#unread.stderr = 0;
+    this.#droppedUntil = -1;
     return removed;
   }
 
@@ -259,15 +282,12 @@ export class ManagedProcess {
 
   /** Backend callback: a chunk of output. */
   onData(source: OutputSource, bytes: Uint8Array): void {
-    this.#screen?.write(bytes);
-    this.#record(source, this.#decoders[source].decode(bytes));
+    const seq = this.#record(source, bytes);
+    this.#screen?.write(bytes, seq);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
-    for (const source of ["stdout", "stderr"] as const) {
-      this.#record(source, this.#decoders[source].decode());
-    }
     this.#store.flush();
     this.#endNs = this.#nextTimestamp();
     this.exit = info;
@@ -283,24 +303,33 @@ export class ManagedProcess {
     return this.#lastTimestamp;
   }
 
-  #record(source: Source, content: string): void {
-    if (content === "") return;
-    const record: IoRecord = {
-      seq: ++this.#seq,
-      timestamp: this.#nextTimestamp(),
-      source,
-      content,
-    };
+  /**
+   * The one way bytes enter the records, exactly as they came (a filter that
+   * must see every byte before it is stored belongs here). Returns the seq.
+   */
+  #record(source: Source, bytes: Uint8Array): number {
+    const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
     this.#counts[source]++;
     this.#store.append(this.id, record);
+    return record.seq;
   }
 
-  #page(records: IoRecord[], complete: boolean): RecordPage {
+  /** A record dropped by the store's cap (oldest first). */
+  #onDropped(record: Omit<RawRecord, "bytes">, bytes: number): void {
+    this.#dropped[record.source] += bytes;
+    this.#droppedUntil = record.timestamp;
+    if (record.source !== "stdin" && record.seq > this.#cursors[record.source]) {
+      this.#unread[record.source] += bytes;
+    }
+  }
+
+  #page(records: IoRecord[], complete: boolean, dropped: number): RecordPage {
     return {
       id: this.id,
       status: this.status,
       records: records.map(({ timestamp, source, content }) => ({ timestamp, source, content })),
       truncated: !complete,
+      dropped_bytes: dropped,
     };
   }
 }

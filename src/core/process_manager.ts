@@ -262,6 +262,8 @@ export class ProcessManager {
       const killing = Promise.allSettled(this.#killable().map((p) => p.kill(KILL_GRACE_MS)));
       await withTimeout(killing, deadlineMs, undefined);
     } finally {
+      // The screens read from the store as they catch up: they go first.
+      for (const process of this.#processes.values()) process.dispose();
       this.#store.close();
     }
   }

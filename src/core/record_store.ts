@@ -1,8 +1,22 @@
 /**
- * The SQLite file that holds every process's I/O records and metadata. One
- * `records` table keyed by (process, sequence); writes are buffered and
- * committed in batches, and every query commits what is buffered first, so a
- * reader always sees everything appended before it asked.
+ * The SQLite file that holds every process's I/O records and metadata.
+ *
+ * - **Raw bytes**, as written (NULs, invalid UTF-8 kept); text is made at read
+ *   time ({@link RecordText}), so ingest does no decoding.
+ * - **Constant-time reads.** Keys are `process_id · 2³² + seq`: a process is one
+ *   range, and a query starts at a cursor or the newest, never the first record.
+ * - **Batched.** Appends wait in memory and are committed together every
+ *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
+ *   queries see them without committing. So a flood costs one transaction per
+ *   few MB, a chatty program one per interval, and a read never writes.
+ * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
+ *   dropped at commit time and the owner is told which ({@link RetentionHooks}).
+ *
+ * Durability: a rollback journal and `synchronous = OFF`. A SIGKILLed server
+ * leaves a file that opens cleanly (the hot journal rolls back a half-written
+ * commit) and holds everything committed, i.e. all output older than
+ * {@link COMMIT_INTERVAL_MS}. A power cut may lose more; the file belongs to
+ * one server run.
  *
  * @example
  * ```ts
@@ -10,9 +24,10 @@
  * import { RecordStore } from "./record_store.ts";
  *
  * const store = new RecordStore(":memory:");
- * store.append(1, { seq: 1, timestamp: 10, source: "stdout", content: "hi\n" });
- * store.append(1, { seq: 2, timestamp: 20, source: "stdin", content: "x\n" });
- * const { records } = store.query(1, { sources: ["stdout"] });
+ * const bytes = (s: string) => new TextEncoder().encode(s);
+ * store.append(1, { seq: 1, timestamp: 10, source: "stdout", bytes: bytes("\x1b[1mhi\r\n") });
+ * store.append(1, { seq: 2, timestamp: 20, source: "stdin", bytes: bytes("x\n") });
+ * const { records } = store.query(1, { sources: ["stdout"], dropCR: true });
  * assert.deepEqual(records.map((r) => r.content), ["hi\n"]);
  * store.close();
  * ```
@@ -20,36 +35,31 @@
  * @module
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { maxOutputBytes } from "../limits.ts";
+import {
+  type QueryResult,
+  type RawRecord,
+  RecordText,
+  SOURCE_CODE,
+  SOURCE_NAME,
+} from "./record_text.ts";
+import { SCHEMA } from "./record_schema.ts";
 import type { ProcessDetails, Source } from "./schema.ts";
 
-const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
-const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];
+export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
 
-/** One chunk of output, or one write to stdin. */
-export interface IoRecord {
-  /** Position within its process, starting at 1; strictly increasing. */
-  seq: number;
-  /** Nanoseconds since the process started (monotonic). */
-  timestamp: number;
-  source: Source;
-  content: string;
-}
+/**
+ * Buffered records are committed this often: the bound on what a SIGKILLed
+ * server loses. Longer means fewer page writes for a chatty program.
+ */
+export const COMMIT_INTERVAL_MS = 200;
+/** ...or as soon as this many bytes wait (a flood commits in batches of this size). */
+export const COMMIT_BYTES = 4 << 20;
 
-/** Buffered records are committed once this many characters are waiting. */
-const FLUSH_CHARS = 4 << 20;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS processes (
-  id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
-  env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
-  status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
-  ended_at TEXT
-);
-CREATE TABLE IF NOT EXISTS records (
-  process_id INTEGER NOT NULL, seq INTEGER NOT NULL, timestamp INTEGER NOT NULL,
-  source INTEGER NOT NULL, content TEXT NOT NULL, PRIMARY KEY (process_id, seq)
-);
-`;
+/** Sequence numbers per process: a key is `process_id · SEQ_SPAN + seq`. */
+const SEQ_SPAN = 2 ** 32;
+/** Process ids whose keys stay exact in a double. */
+const MAX_PROCESS_ID = 2 ** 21 - 1;
 
 /** Selection of records for a query. */
 export interface RecordQuery {
@@ -62,75 +72,231 @@ export interface RecordQuery {
   maxChars?: number;
   /** Spend `maxChars` on the newest records rather than the oldest. */
   newest?: boolean;
+  /** The output came through a terminal: its CRs are dropped. */
+  dropCR?: boolean;
 }
 
-interface StoredRow {
-  seq: number;
+/** What the owner of a process learns from retention, and what it protects from it. */
+export interface RetentionHooks {
+  /** Records after this `seq` are kept even past the cap (a screen has not parsed them yet). */
+  keepAfter?(): number;
+  /** Called for each record dropped by the cap, oldest first. */
+  dropped?(record: Omit<RawRecord, "bytes">, bytes: number): void;
+}
+
+interface Pending {
+  processId: number;
+  key: number;
+  record: RawRecord;
+}
+
+interface Usage {
+  bytes: number;
+  hooks: RetentionHooks;
+}
+
+interface Row {
+  key: number;
   timestamp: number;
   source: number;
-  content: string;
+  content: Uint8Array;
 }
 
 /** The records table and the processes table in one SQLite file. */
 export class RecordStore {
-  #db: DatabaseSync;
-  #pending: [number, number, number, number, string][] = [];
-  #pendingChars = 0;
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  #insert: StatementSync;
-  #selectAsc: StatementSync;
-  #selectDesc: StatementSync;
+  readonly #db: DatabaseSync;
+  readonly #maxBytes: number;
+  readonly #commitBytes: number;
+  #pending: Pending[] = [];
+  #pendingBytes = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #usage = new Map<number, Usage>();
+  #vacuum = false;
+  readonly #insert: StatementSync;
+  readonly #asc: StatementSync;
+  readonly #desc: StatementSync;
+  readonly #previous: StatementSync;
+  readonly #first: StatementSync;
+  readonly #sizes: StatementSync;
+  readonly #deleteRange: StatementSync;
 
-  /** Opens (creating) the database at `path`; `":memory:"` works for tests. */
-  constructor(path: string) {
+  /**
+   * Opens (creating) the database at `path`; `":memory:"` works for tests.
+   * `maxOutputBytes`: the per-process cap on stored records, 0 for none; by
+   * default `PORTAL_MAX_OUTPUT_BYTES` ({@link maxOutputBytes}).
+   */
+  constructor(path: string, options: { maxOutputBytes?: number } = {}) {
+    this.#maxBytes = options.maxOutputBytes ?? maxOutputBytes();
+    // A small cap commits (and so trims) in smaller batches.
+    this.#commitBytes = this.#maxBytes > 0
+      ? Math.min(COMMIT_BYTES, Math.ceil(this.#maxBytes / 4))
+      : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
-    // Output arrives in chunks of up to 64 KiB: pages that size keep a chunk out of overflow
-    // chains (measured: 2.5x the insert rate of the default 4 KiB pages). It must be set
-    // before the first table exists.
-    this.#db.exec(
-      "PRAGMA page_size = 65536; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-    );
+    // 64 KiB pages hold a 64 KiB chunk in two pages; the rollback journal writes a flood once
+    // (new pages need no journal) where a WAL writes it twice; no fsync (see the module doc).
+    // auto_vacuum must precede the first table: it lets a cleanup give the space back.
+    this.#db.exec(`PRAGMA page_size = 65536; PRAGMA auto_vacuum = INCREMENTAL;
+      PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 2000;`);
     this.#db.exec(SCHEMA);
     this.#insert = this.#db.prepare(
-      "INSERT INTO records (process_id, seq, timestamp, source, content) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO records (key, timestamp, source, content) VALUES (?, ?, ?, ?)",
     );
-    // One statement serves every selection: a source that is not wanted gets a cursor past
-    // any sequence number, and "no time window" is a window starting at 0.
-    const select = `SELECT seq, timestamp, source, content FROM records WHERE process_id = ?
-      AND ((source = 0 AND seq > ?) OR (source = 1 AND seq > ?) OR (source = 2 AND seq > ?))
-      AND timestamp >= ? ORDER BY seq`;
-    this.#selectAsc = this.#db.prepare(select);
-    this.#selectDesc = this.#db.prepare(select + " DESC");
+    // One range per process; a source that is not wanted gets a bound past the range.
+    const select = `SELECT key, timestamp, source, content FROM records WHERE key > ? AND key < ?
+      AND ((source = 0 AND key > ?) OR (source = 1 AND key > ?) OR (source = 2 AND key > ?))`;
+    this.#asc = this.#db.prepare(select + " ORDER BY key");
+    this.#desc = this.#db.prepare(select + " ORDER BY key DESC");
+    this.#previous = this.#db.prepare(
+      `SELECT key, timestamp, source, content FROM records WHERE key >= ? AND key < ?
+        AND source = ? ORDER BY key DESC LIMIT 1`,
+    );
+    this.#first = this.#db.prepare(
+      "SELECT key, timestamp FROM records WHERE key >= ? AND key < ? ORDER BY key LIMIT 1",
+    );
+    this.#sizes = this.#db.prepare(
+      `SELECT key, timestamp, source, length(content) AS size FROM records
+        WHERE key > ? AND key <= ? ORDER BY key`,
+    );
+    this.#deleteRange = this.#db.prepare("DELETE FROM records WHERE key > ? AND key <= ?");
   }
 
-  /** Buffers one record; it is committed within a few milliseconds, or sooner under load. */
-  append(processId: number, record: IoRecord): void {
-    this.#pending.push([
-      processId,
-      record.seq,
-      record.timestamp,
-      SOURCE_CODE[record.source],
-      record.content,
-    ]);
-    this.#pendingChars += record.content.length;
-    if (this.#pendingChars >= FLUSH_CHARS) this.flush();
-    else if (this.#flushTimer === undefined) {
-      this.#flushTimer = setTimeout(() => this.flush(), 5);
-      Deno.unrefTimer(this.#flushTimer);
+  /** The per-process cap on stored bytes; 0: none. */
+  get maxOutputBytes(): number {
+    return this.#maxBytes;
+  }
+
+  /** Registers what retention tells the owner of `processId`, and what it must keep. */
+  track(processId: number, hooks: RetentionHooks): void {
+    this.#usageOf(processId).hooks = hooks;
+  }
+
+  /**
+   * Buffers one record: the one way bytes enter the store. It is committed
+   * within {@link COMMIT_INTERVAL_MS}, or at once under load; queries see it now.
+   */
+  append(processId: number, record: RawRecord): void {
+    if (!Number.isInteger(processId) || processId < 1 || processId > MAX_PROCESS_ID) {
+      throw new RangeError(`process id ${processId} is outside 1..${MAX_PROCESS_ID}`);
+    }
+    if (record.seq >= SEQ_SPAN) throw new RangeError(`record ${record.seq} is past 2^32`);
+    this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
+    this.#pendingBytes += record.bytes.length;
+    this.#usageOf(processId).bytes += record.bytes.length;
+    if (this.#pendingBytes >= this.#commitBytes) this.flush();
+    else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => this.flush(), COMMIT_INTERVAL_MS);
+      Deno.unrefTimer(this.#timer);
     }
   }
 
-  /** Commits every buffered record in one transaction. */
+  /** Commits every buffered record, and drops what is past the cap, in one transaction. */
   flush(): void {
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
-    if (this.#pending.length === 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#pending.length === 0 && !this.#vacuum) return;
     const batch = this.#pending;
     this.#pending = [];
-    this.#pendingChars = 0;
+    this.#pendingBytes = 0;
+    this.#transaction(() => {
+      for (const { key, record } of batch) {
+        this.#insert.run(key, record.timestamp, SOURCE_CODE[record.source], record.bytes);
+      }
+      if (this.#maxBytes > 0) {
+        for (const [processId, usage] of this.#usage) {
+          if (usage.bytes > this.#maxBytes) this.#trim(processId, usage);
+        }
+      }
+    });
+    if (this.#vacuum) {
+      this.#vacuum = false;
+      this.#db.exec("PRAGMA incremental_vacuum");
+    }
+  }
+
+  /**
+   * Records of one process in order, as text. With `maxChars`, stops once that
+   * much content was collected (always returning at least one record); with
+   * `newest`, that budget goes to the newest records instead of the oldest.
+   * Costs what it returns, wherever in the process's history it starts.
+   */
+  query(processId: number, q: RecordQuery): QueryResult {
+    const after = (s: Source) =>
+      q.sources.includes(s) ? Math.max(0, q.afterSeq?.[s] ?? 0) : SEQ_SPAN;
+    const base = processId * SEQ_SPAN;
+    const bounds = [base + after("stdin"), base + after("stdout"), base + after("stderr")];
+    let low = Math.min(...bounds);
+    if (q.sinceTimestamp !== undefined && !q.newest) {
+      low = Math.max(low, this.#lastKeyBefore(processId, q.sinceTimestamp));
+    }
+    const scan = this.#scan(processId, low, bounds, q.newest ?? false);
+    const text = new RecordText(
+      q.dropCR ?? false,
+      (source, seq) => this.#before(processId, source, seq),
+    );
+    const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
+    return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
+  }
+
+  /** Raw records of one source after `afterSeq`, oldest first, until `maxBytes` are collected. */
+  raw(processId: number, source: Source, afterSeq: number, maxBytes: number): RawRecord[] {
+    const base = processId * SEQ_SPAN;
+    const bounds = [SEQ_SPAN, SEQ_SPAN, SEQ_SPAN].map((b) => base + b);
+    bounds[SOURCE_CODE[source]] = base + afterSeq;
+    const out: RawRecord[] = [];
+    let bytes = 0;
+    for (const record of this.#scan(processId, base + afterSeq, bounds, false)) {
+      out.push(record);
+      bytes += record.bytes.length;
+      if (bytes >= maxBytes) break;
+    }
+    return out;
+  }
+
+  /** Deletes the records of a process (the process row stays). */
+  deleteRecords(processId: number): void {
+    this.flush();
+    const base = processId * SEQ_SPAN;
+    this.#deleteRange.run(base, base + SEQ_SPAN - 1);
+    const usage = this.#usage.get(processId);
+    if (usage) usage.bytes = 0;
+    this.#vacuum = true;
+    this.flush();
+  }
+
+  /** Writes or replaces a process row. */
+  saveProcess(row: ProcessDetails): void {
+    const r = row;
+    const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
+    values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
+    this.#db.prepare(
+      `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
+        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ).run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
+  }
+
+  /** Deletes a process row and all its records. */
+  deleteProcess(processId: number): void {
+    this.deleteRecords(processId);
+    this.#usage.delete(processId);
+    this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
+  }
+
+  /** Commits what is buffered and closes the file. */
+  close(): void {
+    this.flush();
+    this.#db.close();
+  }
+
+  #usageOf(processId: number): Usage {
+    let usage = this.#usage.get(processId);
+    if (!usage) this.#usage.set(processId, usage = { bytes: 0, hooks: {} });
+    return usage;
+  }
+
+  #transaction(work: () => void): void {
     this.#db.exec("BEGIN");
     try {
-      for (const row of batch) this.#insert.run(...row);
+      work();
       this.#db.exec("COMMIT");
     } catch (error) {
       this.#db.exec("ROLLBACK");
@@ -139,76 +305,88 @@ export class RecordStore {
   }
 
   /**
-   * Records of one process in order. With `maxChars`, stops once that much content was
-   * collected (always returning at least one record); with `newest`, that budget goes to the
-   * newest records instead of the oldest. `complete` tells whether anything was left out.
+   * Drops the oldest records of a process until it holds 7/8 of the cap (so
+   * drops come in batches), never past what its owner still needs.
    */
-  query(processId: number, q: RecordQuery): { records: IoRecord[]; complete: boolean } {
-    this.flush();
-    const after = (s: Source) =>
-      q.sources.includes(s) ? q.afterSeq?.[s] ?? 0 : Number.MAX_SAFE_INTEGER;
-    const statement = q.newest ? this.#selectDesc : this.#selectAsc;
-    const rows = statement.iterate(
-      processId,
-      after("stdin"),
-      after("stdout"),
-      after("stderr"),
-      q.sinceTimestamp ?? 0,
-    ) as Iterable<StoredRow>;
-    const records: IoRecord[] = [];
-    let chars = 0;
-    let complete = true;
-    for (const row of rows) {
-      if (
-        q.maxChars !== undefined && records.length > 0 && chars + row.content.length > q.maxChars
-      ) {
-        complete = false;
-        break;
-      }
-      chars += row.content.length;
-      records.push({ ...row, source: SOURCE_NAME[row.source] });
+  #trim(processId: number, usage: Usage): void {
+    const base = processId * SEQ_SPAN;
+    const keepAfter = usage.hooks.keepAfter?.() ?? SEQ_SPAN - 1;
+    const target = this.#maxBytes - (this.#maxBytes >> 3);
+    let last = -1;
+    for (
+      const row of this.#sizes.iterate(base, base + keepAfter) as Iterable<Row & { size: number }>
+    ) {
+      if (usage.bytes <= target) break;
+      usage.bytes -= row.size;
+      last = row.key;
+      usage.hooks.dropped?.(
+        { seq: row.key - base, timestamp: row.timestamp, source: SOURCE_NAME[row.source] },
+        row.size,
+      );
     }
-    if (q.newest) records.reverse();
-    return { records, complete };
+    if (last >= 0) this.#deleteRange.run(base, last);
   }
 
-  /** Deletes the records of a process (the process row stays). */
-  deleteRecords(processId: number): void {
-    this.flush();
-    this.#db.prepare("DELETE FROM records WHERE process_id = ?").run(processId);
+  /**
+   * The last committed key of a process whose record is older than
+   * `timestamp` (or the start of its range): a bisection, timestamps growing
+   * with seq, so a window starts there however long the history before it.
+   */
+  #lastKeyBefore(processId: number, timestamp: number): number {
+    let low = processId * SEQ_SPAN;
+    let high = low + SEQ_SPAN;
+    // Invariant: the answer is in [low, high); no record at or past `high` is older.
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      const row = this.#first.get(mid, high) as { key: number; timestamp: number } | undefined;
+      if (row === undefined || row.timestamp >= timestamp) high = mid;
+      else low = row.key;
+    }
+    return low;
   }
 
-  /** Writes or replaces a process row. */
-  saveProcess(row: ProcessDetails): void {
-    this.#db.prepare(
-      `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(
-      row.id,
-      row.command,
-      JSON.stringify(row.args),
-      row.cwd,
-      JSON.stringify(row.env),
-      row.pty ? 1 : 0,
-      row.timeout_ms,
-      row.os_pid,
-      row.status,
-      row.exit_code,
-      row.exit_signal,
-      row.started_at,
-      row.ended_at,
-    );
+  /** Records of a process in key order (committed, then buffered), within `bounds` per source. */
+  *#scan(processId: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
+    const base = processId * SEQ_SPAN;
+    const high = base + SEQ_SPAN;
+    const wanted = (p: Pending) =>
+      p.processId === processId && p.key > low && p.key > bounds[SOURCE_CODE[p.record.source]];
+    const pending = this.#pending.filter(wanted).map((p) => p.record);
+    const toRecord = (row: Row): RawRecord => ({
+      seq: row.key - base,
+      timestamp: row.timestamp,
+      source: SOURCE_NAME[row.source],
+      bytes: row.content,
+    });
+    if (desc) yield* pending.reverse();
+    const statement = desc ? this.#desc : this.#asc;
+    for (const row of statement.iterate(low, high, ...bounds) as Iterable<Row>) {
+      yield toRecord(row);
+    }
+    if (!desc) yield* pending;
   }
 
-  /** Deletes a process row and all its records. */
-  deleteProcess(processId: number): void {
-    this.deleteRecords(processId);
-    this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
-  }
-
-  /** Commits what is buffered and closes the file. */
-  close(): void {
-    this.flush();
-    this.#db.close();
+  /** The record of `source` just before `seq`, looked for among the few records before it. */
+  #before(processId: number, source: Source, seq: number): RawRecord | undefined {
+    const base = processId * SEQ_SPAN;
+    for (let i = this.#pending.length - 1; i >= 0; i--) {
+      const p = this.#pending[i];
+      if (p.processId === processId && p.key < base + seq && p.record.source === source) {
+        return p.record;
+      }
+    }
+    const row = this.#previous.get(
+      Math.max(base, base + seq - 64),
+      base + seq,
+      SOURCE_CODE[source],
+    ) as
+      | Row
+      | undefined;
+    return row && {
+      seq: row.key - base,
+      timestamp: row.timestamp,
+      source,
+      bytes: row.content,
+    };
   }
 }

@@ -137,6 +137,9 @@ export const recordPage = z.object({
   status,
   records: z.array(record),
   truncated: z.boolean().describe("More matching records exist beyond max_chars."),
+  dropped_bytes: z.number().describe(
+    "Bytes of older output this read would have included but the per-process cap dropped.",
+  ),
 });
 export type RecordPage = z.infer<typeof recordPage>;
 

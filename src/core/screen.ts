@@ -1,7 +1,20 @@
 /**
- * A terminal emulator fed with every byte a PTY program writes, so that the
- * screen of a full-screen program (vim, less, top) can be read as text.
- * Built on `@xterm/headless`.
+ * A terminal emulator for a PTY program, so that the screen of a full-screen
+ * program (vim, less, top) can be read as text. Built on `@xterm/headless`.
+ *
+ * It is lazy, so that emulation never limits how fast output is taken in:
+ * {@link Screen.write} only notes a chunk (the bytes stay in the record store
+ * and are read back from its {@link Backlog}); parsing happens
+ *
+ * - at once when the program asks the terminal something (a cursor-position
+ *   or device-attributes query: {@link QueryScanner}), so replies are prompt;
+ * - before a snapshot, the modes or a resize, so what they see is exact;
+ * - when the output pauses for {@link IDLE_MS}, so a later snapshot is quick;
+ * - during a flood once it is `maxLag` bytes behind, so the store can drop
+ *   parsed records at its cap (records not parsed yet are kept).
+ *
+ * Parsing runs in slices of {@link SLICE_BYTES}, which xterm cuts further
+ * into ~12 ms tasks, so other calls are served in between.
  *
  * @example
  * ```ts
@@ -24,6 +37,7 @@
 import xterm from "@xterm/headless";
 import { SCROLLBACK_LINES } from "../limits.ts";
 import type { BufferName, ScreenRequest, ScreenSnapshot } from "./schema.ts";
+import { QueryScanner } from "./terminal_queries.ts";
 
 /** Input modes a program sets on its terminal (see {@link Screen.modes}). */
 export interface TerminalModes {
@@ -35,13 +49,52 @@ export interface TerminalModes {
   alternateBuffer: boolean;
 }
 
+/** A chunk of program output and its record's sequence number. */
+export interface Chunk {
+  seq: number;
+  bytes: Uint8Array;
+}
+
+/** The chunks written after `afterSeq`, oldest first, about `maxBytes` of them (the store). */
+export type Backlog = (afterSeq: number, maxBytes: number) => Chunk[];
+
+/** Output quiet for this long lets the screen catch up in the background. */
+export const IDLE_MS = 30;
+/** Bytes handed to the emulator at a time. */
+const SLICE_BYTES = 1 << 20;
+/** Default of `maxLag`. */
+const MAX_LAG = 16 << 20;
+
 /** A headless terminal emulator of a given size. */
 export class Screen {
-  #term: xterm.Terminal;
+  readonly #term: xterm.Terminal;
   #title: string | null = null;
+  /** Settles once xterm has parsed everything handed to it. */
   #parsed: Promise<void> = Promise.resolve();
+  readonly #backlog: Backlog | undefined;
+  readonly #maxLag: number;
+  /** Chunks held here rather than in the store (no store, or taken from it). */
+  #held: Chunk[] = [];
+  /** Highest seq handed to the emulator, and highest written. */
+  #fedSeq = 0;
+  #writtenSeq = 0;
+  #lag = 0;
+  #lastWrite = 0;
+  #catchingUp: Promise<void> | undefined;
+  /** Parse at least this far even while output flows (a query, a snapshot, a resize). */
+  #until = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Resizes wait for the output written before them. */
+  #resizes: { afterSeq: number; cols: number; rows: number }[] = [];
+  readonly #queries = new QueryScanner();
+  #disposed = false;
 
-  constructor(cols: number, rows: number) {
+  /**
+   * `backlog` reads back the chunks {@link write} noted (by their seq); without
+   * it the screen keeps them itself. `maxLag`: bytes the emulator may fall
+   * behind during a flood.
+   */
+  constructor(cols: number, rows: number, options: { backlog?: Backlog; maxLag?: number } = {}) {
     this.#term = new xterm.Terminal({
       cols,
       rows,
@@ -49,6 +102,8 @@ export class Screen {
       allowProposedApi: true,
     });
     this.#term.onTitleChange((title) => this.#title = title || null);
+    this.#backlog = options.backlog;
+    this.#maxLag = options.maxLag ?? MAX_LAG;
   }
 
   /**
@@ -59,13 +114,37 @@ export class Screen {
     this.#term.onData(reply);
   }
 
-  /** Feeds program output; parsing is asynchronous, {@link snapshot} waits for it. */
-  write(bytes: Uint8Array): void {
-    this.#parsed = new Promise((resolve) => this.#term.write(bytes, resolve));
+  /**
+   * Notes program output: record `seq` of the store (without a backlog,
+   * the next number). Parsing comes later; {@link snapshot} waits for it.
+   */
+  write(bytes: Uint8Array, seq = this.#writtenSeq + 1): void {
+    if (this.#disposed) return;
+    this.#writtenSeq = seq;
+    if (!this.#backlog) this.#held.push({ seq, bytes });
+    this.#lag += bytes.length;
+    this.#lastWrite = performance.now();
+    if (this.#queries.asks(bytes)) this.#catchUp(seq);
+    else if (this.#lag > this.#maxLag) this.#catchUp(0);
+    else this.#schedule();
   }
 
+  /** Resizes once the output written so far is parsed at the old size. */
   resize(cols: number, rows: number): void {
-    this.#term.resize(cols, rows);
+    this.#resizes.push({ afterSeq: this.#writtenSeq, cols, rows });
+    this.#catchUp(this.#writtenSeq);
+  }
+
+  /** The highest seq the emulator has taken: the store may drop records up to it. */
+  get parsedSeq(): number {
+    return this.#fedSeq;
+  }
+
+  /** Copies the chunks not parsed yet out of the store, which is about to delete them. */
+  takeBacklog(): void {
+    if (!this.#backlog) return;
+    const after = this.#held.at(-1)?.seq ?? this.#fedSeq;
+    this.#held.push(...this.#backlog(after, Infinity));
   }
 
   /**
@@ -75,7 +154,7 @@ export class Screen {
    * a full-screen program is drawing on the alternate buffer.
    */
   async modes(): Promise<TerminalModes> {
-    await this.#parsed;
+    await this.#settled();
     const modes = this.#term.modes;
     return {
       applicationCursorKeys: modes.applicationCursorKeysMode,
@@ -88,7 +167,7 @@ export class Screen {
   async snapshot(
     options: Pick<ScreenRequest, "buffer" | "scrollback"> = {},
   ): Promise<ScreenSnapshot> {
-    await this.#parsed;
+    await this.#settled();
     const term = this.#term;
     const active: BufferName = term.buffer.active.type === "alternate" ? "alternate" : "primary";
     const name = options.buffer ?? active;
@@ -112,7 +191,92 @@ export class Screen {
   }
 
   dispose(): void {
+    this.#disposed = true;
+    clearTimeout(this.#timer);
+    this.#held = [];
     this.#term.dispose();
+  }
+
+  /** Everything written so far parsed (not what arrives meanwhile: a flood is not chased). */
+  async #settled(): Promise<void> {
+    const target = this.#writtenSeq;
+    while (!this.#disposed && this.#fedSeq < target) await this.#catchUp(target);
+    await this.#parsed;
+    this.#applyResizes();
+  }
+
+  /** Parses in the background once the output pauses. */
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#catchingUp) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (performance.now() - this.#lastWrite < IDLE_MS) this.#schedule();
+      else this.#catchUp(0);
+    }, IDLE_MS);
+    Deno.unrefTimer(this.#timer);
+  }
+
+  /**
+   * Feeds the emulator what it has not seen, a slice at a time, at least up
+   * to `until`; past it, it stops while output flows and the lag is below
+   * half of `maxLag` (and is rescheduled).
+   */
+  #catchUp(until: number): Promise<void> {
+    this.#until = Math.max(this.#until, until);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    return this.#catchingUp ??= this.#run().finally(() => {
+      this.#catchingUp = undefined;
+      if (this.#fedSeq < this.#writtenSeq) this.#schedule();
+    });
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#disposed && this.#fedSeq < this.#writtenSeq) {
+      const flowing = performance.now() - this.#lastWrite < IDLE_MS;
+      if (this.#fedSeq >= this.#until && flowing && this.#lag <= this.#maxLag / 2) return;
+      const chunks = this.#next();
+      if (chunks.length === 0) {
+        // Deleted before they were parsed (cannot happen while the store honours parsedSeq).
+        this.#fedSeq = this.#writtenSeq;
+        break;
+      }
+      for (const chunk of chunks) {
+        const resize = this.#resizes[0];
+        if (resize && resize.afterSeq < chunk.seq) {
+          await this.#parsed;
+          this.#applyResizes();
+        }
+        this.#feed(chunk);
+      }
+      await this.#parsed;
+    }
+    this.#applyResizes();
+  }
+
+  /** The next slice of chunks not handed to the emulator yet. */
+  #next(): Chunk[] {
+    if (this.#held.length > 0) {
+      let bytes = 0;
+      let n = 0;
+      while (n < this.#held.length && bytes < SLICE_BYTES) bytes += this.#held[n++].bytes.length;
+      return this.#held.splice(0, n);
+    }
+    return this.#backlog?.(this.#fedSeq, SLICE_BYTES) ?? [];
+  }
+
+  #feed(chunk: Chunk): void {
+    this.#fedSeq = chunk.seq;
+    this.#lag = Math.max(0, this.#lag - chunk.bytes.length);
+    this.#parsed = new Promise((resolve) => this.#term.write(chunk.bytes, resolve));
+  }
+
+  /** Applies the resizes whose output has been handed over (xterm resizes after parsing it). */
+  #applyResizes(): void {
+    while (this.#resizes.length > 0 && this.#resizes[0].afterSeq <= this.#fedSeq) {
+      const { cols, rows } = this.#resizes.shift()!;
+      if (!this.#disposed) this.#term.resize(cols, rows);
+    }
   }
 }
 

@@ -9,7 +9,6 @@
 import { PortalError } from "../errors.ts";
 import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
-import { withTimeout } from "../async.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
@@ -175,6 +174,10 @@ class PipeTerminal implements Terminal {
  * resolves, a read that stays pending for {@link DRAIN_GRACE_MS} ends the
  * drain (the pipe is held open by a descendant, not by the program); a read
  * already pending when the program exits gets the same grace.
+ *
+ * Nothing per chunk hangs on the long-lived `exited` promise (one reaction is
+ * attached, once), so a chunk is garbage as soon as `onChunk` returns: a race
+ * against `exited` per read kept every chunk alive until the program ended.
  */
 async function drain(
   stream: ReadableStream<Uint8Array>,
@@ -182,14 +185,27 @@ async function drain(
   exited: Promise<void>,
 ): Promise<void> {
   const reader = stream.getReader();
-  for (;;) {
-    const read = reader.read();
-    const result = await Promise.race([
-      read,
-      exited.then(() => withTimeout(read, DRAIN_GRACE_MS, undefined)),
-    ]);
-    if (result === undefined || result.done) break;
-    onChunk(result.value);
+  let afterExit = false;
+  let reading = false;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  // Cancelling the reader settles a pending read as done.
+  const arm = () => grace = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_GRACE_MS);
+  exited.then(() => {
+    afterExit = true;
+    if (reading) arm();
+  });
+  try {
+    for (;;) {
+      reading = true;
+      if (afterExit) arm();
+      const result = await reader.read();
+      reading = false;
+      clearTimeout(grace);
+      if (result.done) break;
+      onChunk(result.value);
+    }
+  } finally {
+    clearTimeout(grace);
+    reader.cancel().catch(() => {});
   }
-  reader.cancel().catch(() => {});
 }

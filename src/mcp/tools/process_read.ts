@@ -13,7 +13,8 @@ export const processRead = defineTool({
     "back. Does not move process_read_new's cursors. Resets the idle timer. When max_chars is " +
     "reached, the newest records are kept. On a PTY, stderr is merged into stdout and records " +
     "are chunks, not lines (a prompt may lack its newline); your input's echo appears as " +
-    "output. For full-screen programs use process_screen.",
+    "output. For full-screen programs use process_screen. dropped_bytes > 0: older output was " +
+    "dropped by the size cap.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "stdin", "both"]).optional().describe(

@@ -13,7 +13,8 @@ export const processReadNew = defineTool({
     "this until the expected output or prompt appears. Empty records mean nothing new yet. If " +
     "truncated is true, call again for the rest. status tells whether the program is still " +
     "running. process_clear resets the cursors; process_read does not move them. Resets the " +
-    "idle timer. PTY: stderr is merged into stdout, records are chunks, your input is echoed.",
+    "idle timer. PTY: stderr is merged into stdout, records are chunks, your input is echoed. " +
+    "dropped_bytes > 0: that much unread output was dropped by the size cap.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "both"]).optional().describe(

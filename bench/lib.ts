@@ -1,0 +1,76 @@
+/**
+ * What the benchmark scripts share: a row of the table (a figure beside its
+ * goal), medians and percentiles, a data file, and the server's own counters
+ * from /proc. Each script prints its rows as `ROW {json}` lines; bench/main.ts
+ * gathers them into one table.
+ *
+ * @module
+ */
+import { tempDir } from "../dev/temp_dir.ts";
+
+/** One line of the table. */
+export interface Row {
+  item: string;
+  measure: string;
+  figure: string;
+  goal: string;
+  met: boolean;
+}
+
+/** Prints a row for bench/main.ts (and for a person running the script alone). */
+export function row(item: string, measure: string, figure: string, goal: string, met: boolean) {
+  console.log(`ROW ${JSON.stringify({ item, measure, figure, goal, met } satisfies Row)}`);
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+export const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
+export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
+
+/** Seconds `fn` took. */
+export async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return (performance.now() - start) / 1000;
+}
+
+/** A temporary directory with a file of `mb` MiB of 80-character lines. */
+export async function dataFile(mib: number) {
+  const dir = await tempDir("portal-bench-");
+  const path = `${dir.path}/data.txt`;
+  const line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_=+[]{};:,.<>/?!\n";
+  const block = new TextEncoder().encode(line.repeat(Math.ceil((1 << 20) / line.length)))
+    .subarray(0, 1 << 20);
+  using out = await Deno.open(path, { write: true, create: true, truncate: true });
+  for (let i = 0; i < mib; i++) await out.write(block);
+  return {
+    path,
+    bytes: mib << 20,
+    [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose](),
+  };
+}
+
+/** A field of /proc/<pid>/io (e.g. write_bytes). */
+export function procIo(pid: number, field: string): number {
+  const text = Deno.readTextFileSync(`/proc/${pid}/io`);
+  return Number(text.match(new RegExp(`^${field}: (\\d+)`, "m"))![1]);
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM). */
+export function procStatus(pid: number, field: string): number {
+  const text = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))![1]) * 1024;
+}
+
+/** `n` busy loops beside the benchmark (every CPU busy); kill them with the returned function. */
+export function cpuHogs(n: number): () => Promise<void> {
+  const hogs = Array.from(
+    { length: n },
+    () => new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null" }).spawn(),
+  );
+  return async () => {
+    for (const hog of hogs) hog.kill("SIGKILL");
+    await Promise.all(hogs.map((h) => h.status));
+  };
+}

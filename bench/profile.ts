@@ -1,0 +1,109 @@
+/**
+ * Where the server's time goes: runs it with `--cpu-prof` while a program
+ * floods (`cat FILE` to its end, or `yes` for a few seconds with
+ * process_inspect every 20 ms beside it), then prints the functions with the
+ * most self time and the share per module.
+ *
+ * Run: deno run -A bench/profile.ts (cat|yes) (pipes|pty) [MiB or seconds]
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { fileURLToPath } from "node:url";
+import { tempDir } from "../dev/temp_dir.ts";
+import { delay } from "../src/async.ts";
+import { dataFile, ms, percentile } from "./lib.ts";
+
+const [program = "cat", backend = "pipes", size = "200"] = Deno.args;
+const pty = backend === "pty";
+await using dir = await tempDir("portal-profile-");
+await using data = await dataFile(program === "cat" ? Number(size) : 1);
+const transport = new StdioClientTransport({
+  command: Deno.execPath(),
+  args: [
+    "run",
+    "-A",
+    "--cpu-prof",
+    `--cpu-prof-dir=${dir.path}`,
+    fileURLToPath(new URL("../main.ts", import.meta.url)),
+  ],
+  env: {
+    ...Deno.env.toObject(),
+    PORTAL_DB_PATH: `${dir.path}/records.db`,
+    PORTAL_DATA_DIR: `${dir.path}/data`,
+    PORTAL_MAX_OUTPUT_BYTES: program === "cat"
+      ? "0"
+      : Deno.env.get("PORTAL_MAX_OUTPUT_BYTES") ?? "",
+  },
+  stderr: "inherit",
+});
+const client = new Client({ name: "portal-profile", version: "0" });
+await client.connect(transport);
+// deno-lint-ignore no-explicit-any
+const call = async (name: string, args: Record<string, unknown>): Promise<any> =>
+  (await client.callTool({ name, arguments: args })).structuredContent;
+
+const started = performance.now();
+if (program === "cat") {
+  const { id } = await call("process_start", { command: "cat", args: [data.path], pty });
+  while ((await call("process_inspect", { id })).status === "running") await delay(5);
+  console.log(`${backend}: ${size} MiB ingested in ${ms(performance.now() - started)}`);
+  if (pty) {
+    const screen = performance.now();
+    await call("process_screen", { id });
+    console.log(`first process_screen: ${ms(performance.now() - screen)}`);
+  }
+} else {
+  const { id: idle } = await call("process_start", { command: "sleep", args: ["100"] });
+  await call("process_start", { command: "yes", args: ["flood line of text"], pty });
+  const times: number[] = [];
+  while (performance.now() - started < Number(size) * 1000) {
+    const t = performance.now();
+    await call("process_inspect", { id: idle });
+    times.push(performance.now() - t);
+    await delay(20 - (performance.now() - t));
+  }
+  console.log(
+    `process_inspect during ${backend} yes: p99 ${ms(percentile(times, 0.99))}, max ${
+      ms(Math.max(...times))
+    }`,
+  );
+  await call("process_kill_all", {});
+}
+await client.close();
+await delay(200);
+
+const file = [...Deno.readDirSync(dir.path)].find((e) => e.name.endsWith(".cpuprofile"))!.name;
+const profile = JSON.parse(Deno.readTextFileSync(`${dir.path}/${file}`));
+// deno-lint-ignore no-explicit-any
+const frames = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n.callFrame]));
+const self = new Map<string, number>();
+const perModule = new Map<string, number>();
+let total = 0;
+profile.samples.forEach((id: number, i: number) => {
+  const frame = frames.get(id);
+  const dt = profile.timeDeltas[i] ?? 0;
+  const url: string = frame.url ?? "";
+  const module = url.includes("@xterm")
+    ? "@xterm/headless"
+    : url.includes("@modelcontextprotocol")
+    ? "MCP SDK"
+    : url.includes("zod")
+    ? "zod"
+    : url
+    ? url.split("/").at(-1)!
+    : frame.functionName;
+  const name = `${frame.functionName || "(anonymous)"} (${url.split("/").at(-1) || "native"})`;
+  self.set(name, (self.get(name) ?? 0) + dt);
+  perModule.set(module, (perModule.get(module) ?? 0) + dt);
+  total += dt;
+});
+const top = (m: Map<string, number>, n: number) =>
+  [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) =>
+    `  ${(100 * t / total).toFixed(1).padStart(5)}%  ${k}`
+  ).join("\n");
+console.log(`server CPU profile, ${(total / 1e6).toFixed(2)} s sampled; by function (self time):`);
+console.log(top(self, 15));
+console.log("by module:");
+console.log(top(perModule, 8));

@@ -1,0 +1,60 @@
+/**
+ * Responsiveness under a flood: while `yes` floods (on pipes, then on a PTY),
+ * process_inspect of another process and a write → echo round trip on a PTY
+ * `cat` (write, then process_read_new until the echo is in), every 20 ms for
+ * a few seconds; then again with a busy loop on every CPU beside the server.
+ * Goal: p99 < 20 ms for both.
+ *
+ * Run: deno run -A bench/responsiveness.ts [seconds]
+ *
+ * @module
+ */
+import { delay } from "../src/async.ts";
+import { Portal } from "../dev/portal_client.ts";
+import { cpuHogs, ms, percentile, row } from "./lib.ts";
+
+const SECONDS = Number(Deno.args[0] ?? 5);
+const CPUS = navigator.hardwareConcurrency;
+
+async function measure(pty: boolean, hogs: boolean): Promise<void> {
+  await using portal = await Portal.start();
+  const idle = await portal.spawn("sleep", ["1000"]);
+  const echo = await portal.spawn("cat", [], { pty: true });
+  const stopHogs = hogs ? cpuHogs(CPUS) : async () => {};
+  const flood = await portal.spawn("yes", ["flood line of text"], { pty });
+  const inspect: number[] = [];
+  const roundTrip: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  try {
+    for (let i = 0; performance.now() < until; i++) {
+      const started = performance.now();
+      await portal.call("process_inspect", { id: idle });
+      inspect.push(performance.now() - started);
+      const sent = performance.now();
+      await portal.call("process_write", { id: echo, content: `k${i}\n` });
+      for (let text = ""; !text.includes(`k${i}\n`);) {
+        const page = await portal.call("process_read_new", { id: echo });
+        text += page.records.map((r: { content: string }) => r.content).join("");
+      }
+      roundTrip.push(performance.now() - sent);
+      await delay(20 - (performance.now() - started));
+    }
+  } finally {
+    await stopHogs();
+  }
+  const { io_count } = await portal.call("process_inspect", { id: flood });
+  await portal.call("process_kill_all");
+  const where = `${pty ? "PTY" : "pipe"} flood${hogs ? `, ${CPUS} CPU hogs` : ""}`;
+  for (const [what, xs] of [["process_inspect", inspect], ["write → echo", roundTrip]] as const) {
+    const p99 = percentile(xs, 0.99);
+    row(
+      "3 responsiveness",
+      `${what} p99 during a ${where} (${xs.length} samples, ${io_count} flood records)`,
+      `${ms(p99)} (median ${ms(percentile(xs, 0.5))})`,
+      "< 20 ms",
+      p99 < 20,
+    );
+  }
+}
+
+for (const hogs of [false, true]) for (const pty of [false, true]) await measure(pty, hogs);
