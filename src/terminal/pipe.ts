@@ -14,6 +14,7 @@ import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
   inputQueueFull,
+  type InputState,
   type InterruptDelivery,
   type InterruptKind,
   type OutputSource,
@@ -32,6 +33,14 @@ export interface PipePlatform {
   signalGroup(pid: number, signo: number): void;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
+  /** Starts watching whether the program `pid`, just started, waits for its stdin. */
+  watchInput(pid: number): InputWatcher;
+}
+
+/** Tells whether a program waits for input; told of every write before it happens. */
+export interface InputWatcher {
+  beforeInput(bytes: Uint8Array): void;
+  state(): InputState;
 }
 
 /**
@@ -78,11 +87,13 @@ class PipeTerminal implements Terminal {
   #exited: Promise<void>;
   #running = true;
   readonly #platform: PipePlatform;
+  readonly #input: InputWatcher;
 
   constructor(child: Deno.ChildProcess, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
     this.#platform = platform;
     this.pid = child.pid;
+    this.#input = platform.watchInput(child.pid);
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);
@@ -104,6 +115,7 @@ class PipeTerminal implements Terminal {
     this.#checkInputOpen();
     if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
     this.#queued += data.length;
+    this.#input.beforeInput(data);
     this.#stdin.write(data)
       .catch(() => this.#stdinOpen = false)
       .finally(() => this.#queued -= data.length);
@@ -123,6 +135,15 @@ class PipeTerminal implements Terminal {
       );
     }
   }
+
+  inputState(): InputState {
+    // Input still queued here has not reached the program: it cannot be waiting for it.
+    if (!this.#running || this.#queued > 0) return { activity: "busy", secret: false };
+    return this.#input.state();
+  }
+
+  /** Pipe output arrives through its streams; nothing can be taken early. */
+  collectOutput(): void {}
 
   resize(): void {
     throw new PortalError("Resizing needs a terminal: this process runs on pipes (pty: false).");

@@ -48,6 +48,22 @@ export interface InterruptDelivery {
   delivered_to: string;
 }
 
+/**
+ * What a program does with its input, as the OS tells: `reading` (blocked
+ * reading its terminal or stdin, with everything written to it taken),
+ * `busy` (running, or blocked on anything else), `stopped` (job control), or
+ * `unknown` where the OS cannot tell (no /proc: macOS, Windows; relays like
+ * ssh that always poll the terminal and a socket; setuid programs).
+ */
+export type InputActivity = "reading" | "busy" | "stopped" | "unknown";
+
+/** {@link Terminal.inputState}'s answer. */
+export interface InputState {
+  activity: InputActivity;
+  /** A terminal with echo off in canonical mode, not busy: a password prompt. */
+  secret: boolean;
+}
+
 /** Starts a program; returns at once (events follow), or throws `PortalError`. */
 export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 
@@ -95,6 +111,13 @@ export interface Terminal {
    * `KILL_GRACE_MS` of limits.ts). Resolves once `onExit` has been called.
    */
   kill(graceMs?: number): Promise<void>;
+  /** What the program does with its input now (see {@link InputState}). */
+  inputState(): InputState;
+  /**
+   * Hands output the OS already holds to `onData` now, where the backend can
+   * read it synchronously (a PTY master); elsewhere it arrives on its own.
+   */
+  collectOutput(): void;
 }
 
 /** The error for a write that would overflow the input queue. */

@@ -45,18 +45,20 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
   const viaHelper = CTTY_HELPER !== null && isExecutableFile(CTTY_HELPER);
   const { master, slave } = openPty(opts.cols, opts.rows);
   let pid: number;
+  let terminal: string;
   try {
     const [exe, args] = viaHelper
       ? [CTTY_HELPER!, ["perl", "-e", CTTY_SCRIPT, path, ...argv]]
       : [path, argv];
-    pid = spawnOnSlave(opts.command, exe, args, env, slave, opts.cwd);
+    terminal = slavePath(slave);
+    pid = spawnOnSlave(opts.command, exe, args, env, terminal, opts.cwd);
   } catch (error) {
     libc().close(master);
     throw error;
   } finally {
     libc().close(slave);
   }
-  return new PtyTerminal(pid, master, events);
+  return new PtyTerminal(pid, master, terminal, events);
 }
 
 /** A master (close-on-exec, nonblocking) and its slave (close-on-exec), sized. */
@@ -86,7 +88,7 @@ function slavePath(slave: number): string {
 }
 
 /**
- * Spawns `path` as a session leader with the slave as fds 0-2 (opened, not
+ * Spawns `path` as a session leader with the slave (its path) as fds 0-2 (opened, not
  * inherited, so the new session acquires it as controlling terminal), the
  * signal mask emptied and every handler reset (Deno ignores SIGPIPE, which
  * children would inherit), no other fds, and `cwd`.
@@ -96,7 +98,7 @@ function spawnOnSlave(
   path: string,
   argv: string[],
   env: Record<string, string>,
-  slave: number,
+  slave: string,
   cwd: string,
 ): number {
   const lib = libc();
@@ -119,7 +121,7 @@ function spawnOnSlave(
     check(lib.posix_spawn_file_actions_init(actions), "posix_spawn_file_actions_init");
     try {
       check(
-        lib.posix_spawn_file_actions_addopen(actions, 0, cString(slavePath(slave)), C.O_RDWR, 0),
+        lib.posix_spawn_file_actions_addopen(actions, 0, cString(slave), C.O_RDWR, 0),
         "addopen",
       );
       check(lib.posix_spawn_file_actions_adddup2(actions, 0, 1), "adddup2");

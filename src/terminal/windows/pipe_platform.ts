@@ -1,6 +1,8 @@
 /**
  * The pipe backend on Windows: Windows finds commands itself (PATHEXT), and it
- * has no process groups, only the few signals `Deno.kill` maps.
+ * has no process groups, only the few signals `Deno.kill` maps, and no /proc:
+ * whether a program waits for input is never known here (waits fall back to
+ * silence and prompt-like lines).
  *
  * @module
  */
@@ -18,4 +20,8 @@ export const windowsPipes: PipePlatform = {
     }
   },
   breakSignal: "SIGBREAK",
+  watchInput: () => ({
+    beforeInput() {},
+    state: () => ({ activity: "unknown", secret: false }),
+  }),
 };
