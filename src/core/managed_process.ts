@@ -7,30 +7,39 @@
  *
  * @module
  */
+import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
-import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
+import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
+import { keyBytes } from "./keys.ts";
 import { OutputDecoder } from "./output_decoder.ts";
+import { pasteOf } from "./paste.ts";
+import { newestPage, ReadCursor } from "./read_cursor.ts";
 import type { IoRecord, RecordStore } from "./record_store.ts";
 import type {
   LaunchSpec,
   ProcessDetails,
+  ProcessState,
   RecordPage,
   ScreenRequest,
   ScreenSnapshot,
   Source,
   Status,
 } from "./schema.ts";
-import { Screen } from "./screen.ts";
+import { Screen, type TerminalModes } from "./screen.ts";
+import { stateOf, type Waitable } from "./wait.ts";
 
 /** Which records a read selects. */
 export interface ReadOptions {
   sources: Source[];
   /** Cap on the characters of content returned. */
-  maxChars?: number;
+  maxChars: number;
 }
 
+/** The output kept for prompt matching: the end of the last line. */
+const LAST_LINE_CHARS = 1024;
+
 /** A program under Portal's management. */
-export class ManagedProcess {
+export class ManagedProcess implements Waitable {
   readonly id: number;
   readonly spec: LaunchSpec;
   readonly startedAt = new Date();
@@ -46,8 +55,13 @@ export class ManagedProcess {
   readonly #store: RecordStore;
   /** Records per source since the last clear. */
   readonly #counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-  /** `process_read_new` position per output source (a sequence number). */
-  readonly #cursors: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
+  /** Where `process_read_new` and the waiting calls stand in the output. */
+  readonly #cursor: ReadCursor;
+  readonly prompt: RegExp | null;
+  lastOutputAt = -Infinity;
+  lastInputAt = -Infinity;
+  lastLine = "";
+  readonly #watchers = new Set<(text: string | null) => void>();
   #seq = 0;
   #lastTimestamp = -1;
   #endNs: number | undefined;
@@ -73,6 +87,8 @@ export class ManagedProcess {
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
     this.#store = store;
+    this.#cursor = new ReadCursor(store, id);
+    this.prompt = spec.prompt === "" ? null : new RegExp(spec.prompt, "m");
     this.#onEnd = onEnd;
     this.#decoders = {
       stdout: new OutputDecoder({ dropCR: spec.pty }),
@@ -125,13 +141,69 @@ export class ManagedProcess {
     const bytes = new TextEncoder().encode(content);
     if (bytes.length === 0) return 0;
     this.#terminal.write(bytes);
+    this.lastInputAt = performance.now();
     this.#record("stdin", content);
     return bytes.length;
+  }
+
+  /**
+   * Types `content` (as a bracketed paste when it has several lines and the
+   * program asked for pastes), then the keys named in `keys`. On pipes Enter
+   * is `\n` and Ctrl+C interrupts (SIGINT), there being no line discipline.
+   * Every name is checked before anything is sent. Returns the bytes written.
+   */
+  async type(content: string, keys: string[]): Promise<number> {
+    const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
+    const keyModes = {
+      applicationCursorKeys: modes?.applicationCursorKeys ?? false,
+      enter: this.spec.pty ? "\r" : "\n",
+    };
+    const pressed = keys.map((name) => keyBytes(name, keyModes));
+    let pending = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
+    let written = 0;
+    for (const bytes of pressed) {
+      if (this.spec.pty || bytes !== "\x03") {
+        pending += bytes;
+        continue;
+      }
+      written += this.write(pending);
+      pending = "";
+      this.interrupt("ctrl_c");
+    }
+    return written + this.write(pending);
   }
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
   endInput(): void {
     this.#terminal.endInput();
+    this.lastInputAt = performance.now();
+  }
+
+  get running(): boolean {
+    return this.status === "running";
+  }
+
+  inputState(): InputState {
+    return this.#terminal.inputState();
+  }
+
+  collectOutput(): void {
+    if (this.running) this.#terminal.collectOutput();
+  }
+
+  /** What the program does now (see {@link stateOf}). */
+  state(quietMs: number = QUIET_MS.default): ProcessState {
+    return stateOf(this, quietMs);
+  }
+
+  watch(listener: (text: string | null) => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
+  /** The input modes of a PTY's screen (null on pipes). */
+  modes(): Promise<TerminalModes> | null {
+    return this.#screen?.modes() ?? null;
   }
 
   /**
@@ -148,7 +220,9 @@ export class ManagedProcess {
    * the line discipline signals; on pipes the equivalent signal is sent.
    */
   interrupt(kind: "ctrl_c" | "ctrl_break"): { signal: string; delivered_to: string } {
-    return this.#terminal.interrupt(kind);
+    const delivery = this.#terminal.interrupt(kind);
+    this.lastInputAt = performance.now();
+    return delivery;
   }
 
   /** Resizes the terminal and its screen (the program gets SIGWINCH). */
@@ -169,32 +243,36 @@ export class ManagedProcess {
   }
 
   /**
-   * Records not returned by an earlier `readNew` for these sources, oldest
-   * first; the cursors move past what is returned.
+   * Records not returned by an earlier `readNew` (or waiting call) for these
+   * sources, oldest first, at most `maxChars` of content (a longer record is
+   * cut, the rest comes next time); the cursors move past what is returned.
    */
-  readNew(options: ReadOptions): RecordPage {
-    const { records, complete } = this.#store.query(this.id, {
-      sources: options.sources,
-      afterSeq: this.#cursors,
-      maxChars: options.maxChars,
-    });
-    const last = records.at(-1);
-    // Every matching record up to `last` was returned, so each cursor may move up to it.
-    if (last) {
-      for (const source of options.sources) {
-        if (source !== "stdin") this.#cursors[source] = last.seq;
-      }
-    }
+  readNew(options: { sources: OutputSource[]; maxChars: number }): RecordPage {
+    const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
     return this.#page(records, complete);
+  }
+
+  /** Unread output as one text (head and tail past `maxChars`); the cursors move to the end. */
+  readText(sources: OutputSource[], maxChars: number): { text: string; omitted: number } {
+    return this.#cursor.text(sources, maxChars);
+  }
+
+  /** Marks all output so far as read (it was shown as a rendered screen instead). */
+  skipUnread(sources: OutputSource[]): void {
+    this.#cursor.skip(sources);
+  }
+
+  /** The last `chars` characters of unread output; the cursors stay. */
+  peekUnread(sources: OutputSource[], chars: number): string {
+    return this.#cursor.peek(sources, chars);
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
   read(options: ReadOptions & { windowNs: number }): RecordPage {
-    const { records, complete } = this.#store.query(this.id, {
+    const { records, complete } = newestPage(this.#store, this.id, {
       sources: options.sources,
       sinceTimestamp: Math.max(0, this.elapsedNs() - options.windowNs),
       maxChars: options.maxChars,
-      newest: true,
     });
     return this.#page(records, complete);
   }
@@ -207,6 +285,7 @@ export class ManagedProcess {
       command: this.spec.command,
       os_pid: this.pid,
       status: this.status,
+      state: this.state(),
       pty: this.spec.pty,
       timeout_ms: this.spec.timeout_ms,
       inactive_duration_ms: this.idleMs,
@@ -240,7 +319,7 @@ export class ManagedProcess {
     const removed = counts.stdin + counts.stdout + counts.stderr;
     this.#store.deleteRecords(this.id);
     counts.stdin = counts.stdout = counts.stderr = 0;
-    this.#cursors.stdout = this.#cursors.stderr = 0;
+    this.#cursor.reset();
     return removed;
   }
 
@@ -267,6 +346,7 @@ export class ManagedProcess {
     this.status = this.#killing ? "killed" : "exited";
     this.#onEnd(this);
     this.#markEnded();
+    for (const watcher of this.#watchers) watcher(null);
   }
 
   /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
@@ -285,6 +365,13 @@ export class ManagedProcess {
     };
     this.#counts[source]++;
     this.#store.append(this.id, record);
+    if (source === "stdin") return;
+    this.#cursor.appended(source, content.length);
+    this.lastOutputAt = performance.now();
+    const end = content.lastIndexOf("\n");
+    this.lastLine = (end < 0 ? this.lastLine + content : content.slice(end + 1))
+      .slice(-LAST_LINE_CHARS);
+    for (const watcher of this.#watchers) watcher(content);
   }
 
   #page(records: IoRecord[], complete: boolean): RecordPage {

@@ -3,15 +3,25 @@
  * server: results go out as `structuredContent` and as the same JSON in a text
  * block; a {@link PortalError} becomes a tool error (`isError`) the agent can
  * act on, and any other failure is also written to stderr with its stack.
+ * The request's cancellation (`notifications/cancelled`) reaches the handler
+ * as an AbortSignal, and a progress token as a callback that sends
+ * `notifications/progress`: the core takes both without knowing MCP.
  *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { PortalError } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process_manager.ts";
 import type { ProgramRegistry } from "../../core/program_registry.ts";
+import type { CallControl } from "../../core/step.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -28,7 +38,11 @@ export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   output: Out;
   /** Every hint is stated, so no client falls back to a default. */
   annotations: Required<Omit<ToolAnnotations, "title">>;
-  run(context: ToolContext, args: z.infer<In>): z.infer<Out> | Promise<z.infer<Out>>;
+  run(
+    context: ToolContext,
+    args: z.infer<In>,
+    control: CallControl,
+  ): z.infer<Out> | Promise<z.infer<Out>>;
 }
 
 /** Any tool, whatever its schemas: the element type of the tool list. */
@@ -42,11 +56,33 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   return tool;
 }
 
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The request's cancellation and, if the client gave a token, progress notifications. */
+function callControl(extra: Extra): CallControl {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  return {
+    signal: extra.signal,
+    onProgress: ({ elapsedMs, totalMs, state }) => {
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: elapsedMs,
+          total: totalMs,
+          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}`,
+        },
+      }).catch(() => {/* The client is gone; the wait ends with the call. */});
+    },
+  };
+}
+
 /** Registers `tool` on `server`, translating results and errors. */
 export function registerTool(server: McpServer, context: ToolContext, tool: AnyTool): void {
-  const handler = async (args: unknown): Promise<CallToolResult> => {
+  const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
     try {
-      const result = await tool.run(context, args) as Record<string, unknown>;
+      const result = await tool.run(context, args, callControl(extra)) as Record<string, unknown>;
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],
         structuredContent: result,
@@ -54,6 +90,10 @@ export function registerTool(server: McpServer, context: ToolContext, tool: AnyT
     } catch (error) {
       if (error instanceof PortalError) {
         return { content: [{ type: "text", text: error.message }], isError: true };
+      }
+      // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
+      if (extra.signal.aborted) {
+        return { content: [{ type: "text", text: "Cancelled." }], isError: true };
       }
       // Not a mistake of the caller: a bug or a failing system call, worth a stack on stderr.
       console.error(`portal: ${tool.name} failed:`, error);
