@@ -245,6 +245,11 @@ export interface SyscallNumbers {
   epolls: readonly number[];
   /** `wait4` and `waitid`: a parent waiting for its child (a shell running a job). */
   waits: readonly number[];
+  /**
+   * Where each poll, select and epoll call takes its timeout: the argument's
+   * index, and whether it points to a struct (null: none) or is milliseconds (-1: none).
+   */
+  timeouts: Readonly<Record<number, { arg: number; pointer: boolean }>>;
 }
 
 const X86_64_SYSCALLS: SyscallNumbers = {
@@ -253,6 +258,15 @@ const X86_64_SYSCALLS: SyscallNumbers = {
   selects: [23, 270], // select, pselect6
   epolls: [232, 281, 441], // epoll_wait, epoll_pwait, epoll_pwait2
   waits: [61, 247], // wait4, waitid
+  timeouts: {
+    7: { arg: 2, pointer: false }, // poll
+    271: { arg: 2, pointer: true }, // ppoll
+    23: { arg: 4, pointer: true }, // select
+    270: { arg: 4, pointer: true }, // pselect6
+    232: { arg: 3, pointer: false }, // epoll_wait
+    281: { arg: 3, pointer: false }, // epoll_pwait
+    441: { arg: 3, pointer: true }, // epoll_pwait2
+  },
 };
 
 const GENERIC_SYSCALLS: SyscallNumbers = {
@@ -261,6 +275,12 @@ const GENERIC_SYSCALLS: SyscallNumbers = {
   selects: [72], // pselect6
   epolls: [22, 441], // epoll_pwait, epoll_pwait2
   waits: [260, 95], // wait4, waitid
+  timeouts: {
+    73: { arg: 2, pointer: true }, // ppoll
+    72: { arg: 4, pointer: true }, // pselect6
+    22: { arg: 3, pointer: false }, // epoll_pwait
+    441: { arg: 3, pointer: true }, // epoll_pwait2
+  },
 };
 
 /** The system call numbers of this CPU (Linux). */

@@ -11,6 +11,10 @@
  *   old `read`: a reader counts only once it has run since the write (its
  *   scheduler run count grew), or was not reading then. A canonical-mode line
  *   without its newline wakes nobody: it counts after {@link DELIVERY_GRACE_MS}.
+ * - **A lone Escape.** Programs that read key sequences (vim, readline) take
+ *   an ESC at the end of the input as the start of one and wait, with a
+ *   timeout, for the rest; only when it expires do they act on it. A reader
+ *   in a timed wait after such input counts once it has woken once more.
  * - **Relays** (ssh, docker exec, telnet) poll the terminal and a socket at
  *   all times, so they say nothing about the far side: `unknown`, and the
  *   caller falls back to silence and a prompt-like line.
@@ -54,11 +58,12 @@ export interface InputSource {
 /** What one thread is doing with respect to the input. */
 type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unknown";
 
-/** A thread of the group, classified. */
+/** A thread of the group, classified; `timed` when its wait has a timeout. */
 interface Thread {
   pid: number;
   tid: number;
   activity: ThreadActivity;
+  timed?: boolean;
 }
 
 /** The group's readers just before a write: who was reading, and how often each had run. */
@@ -66,6 +71,8 @@ interface Mark {
   at: number;
   incompleteLine: boolean;
   runs: Map<number, number>;
+  /** The input ended with ESC: per reader, its run count once it had taken the input. */
+  escape: Map<number, number> | null;
 }
 
 const POLLFD_SIZE = 8;
@@ -75,6 +82,7 @@ const INPUT_EVENTS = 0x1 | 0x2 | 0x40;
 const MAX_WATCHED_FDS = 4096;
 /** Bytes that end a canonical line (or the input): newline, carriage return, Ctrl+D. */
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
+const ESC = 0x1b;
 
 /** Watches whether the program led by `leader` waits for input from `source`. */
 export class InputWatch {
@@ -100,6 +108,7 @@ export class InputWatch {
       at: performance.now(),
       incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
       runs,
+      escape: bytes[bytes.length - 1] === ESC ? new Map() : null,
     };
   }
 
@@ -135,10 +144,14 @@ export class InputWatch {
     const mark = this.#mark;
     if (mark === null) return true;
     const before = mark.runs.get(thread.tid);
-    if (before === undefined) return true;
-    const now = runCount(thread.pid, thread.tid);
-    if (now === null || now > before) return true;
-    return mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS;
+    const now = runCount(thread.pid, thread.tid) ?? Infinity;
+    const took = before === undefined || now > before ||
+      (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
+    if (!took || mark.escape === null || !thread.timed) return took;
+    // After a lone ESC, a timed wait is the wait for the rest of a key sequence.
+    const seen = mark.escape.get(thread.tid);
+    if (seen === undefined) mark.escape.set(thread.tid, now);
+    return seen !== undefined && now > seen;
   }
 
   /** The group that owns the input, and every live thread of it, classified. */
@@ -164,20 +177,22 @@ export class InputWatch {
       for (const tid of tids) {
         const state = tid === pid ? stat.state : readStat(pid, tid)?.state;
         if (state === undefined || state === "Z" || state === "X") continue;
-        const activity = state === "T" || state === "t"
-          ? "stopped"
-          : this.#classify(pid, tid, targets);
-        threads.push({ pid, tid, activity });
+        if (state === "T" || state === "t") threads.push({ pid, tid, activity: "stopped" });
+        else threads.push({ pid, tid, ...this.#classify(pid, tid, targets) });
       }
     }
     return { group, threads };
   }
 
   /** What thread `tid` of `pid` is blocked in, as far as the input is concerned. */
-  #classify(pid: number, tid: number, targets: Map<string, string | null>): ThreadActivity {
+  #classify(
+    pid: number,
+    tid: number,
+    targets: Map<string, string | null>,
+  ): { activity: ThreadActivity; timed?: boolean } {
     const call = syscallOf(pid, tid);
-    if (call === "running") return "busy";
-    if (call === null) return readStat(pid, tid) === null ? "busy" : "unknown";
+    if (call === "running") return { activity: "busy" };
+    if (call === null) return { activity: readStat(pid, tid) === null ? "busy" : "unknown" };
     const target = (fd: number) => {
       const key = `${pid}:${fd}`;
       if (!targets.has(key)) targets.set(key, fdTarget(pid, fd));
@@ -185,14 +200,15 @@ export class InputWatch {
     };
     const { nr, args } = call;
     if (SYSCALLS.reads.includes(nr)) {
-      return this.#isInput(target(Number(args[0]))) ? "reading" : "busy";
+      return { activity: this.#isInput(target(Number(args[0]))) ? "reading" : "busy" };
     }
-    if (SYSCALLS.waits.includes(nr)) return "child";
+    if (SYSCALLS.waits.includes(nr)) return { activity: "child" };
     const watched = this.#watchedFds(pid, nr, args);
-    if (watched === undefined) return "busy";
-    if (watched === null) return "unknown";
-    if (!watched.some((fd) => this.#isInput(target(fd)))) return "busy";
-    return watched.some((fd) => target(fd)?.startsWith("socket:")) ? "relay" : "reading";
+    if (watched === undefined) return { activity: "busy" };
+    if (watched === null) return { activity: "unknown" };
+    if (!watched.some((fd) => this.#isInput(target(fd)))) return { activity: "busy" };
+    const relay = watched.some((fd) => target(fd)?.startsWith("socket:"));
+    return { activity: relay ? "relay" : "reading", timed: hasTimeout(nr, args) };
   }
 
   /**
@@ -237,4 +253,17 @@ export class InputWatch {
     return target === pipe ||
       (terminal !== undefined && (target === terminal || target === "/dev/tty"));
   }
+}
+
+/**
+ * Whether a poll, select or epoll wait has a timeout: its timeout argument
+ * is a non-null pointer (ppoll, select, pselect6, epoll_pwait2) or a
+ * non-negative number of milliseconds (poll, epoll_wait, epoll_pwait).
+ */
+function hasTimeout(nr: number, args: bigint[]): boolean {
+  const { timeouts } = SYSCALLS;
+  const at = timeouts[nr];
+  if (at === undefined) return false;
+  const value = args[at.arg];
+  return at.pointer ? value !== 0n : BigInt.asIntN(32, value) >= 0n;
 }
