@@ -5,8 +5,9 @@
  *   the kernel's own (`script`), and write → echo latency of one keystroke.
  * - server_ingest.ts: process_start → exited through the whole server (pipes and PTY).
  * - many_ptys.ts: tool latency with 100 live terminals.
+ * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  */
-const scripts = ["pty_throughput.ts", "server_ingest.ts", "many_ptys.ts"];
+const scripts = ["pty_throughput.ts", "server_ingest.ts", "many_ptys.ts", "step_latency.ts"];
 
 let failed = false;
 for (const script of scripts) {
