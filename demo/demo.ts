@@ -60,7 +60,8 @@ try {
     showStep(
       await call("process_write", {
         id,
-        content: "for i in __import__('itertools').count():\n  if i == 0: print('loop' + 'ing')\n\n",
+        content:
+          "for i in __import__('itertools').count():\n  if i == 0: print('loop' + 'ing')\n\n",
         expect: "^looping",
       }),
     );
