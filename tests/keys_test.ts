@@ -5,9 +5,9 @@
 import type { Rec } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { portalTest } from "./helpers/portal.ts";
+import { linuxTest } from "./helpers/portal.ts";
 
-portalTest(
+linuxTest(
   "vim driven by key names: arrows in application mode, Escape, :wq Enter",
   async (portal) => {
     await using dir = await tempDir();
@@ -49,7 +49,7 @@ portalTest(
   },
 );
 
-portalTest("less paged with PageDown, q quits", async (portal) => {
+linuxTest("less paged with PageDown, q quits", async (portal) => {
   await using dir = await tempDir();
   const file = `${dir.path}/lines.txt`;
   await Deno.writeTextFile(
@@ -86,7 +86,7 @@ portalTest("less paged with PageDown, q quits", async (portal) => {
   assertEquals([quit.reason, quit.exit_code], ["exit", 0]);
 });
 
-portalTest("a multi-line function pasted into bash arrives as one paste", async (portal) => {
+linuxTest("a multi-line function pasted into bash arrives as one paste", async (portal) => {
   const { id } = await portal.call("process_start", {
     command: "bash",
     args: ["--norc", "--noprofile", "-i"],
@@ -111,7 +111,7 @@ portalTest("a multi-line function pasted into bash arrives as one paste", async 
   assertEquals(called.output, "greet world\nhello world\nREADY$ ");
 });
 
-portalTest(
+linuxTest(
   "keys: a name that is no key is an error; on pipes Ctrl+C interrupts",
   async (portal) => {
     const { id } = await portal.call("process_start", {

@@ -8,13 +8,13 @@ import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 import type { Json } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { portalTest } from "./helpers/portal.ts";
+import { linuxTest } from "./helpers/portal.ts";
 import { waitForeground } from "./helpers/processes.ts";
 
 const BASH = { command: "bash", args: ["--norc", "--noprofile", "-i"], pty: true };
 const BASH_ENV = { PS1: "READY$ " };
 
-portalTest(
+linuxTest(
   "a long wait sends progress, which keeps the client's timeout from firing",
   async (portal) => {
     const { id } = await portal.call("process_start", { ...BASH, env: BASH_ENV, wait: "ready" });
@@ -43,7 +43,7 @@ portalTest(
   },
 );
 
-portalTest("cancelling a 60 s wait ends it at once; the output stays unread", async (portal) => {
+linuxTest("cancelling a 60 s wait ends it at once; the output stays unread", async (portal) => {
   const { id, os_pid } = await portal.call("process_start", {
     ...BASH,
     env: BASH_ENV,
@@ -68,7 +68,7 @@ portalTest("cancelling a 60 s wait ends it at once; the output stays unread", as
   assertEquals(after.output, "sleep 60\n^C\nREADY$ ");
 });
 
-portalTest(
+linuxTest(
   "while a wait runs, calls on other processes and on the same one are answered",
   async (portal) => {
     const { id: shell, os_pid } = await portal.call("process_start", {

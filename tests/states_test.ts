@@ -5,8 +5,9 @@
  */
 import type { Portal } from "../dev/portal_client.ts";
 import { assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { portalTest } from "./helpers/portal.ts";
+import { linuxTest, portalTest } from "./helpers/portal.ts";
 import { waitForeground } from "./helpers/processes.ts";
+import { waitFor } from "../dev/wait.ts";
 
 const BASH = ["--norc", "--noprofile", "-i"];
 const BASH_ENV = { PS1: "READY$ " };
@@ -21,7 +22,7 @@ function bash(portal: Portal): Promise<number> {
   }).then((r) => r.id);
 }
 
-portalTest(
+linuxTest(
   "getpass: waiting_for_secret (echo off), and the secret is not echoed",
   async (portal) => {
     const { id } = await portal.call("process_start", {
@@ -43,7 +44,7 @@ portalTest(
   },
 );
 
-portalTest(
+linuxTest(
   "bash: read x waits for input; sleep runs; ^Z brings the prompt back",
   async (portal) => {
     const id = await bash(portal);
@@ -74,7 +75,7 @@ portalTest(
   },
 );
 
-portalTest(
+linuxTest(
   "a program stopped by SIGSTOP is stopped; SIGCONT makes it wait again",
   async (portal) => {
     for (const pty of [true, false]) {
@@ -96,7 +97,7 @@ portalTest(
   },
 );
 
-portalTest("print, pause 1.5 s, print: one reply holds both (PTY and pipes)", async (portal) => {
+linuxTest("print, pause 1.5 s, print: one reply holds both (PTY and pipes)", async (portal) => {
   const id = await bash(portal);
   const shell = await portal.call("process_write", {
     id,
@@ -116,7 +117,7 @@ portalTest("print, pause 1.5 s, print: one reply holds both (PTY and pipes)", as
   assertEquals([piped.state, piped.reason], ["waiting_for_input", "ready"]);
 });
 
-portalTest("expect ends a wait with its groups; exit and timeout are reasons", async (portal) => {
+linuxTest("expect ends a wait with its groups; exit and timeout are reasons", async (portal) => {
   const id = await bash(portal);
   const found = await portal.call("process_write", {
     id,
@@ -227,3 +228,22 @@ portalTest("prompt: a per-process pattern also counts as ready", async (portal) 
   const answer = await portal.call("process_write", { id, content: "pwd\n", quiet_ms: 60_000 });
   assertEquals([answer.reason, answer.output], ["ready", "pwd\nworking\nresult: pwd\nremote$ "]);
 });
+
+portalTest(
+  "a waiting agent is not idle: the idle timeout holds off during a wait",
+  async (portal) => {
+    const { id } = await portal.call("process_start", {
+      command: "sleep",
+      args: ["30"],
+      timeout_ms: 300,
+    });
+    // Killed by its idle timeout mid-wait, the wait would end with reason exit.
+    const waited = await portal.call("process_read_new", { id, wait: "exit", wait_ms: 900 });
+    assertEquals([waited.reason, waited.state], ["timeout", "running"]);
+    // Once the agent stops waiting, the idle timeout runs again and removes the process.
+    await waitFor(
+      "the idle timeout to remove the process",
+      async () => (await portal.call("process_list")).processes.length === 0,
+    );
+  },
+);

@@ -5,7 +5,7 @@
 import type { Json, Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
-import { portalTest } from "./helpers/portal.ts";
+import { linuxTest } from "./helpers/portal.ts";
 
 /** Starts a program and waits for its first prompt; returns the reply. */
 async function startReady(
@@ -26,7 +26,7 @@ async function step(portal: Portal, id: number, content: string): Promise<string
   return reply.output;
 }
 
-portalTest("python3 on a PTY: the banner, then each step's answer and prompt", async (portal) => {
+linuxTest("python3 on a PTY: the banner, then each step's answer and prompt", async (portal) => {
   const { id, output } = await startReady(portal, "python3", ["-q"], { pty: true });
   assertEquals(output, ">>> ");
   assertEquals(await step(portal, id, "6 * 7\n"), "6 * 7\n42\n>>> ");
@@ -40,7 +40,7 @@ portalTest("python3 on a PTY: the banner, then each step's answer and prompt", a
   assertEquals([rest.records, rest.state, rest.reason], [[], "waiting_for_input", "none"]);
 });
 
-portalTest("python3 on pipes: stdin read by the program is the signal", async (portal) => {
+linuxTest("python3 on pipes: stdin read by the program is the signal", async (portal) => {
   const { id, output } = await startReady(portal, "python3", ["-i", "-q"]);
   assertEquals(output, ">>> ");
   // stdout ("42") and stderr (the prompt) are two pipes: their order in one text may vary.
@@ -51,7 +51,7 @@ portalTest("python3 on pipes: stdin read by the program is the signal", async (p
   assertEquals(sum.replace(">>> ", ""), "45\n");
 });
 
-portalTest("bash: commands, a multi-line answer, and the prompt after each", async (portal) => {
+linuxTest("bash: commands, a multi-line answer, and the prompt after each", async (portal) => {
   const { id } = await startReady(portal, "bash", ["--norc", "--noprofile", "-i"], {
     pty: true,
     env: { PS1: "READY$ " },
@@ -61,7 +61,7 @@ portalTest("bash: commands, a multi-line answer, and the prompt after each", asy
   assertEquals(await step(portal, id, "cd /; pwd\n"), "cd /; pwd\n/\nREADY$ ");
 });
 
-portalTest("sqlite3: statements answered, one call each", async (portal) => {
+linuxTest("sqlite3: statements answered, one call each", async (portal) => {
   const { id, output } = await startReady(portal, "sqlite3", [], { pty: true });
   assertMatch(output, /SQLite version[^]*sqlite> $/);
   assertEquals(
@@ -74,7 +74,7 @@ portalTest("sqlite3: statements answered, one call each", async (portal) => {
   );
 });
 
-portalTest(
+linuxTest(
   "gdb debugs a C program: break, run, print, a y/n question, continue",
   async (portal) => {
     await using dir = await tempDir();
