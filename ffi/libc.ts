@@ -112,6 +112,8 @@ export interface OsConstants {
   F_SETFL: number;
   FD_CLOEXEC: number;
   TIOCSWINSZ: bigint;
+  /** How many bytes a read would return now (FIONREAD). */
+  FIONREAD: bigint;
   /** Makes the terminal on the given fd the caller's controlling terminal. */
   TIOCSCTTY: number;
   EINTR: number;
@@ -169,6 +171,7 @@ const LINUX: OsConstants = {
   F_SETFL: 4,
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
+  FIONREAD: 0x541bn,
   TIOCSCTTY: 0x540e,
   EINTR: 4,
   EIO: 5,
@@ -209,6 +212,7 @@ const DARWIN: OsConstants = {
   O_NONBLOCK: 0x4,
   O_CLOEXEC: 0x1000000,
   TIOCSWINSZ: 0x80087467n,
+  FIONREAD: 0x4004667fn,
   TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
   POSIX_SPAWN_SETSID: 0x400,
@@ -357,6 +361,12 @@ export function lineModes(fd: number): { echo: boolean; canonical: boolean } | n
   // Both flags sit in the low 32 bits of tcflag_t on these little-endian CPUs.
   const lflag = view.getUint32(C.TERMIOS_LFLAG_OFFSET, true);
   return { echo: (lflag & C.ECHO) !== 0, canonical: (lflag & C.ICANON) !== 0 };
+}
+
+/** Bytes a read of `fd` would return now (pipes, terminals); 0 when it cannot tell. */
+export function unreadBytes(fd: number): number {
+  const count = new Int32Array(1);
+  return ioctl(fd, C.FIONREAD, new Uint8Array(count.buffer)) === 0 ? count[0] : 0;
 }
 
 /** `struct winsize` (rows, cols, xpixel, ypixel: four u16) for TIOCSWINSZ / openpty. */

@@ -187,8 +187,8 @@ export class ManagedProcess implements Waitable {
     return this.#terminal.inputState();
   }
 
-  collectOutput(): void {
-    if (this.running) this.#terminal.collectOutput();
+  collectOutput(): boolean {
+    return !this.running || this.#terminal.collectOutput();
   }
 
   /** What the program does now (see {@link stateOf}). */

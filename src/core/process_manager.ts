@@ -259,7 +259,9 @@ export class ProcessManager {
     try {
       return await runStep(process, request, control, { sources, defaultWait, fresh });
     } finally {
-      this.#waits.set(process.id, this.#waits.get(process.id)! - 1);
+      const waits = (this.#waits.get(process.id) ?? 1) - 1;
+      if (waits > 0) this.#waits.set(process.id, waits);
+      else this.#waits.delete(process.id);
       this.#touch(process);
     }
   }

@@ -44,8 +44,8 @@ const EXPECT_OVERLAP = 4096;
 export interface Waitable {
   readonly running: boolean;
   inputState(): InputState;
-  /** Hands output the OS already holds to the listeners now (PTY). */
-  collectOutput(): void;
+  /** Hands output the OS already holds to the listeners now (PTY); false while some is on its way. */
+  collectOutput(): boolean;
   /** `performance.now()` of the last output, and of the last input sent. */
   readonly lastOutputAt: number;
   readonly lastInputAt: number;
@@ -146,23 +146,25 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       let nextCheck = Infinity;
       if (options.until === "ready") {
         // New output hints that the program may be about to read again: ask sooner.
-        if (readySince !== null || now - lastCheck >= (fresh ? gap / 4 : gap)) {
+        const due = lastCheck + (fresh ? gap / 4 : gap);
+        if (readySince !== null || now >= due) {
           lastCheck = now;
           fresh = false;
           if (isReady(stateOf(p, options.quietMs))) {
             // Output already in the OS is taken now; it restarts the settle, and expect is
-            // tested on it before the next check can end the wait.
-            p.collectOutput();
+            // tested on it before the next check can end the wait. Output still in a pipe
+            // holds the settle off until the server has read it.
+            const taken = p.collectOutput();
             readySince ??= now;
             const quiet = now - Math.max(readySince, p.lastOutputAt);
-            if (quiet >= SETTLE_MS) return { reason: "ready" };
-            nextCheck = now + SETTLE_MS - quiet;
+            if (quiet >= SETTLE_MS && taken) return { reason: "ready" };
+            nextCheck = now + Math.max(MIN_CHECK_MS, SETTLE_MS - quiet);
           } else {
             readySince = null;
             nextCheck = now + gap;
           }
         } else {
-          nextCheck = lastCheck + gap;
+          nextCheck = due;
         }
       }
       if (now >= deadline) return { reason: "timeout" };

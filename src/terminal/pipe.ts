@@ -41,6 +41,8 @@ export interface PipePlatform {
 export interface InputWatcher {
   beforeInput(bytes: Uint8Array): void;
   state(): InputState;
+  /** Whether the program's stdout or stderr pipe holds bytes not read yet. */
+  outputPending(): boolean;
 }
 
 /**
@@ -142,8 +144,10 @@ class PipeTerminal implements Terminal {
     return this.#input.state();
   }
 
-  /** Pipe output arrives through its streams; nothing can be taken early. */
-  collectOutput(): void {}
+  /** Pipe output arrives through its streams: nothing can be taken early, only awaited. */
+  collectOutput(): boolean {
+    return !this.#input.outputPending();
+  }
 
   resize(): void {
     throw new PortalError("Resizing needs a terminal: this process runs on pipes (pty: false).");

@@ -114,10 +114,12 @@ export interface Terminal {
   /** What the program does with its input now (see {@link InputState}). */
   inputState(): InputState;
   /**
-   * Hands output the OS already holds to `onData` now, where the backend can
-   * read it synchronously (a PTY master); elsewhere it arrives on its own.
+   * Hands output the OS already holds to `onData` now where the backend can
+   * read it synchronously (a PTY master). Returns false while output is
+   * still on its way (pipes: bytes in a pipe the stream has not read yet),
+   * so a wait for the program's answer must not end yet.
    */
-  collectOutput(): void;
+  collectOutput(): boolean;
 }
 
 /** The error for a write that would overflow the input queue. */

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { C, libc, lineModes, SYSCALLS } from "../../../ffi/libc.ts";
+import { C, libc, lineModes, SYSCALLS, unreadBytes } from "../../../ffi/libc.ts";
 import type { InputActivity, InputState } from "../terminal.ts";
 import {
   childrenOf,
@@ -53,6 +53,8 @@ export interface InputSource {
   terminal?: string;
   /** Pipes: the stdin pipe, as /proc/<pid>/fd shows it (`pipe:[inode]`). */
   pipe?: string;
+  /** Pipes: this process's read ends of the program's stdout and stderr. */
+  outputs?: number[];
 }
 
 /** What one thread is doing with respect to the input. */
@@ -118,6 +120,11 @@ export class InputWatch {
     const secret = modes !== null && !modes.echo && modes.canonical;
     const activity = C.PROC_STAT ? this.#activity() : "unknown";
     return { activity, secret: activity !== "busy" && activity !== "stopped" && secret };
+  }
+
+  /** Whether an output pipe holds bytes the server has not read yet. */
+  outputPending(): boolean {
+    return (this.#source.outputs ?? []).some((fd) => unreadBytes(fd) > 0);
   }
 
   #modes(): { echo: boolean; canonical: boolean } | null {

@@ -9,7 +9,7 @@ import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
 import type { PipePlatform } from "../pipe.ts";
 import { resolveExecutable } from "./executable.ts";
 import { InputWatch } from "./input_state.ts";
-import { fdTarget } from "./proc_tasks.ts";
+import { fdTarget, ownFdsOf } from "./proc_tasks.ts";
 
 /** See the module doc. */
 export const posixPipes: PipePlatform = {
@@ -18,7 +18,12 @@ export const posixPipes: PipePlatform = {
     if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));
   },
   breakSignal: "SIGQUIT",
-  // The child has exec'd by now, with the stdin pipe as fd 0: its name identifies the pipe
-  // in every process that inherits it. Without /proc the watch says "unknown".
-  watchInput: (pid) => new InputWatch(pid, { pipe: fdTarget(pid, 0) ?? undefined }),
+  // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
+  // it in every process that inherits it, and the output pipes' names find our read ends.
+  // Without /proc the watch says "unknown".
+  watchInput: (pid) =>
+    new InputWatch(pid, {
+      pipe: fdTarget(pid, 0) ?? undefined,
+      outputs: ownFdsOf([fdTarget(pid, 1), fdTarget(pid, 2)]),
+    }),
 };

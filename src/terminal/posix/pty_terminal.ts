@@ -135,8 +135,9 @@ export class PtyTerminal implements Terminal {
     return this.#input.state();
   }
 
-  collectOutput(): void {
+  collectOutput(): boolean {
     if (!this.#outputEnded) this.#onReady(C.POLLIN);
+    return true;
   }
 
   kill(graceMs = KILL_GRACE_MS): Promise<void> {

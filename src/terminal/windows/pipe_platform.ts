@@ -23,5 +23,6 @@ export const windowsPipes: PipePlatform = {
   watchInput: () => ({
     beforeInput() {},
     state: () => ({ activity: "unknown", secret: false }),
+    outputPending: () => false,
   }),
 };
