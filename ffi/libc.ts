@@ -251,9 +251,10 @@ export interface SyscallNumbers {
   waits: readonly number[];
   /**
    * Where each poll, select and epoll call takes its timeout: the argument's
-   * index, and whether it points to a struct (null: none) or is milliseconds (-1: none).
+   * index, and its form: milliseconds (negative: none), or a pointer (NULL:
+   * none) to a struct timeval or timespec (two 64-bit fields on these CPUs).
    */
-  timeouts: Readonly<Record<number, { arg: number; pointer: boolean }>>;
+  timeouts: Readonly<Record<number, { arg: number; unit: "ms" | "timeval" | "timespec" }>>;
 }
 
 const X86_64_SYSCALLS: SyscallNumbers = {
@@ -263,13 +264,13 @@ const X86_64_SYSCALLS: SyscallNumbers = {
   epolls: [232, 281, 441], // epoll_wait, epoll_pwait, epoll_pwait2
   waits: [61, 247], // wait4, waitid
   timeouts: {
-    7: { arg: 2, pointer: false }, // poll
-    271: { arg: 2, pointer: true }, // ppoll
-    23: { arg: 4, pointer: true }, // select
-    270: { arg: 4, pointer: true }, // pselect6
-    232: { arg: 3, pointer: false }, // epoll_wait
-    281: { arg: 3, pointer: false }, // epoll_pwait
-    441: { arg: 3, pointer: true }, // epoll_pwait2
+    7: { arg: 2, unit: "ms" }, // poll
+    271: { arg: 2, unit: "timespec" }, // ppoll
+    23: { arg: 4, unit: "timeval" }, // select
+    270: { arg: 4, unit: "timespec" }, // pselect6
+    232: { arg: 3, unit: "ms" }, // epoll_wait
+    281: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
   },
 };
 
@@ -280,10 +281,10 @@ const GENERIC_SYSCALLS: SyscallNumbers = {
   epolls: [22, 441], // epoll_pwait, epoll_pwait2
   waits: [260, 95], // wait4, waitid
   timeouts: {
-    73: { arg: 2, pointer: true }, // ppoll
-    72: { arg: 4, pointer: true }, // pselect6
-    22: { arg: 3, pointer: false }, // epoll_pwait
-    441: { arg: 3, pointer: true }, // epoll_pwait2
+    73: { arg: 2, unit: "timespec" }, // ppoll
+    72: { arg: 4, unit: "timespec" }, // pselect6
+    22: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
   },
 };
 

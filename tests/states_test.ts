@@ -247,3 +247,24 @@ portalTest(
     );
   },
 );
+
+portalTest(
+  "prompt decides for programs the kernel misjudges: node reads keys during an await",
+  async (portal) => {
+    // node's REPL keeps its terminal in its epoll set while a top-level await runs: without
+    // prompt, the wait would end at the echo. With it, it ends at the next "> ".
+    const { id, output } = await portal.call("process_start", {
+      command: "node",
+      pty: true,
+      prompt: "^> $",
+      wait: "ready",
+    });
+    assertMatch(output, /> $/);
+    const late = await portal.call("process_write", {
+      id,
+      content: "await new Promise((r) => setTimeout(r, 300)); 'late'\n",
+    });
+    assertEquals([late.reason, late.state], ["ready", "waiting_for_input"]);
+    assertEquals(late.output, "await new Promise((r) => setTimeout(r, 300)); 'late'\n'late'\n> ");
+  },
+);

@@ -26,7 +26,7 @@ import type {
   Status,
 } from "./schema.ts";
 import { Screen, type TerminalModes } from "./screen.ts";
-import { stateOf, type Waitable } from "./wait.ts";
+import { readiness, type Waitable } from "./wait.ts";
 
 /** Which records a read selects. */
 export interface ReadOptions {
@@ -191,9 +191,9 @@ export class ManagedProcess implements Waitable {
     return !this.running || this.#terminal.collectOutput();
   }
 
-  /** What the program does now (see {@link stateOf}). */
+  /** What the program does now (see {@link readiness}). */
   state(quietMs: number = QUIET_MS.default): ProcessState {
-    return stateOf(this, quietMs);
+    return readiness(this, quietMs).state;
   }
 
   watch(listener: (text: string | null) => void): () => void {

@@ -86,7 +86,8 @@ export const startRequest = z.object({
   cols: terminalSize(`Terminal width (pty). Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
   rows: terminalSize(`Terminal height (pty). Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
   prompt: z.string().optional().describe(
-    "Regex: ready also when the last output line matches (for programs state misjudges).",
+    "Regex: when set, waits end once the last output line matches it (for programs state " +
+      "misjudges).",
   ),
 });
 export type StartRequest = z.infer<typeof startRequest>;

@@ -6,8 +6,9 @@
  * it. A short settle ({@link SETTLE_MS} without new output while it stays
  * so) makes sure the reply holds all the program wrote before it blocked.
  * Where the OS cannot tell (no /proc; relays like ssh), `quiet_ms` of
- * silence after a prompt-like last line counts as ready; a per-process
- * `prompt` regex matching the last line does too, everywhere.
+ * silence after a prompt-like last line counts as ready. A per-process
+ * `prompt` regex, where given, decides instead: ready when it matches the
+ * last line, whatever the kernel says.
  *
  * No fixed sleeps: the kernel is asked right after output arrives and then
  * at a cadence that starts at a quarter millisecond and backs off to 50 ms
@@ -83,24 +84,24 @@ export function looksLikePrompt(line: string): boolean {
   return /[$#%>:?\])]\s*$/.test(line);
 }
 
-/** What the program is doing now, as `state` reports it. */
-export function stateOf(p: Waitable, quietMs: number): ProcessState {
-  if (!p.running) return "exited";
+/**
+ * What the program is doing now, as `state` reports it, and whether a wait
+ * for it to be ready may end: it waits for input or is stopped. A `prompt`
+ * given at start decides readiness alone (the kernel misjudges some
+ * programs: node's REPL reads keys while a top-level await runs).
+ */
+export function readiness(p: Waitable, quietMs: number): { state: ProcessState; ready: boolean } {
+  if (!p.running) return { state: "exited", ready: false };
   const input = p.inputState();
-  if (input.activity === "stopped") return "stopped";
+  if (input.activity === "stopped") return { state: "stopped", ready: true };
   // A prompt counts only once the program answered the last input (not the prompt before it).
   const answered = p.lastOutputAt > p.lastInputAt;
-  const waiting = input.activity === "reading" ||
-    (answered && p.prompt !== null && p.prompt.test(p.lastLine)) ||
+  const prompted = answered && p.prompt !== null && p.prompt.test(p.lastLine);
+  const waiting = input.activity === "reading" || prompted ||
     (input.activity === "unknown" && answered && looksLikePrompt(p.lastLine) &&
       performance.now() - p.lastOutputAt >= quietMs);
-  if (!waiting) return "running";
-  return input.secret ? "waiting_for_secret" : "waiting_for_input";
-}
-
-/** Whether a program in `state` waits on the agent: for input, or to be continued. */
-export function isReady(state: ProcessState): boolean {
-  return state === "waiting_for_input" || state === "waiting_for_secret" || state === "stopped";
+  const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
+  return { state, ready: p.prompt === null ? waiting : prompted };
 }
 
 /** Waits as `options` say; see the module doc. */
@@ -150,7 +151,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         if (readySince !== null || now >= due) {
           lastCheck = now;
           fresh = false;
-          if (isReady(stateOf(p, options.quietMs))) {
+          if (readiness(p, options.quietMs).ready) {
             // Output already in the OS is taken now; it restarts the settle, and expect is
             // tested on it before the next check can end the wait. Output still in a pipe
             // holds the settle off until the server has read it.

@@ -13,8 +13,9 @@
  *   without its newline wakes nobody: it counts after {@link DELIVERY_GRACE_MS}.
  * - **A lone Escape.** Programs that read key sequences (vim, readline) take
  *   an ESC at the end of the input as the start of one and wait, with a
- *   timeout, for the rest; only when it expires do they act on it. A reader
- *   in a timed wait after such input counts once it has woken once more.
+ *   short timeout, for the rest; only when it expires do they act on it. A
+ *   reader in a wait of at most {@link KEY_SEQUENCE_WAIT_MS} after such input
+ *   counts once it has woken once more.
  * - **Relays** (ssh, docker exec, telnet) poll the terminal and a socket at
  *   all times, so they say nothing about the far side: `unknown`, and the
  *   caller falls back to silence and a prompt-like line.
@@ -45,6 +46,12 @@ import {
  */
 export const DELIVERY_GRACE_MS = 20;
 
+/**
+ * The longest wait after an ESC taken for the rest of a key sequence (vim's
+ * timeoutlen is 1 s, readline's keyseq-timeout 0.5 s); longer waits are idle.
+ */
+export const KEY_SEQUENCE_WAIT_MS = 2000;
+
 /** What the program reads its input from. */
 export interface InputSource {
   /** PTY: the master, whose foreground group and modes tell the slave's. */
@@ -60,12 +67,12 @@ export interface InputSource {
 /** What one thread is doing with respect to the input. */
 type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unknown";
 
-/** A thread of the group, classified; `timed` when its wait has a timeout. */
+/** A thread of the group, classified; a reader's wait may have a timeout (ms, read lazily). */
 interface Thread {
   pid: number;
   tid: number;
   activity: ThreadActivity;
-  timed?: boolean;
+  timeoutMs?: () => number;
 }
 
 /** The group's readers just before a write: who was reading, and how often each had run. */
@@ -154,8 +161,9 @@ export class InputWatch {
     const now = runCount(thread.pid, thread.tid) ?? Infinity;
     const took = before === undefined || now > before ||
       (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
-    if (!took || mark.escape === null || !thread.timed) return took;
-    // After a lone ESC, a timed wait is the wait for the rest of a key sequence.
+    if (!took || mark.escape === null) return took;
+    if ((thread.timeoutMs?.() ?? Infinity) > KEY_SEQUENCE_WAIT_MS) return true;
+    // After a lone ESC, a short wait is the wait for the rest of a key sequence.
     const seen = mark.escape.get(thread.tid);
     if (seen === undefined) mark.escape.set(thread.tid, now);
     return seen !== undefined && now > seen;
@@ -196,7 +204,7 @@ export class InputWatch {
     pid: number,
     tid: number,
     targets: Map<string, string | null>,
-  ): { activity: ThreadActivity; timed?: boolean } {
+  ): { activity: ThreadActivity; timeoutMs?: () => number } {
     const call = syscallOf(pid, tid);
     if (call === "running") return { activity: "busy" };
     if (call === null) return { activity: readStat(pid, tid) === null ? "busy" : "unknown" };
@@ -215,7 +223,7 @@ export class InputWatch {
     if (watched === null) return { activity: "unknown" };
     if (!watched.some((fd) => this.#isInput(target(fd)))) return { activity: "busy" };
     const relay = watched.some((fd) => target(fd)?.startsWith("socket:"));
-    return { activity: relay ? "relay" : "reading", timed: hasTimeout(nr, args) };
+    return { activity: relay ? "relay" : "reading", timeoutMs: () => timeoutOf(pid, nr, args) };
   }
 
   /**
@@ -263,14 +271,23 @@ export class InputWatch {
 }
 
 /**
- * Whether a poll, select or epoll wait has a timeout: its timeout argument
- * is a non-null pointer (ppoll, select, pselect6, epoll_pwait2) or a
- * non-negative number of milliseconds (poll, epoll_wait, epoll_pwait).
+ * The timeout of a poll, select or epoll wait of `pid`, in milliseconds
+ * (Infinity: none). A pointer's struct is read from the program's memory:
+ * while the call waits, it still holds what was asked for.
  */
-function hasTimeout(nr: number, args: bigint[]): boolean {
-  const { timeouts } = SYSCALLS;
-  const at = timeouts[nr];
-  if (at === undefined) return false;
+function timeoutOf(pid: number, nr: number, args: bigint[]): number {
+  const at = SYSCALLS.timeouts[nr];
+  if (at === undefined) return Infinity;
   const value = args[at.arg];
-  return at.pointer ? value !== 0n : BigInt.asIntN(32, value) >= 0n;
+  if (at.unit === "ms") {
+    const ms = Number(BigInt.asIntN(32, value));
+    return ms < 0 ? Infinity : ms;
+  }
+  if (value === 0n) return Infinity;
+  const bytes = readMemory(pid, value, 16);
+  if (bytes === null) return Infinity;
+  const view = new DataView(bytes.buffer);
+  const fraction = Number(view.getBigInt64(8, true));
+  return Number(view.getBigInt64(0, true)) * 1000 +
+    fraction / (at.unit === "timeval" ? 1000 : 1_000_000);
 }
