@@ -102,6 +102,26 @@ async function runScenario(portal: Portal, scenario: Scenario): Promise<Row> {
   return row;
 }
 
+/** A call that waits for nothing, for scale: the round trip through the SDK and the server. */
+async function roundTrip(portal: Portal): Promise<Row> {
+  const { id } = await portal.call("process_start", { command: "sleep", args: ["60"] });
+  const row: Row = {
+    name: "Portal process_inspect (no wait, for scale)",
+    times: [],
+    calls: [],
+    early: null,
+  };
+  for (let i = 0; i < WARMUP + STEPS; i++) {
+    const start = performance.now();
+    await portal.call("process_inspect", { id });
+    if (i < WARMUP) continue;
+    row.times.push(performance.now() - start);
+    row.calls.push(1);
+  }
+  await portal.call("process_kill", { id });
+  return row;
+}
+
 function quantile(xs: number[], q: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -116,6 +136,7 @@ const rows: Row[] = [];
 {
   await using portal = await Portal.start();
   for (const scenario of SCENARIOS) rows.push(await runScenario(portal, scenario));
+  rows.push(await roundTrip(portal));
 }
 const { runs, notes } = await runPeers(exprs);
 rows.push(...runs.map((r: PeerRun) => ({ ...r, early: null, note: `${r.wrong} wrong` })));

@@ -79,8 +79,13 @@ export async function runStep(
     // A full-screen program's stream is cursor moves and fragments: the screen is the answer.
     process.skipUnread(options.sources);
     const screen = await process.screen({});
-    reply.output = screen.lines.join("\n").slice(0, maxChars);
+    const text = screen.lines.join("\n");
+    reply.output = text.slice(0, maxChars);
     reply.cursor = screen.cursor;
+    if (text.length > maxChars) {
+      reply.truncated = true;
+      reply.omitted_chars = text.length - maxChars;
+    }
   } else {
     const { text, omitted } = process.readText(options.sources, maxChars);
     reply.output = text;
