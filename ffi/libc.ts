@@ -236,7 +236,7 @@ export const C: Readonly<OsConstants> = IS_DARWIN ? DARWIN : LINUX;
 /**
  * Linux system call numbers, as `/proc/<pid>/syscall` shows what a thread is
  * blocked in. x86_64 has its own table; aarch64 uses the asm-generic one,
- * which has no `poll`, `select` or `epoll_wait` (0 here: never matched).
+ * which has no `poll`, `select` or `epoll_wait`, only their `p` variants.
  */
 export interface SyscallNumbers {
   /** Calls that read one fd, given as their first argument. */

@@ -93,11 +93,11 @@ export class ProcessManager {
     const process = new ManagedProcess(this.#nextId, spec, this.#store, (p) => this.#ended(p));
     this.#nextId++;
     this.#processes.set(process.id, process);
-    this.#store.saveProcess(process.describe());
+    const details = process.describe();
+    this.#store.saveProcess(details);
     this.#armIdleTimer(process);
-    const summary = project(processSummary, process.describe());
     const step = await this.#step(process, request, control, ["stdout", "stderr"], "none", false);
-    return { ...summary, ...step };
+    return { ...project(processSummary, details), ...step };
   }
 
   /**
