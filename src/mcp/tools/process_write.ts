@@ -18,7 +18,8 @@ export const processWrite = defineTool({
     "waiting_for_secret = password prompt, stopped, exited), reason (ready, expect, exit, " +
     "timeout, none), match (text, groups), output: all new output since your last read (PTY: " +
     "echo included), at most max_chars (head and tail kept, omitted_chars counts the rest); " +
-    "on vim/less the rendered screen (cursor set). It counts as read for process_read_new.",
+    "on vim/less the rendered screen (cursor set). It counts as read for process_read_new. " +
+    "Input is recorded as stdin.",
   input: z.object({
     id,
     content: z.string().optional().describe("Text to write (UTF-8)."),
