@@ -11,6 +11,7 @@
  *
  * Also: pty_throughput.ts (backend and keystroke latency), many_ptys.ts,
  * profile.ts (a --cpu-prof summary of the server under a flood).
+ * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  */
 import type { Row } from "./lib.ts";
@@ -21,6 +22,7 @@ const scripts = [
   "responsiveness.ts",
   "disk.ts",
   "startup.ts",
+  "step_latency.ts",
   "teardown.ts",
 ];
 const rows: Row[] = [];

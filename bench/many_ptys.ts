@@ -22,7 +22,7 @@ async function measure(label: string): Promise<void> {
   const roundTrips: number[] = [];
   for (let i = 0; i < 30; i++) {
     const start = performance.now();
-    await portal.call("process_write", { id: echo, content: `k${i}\n` });
+    await portal.call("process_write", { id: echo, content: `k${i}\n`, wait: "none" });
     await portal.readUntil(echo, (t) => t.includes(`k${i}\n`), { timeoutMs: 10_000 });
     roundTrips.push(performance.now() - start);
   }

@@ -18,17 +18,12 @@ async function call(tool: string, args: Record<string, unknown> = {}) {
   return result;
 }
 
-/** Reads new output until `done` holds, and shows it. */
-async function readUntil(id: number, what: string, done: (text: string) => boolean) {
-  console.log(`\n→ process_read_new {"id":${id}} … until ${what}`);
-  const text = await portal.readUntil(id, done, { timeoutMs: 15_000 });
-  for (const line of text.split("\n")) show("│", line);
-  return text;
+/** Shows a waiting call's reply: why it returned, the state, and the output line by line. */
+function showStep(reply: Record<string, unknown>) {
+  const { output, ...rest } = reply;
+  show("←", rest);
+  for (const line of String(output ?? "").split("\n")) show("│", line);
 }
-
-/** Reads new output until the REPL shows its prompt again. */
-const untilPrompt = (id: number) =>
-  readUntil(id, 'the ">>> " prompt', (t) => t.trimEnd().endsWith(">>>"));
 
 try {
   console.log(
@@ -38,10 +33,14 @@ try {
   show("tools:", tools.map((t: { name: string }) => t.name).join(", "));
 
   show("←", await call("program_query", { program: "python3" }));
-  const started = await call("process_start", { command: "python3", args: ["-q", "-i"], pty });
-  show("←", started);
+  const started = await call("process_start", {
+    command: "python3",
+    args: ["-q", "-i"],
+    pty,
+    wait: "ready",
+  });
+  showStep(started);
   const id = started.id;
-  await untilPrompt(id);
 
   for (
     const line of [
@@ -51,22 +50,22 @@ try {
       "'漢字 ' * 3",
     ]
   ) {
-    show("←", await call("process_write", { id, content: line + "\n" }));
-    await untilPrompt(id);
+    showStep(await call("process_write", { id, content: line + "\n" }));
   }
 
   if (pty) {
-    console.log("\nInterrupting a busy loop with Ctrl+C (\\u0003), as a keyboard would:");
-    await call("process_write", { id, content: "while True: pass\n\n" });
-    // Python echoes the empty line that ends the loop once it has read it; a ^C
-    // sent before that would only discard the unread input, not stop a loop.
-    await readUntil(
-      id,
-      "Python has read the empty line, so the loop runs",
-      (t) => t.endsWith("... \n"),
+    console.log("\nInterrupting a busy loop with Ctrl+C, as a keyboard would:");
+    // The loop says once that it runs (its echo holds 'loop' + 'ing', only its output
+    // "looping"): expect returns then, so the ^C stops the loop, not the REPL reading it.
+    showStep(
+      await call("process_write", {
+        id,
+        content:
+          "for i in __import__('itertools').count():\n  if i == 0: print('loop' + 'ing')\n\n",
+        expect: "^looping",
+      }),
     );
-    await call("process_write", { id, content: "\u0003" });
-    await untilPrompt(id);
+    showStep(await call("process_write", { id, keys: ["Ctrl+C"] }));
     const screen = await call("process_screen", { id });
     show(
       "← screen:",

@@ -45,6 +45,8 @@ const SYMBOLS = {
     result: "i32",
     nonblocking: true,
   },
+  /** Sleeps on Deno's blocking pool: precise where JS timers fire 1-2 ms late. */
+  usleep: { parameters: ["u32"], result: "i32", nonblocking: true },
   posix_spawn: {
     parameters: ["buffer", "buffer", "buffer", "buffer", "buffer", "buffer"],
     result: "i32",
@@ -74,6 +76,8 @@ const SYMBOLS = {
   waitpid: { parameters: ["i32", "buffer", "i32"], result: "i32" },
   kill: { parameters: ["i32", "i32"], result: "i32" },
   tcgetpgrp: { parameters: ["i32"], result: "i32" },
+  /** On a master it reports the slave's modes (Linux and macOS): echo, canonical input. */
+  tcgetattr: { parameters: ["i32", "buffer"], result: "i32" },
   access: { parameters: ["buffer", "i32"], result: "i32" },
   strerror: { parameters: ["i32"], result: "pointer" },
   /** errno lives in thread-local storage; these return its address (glibc / macOS). */
@@ -108,6 +112,8 @@ export interface OsConstants {
   F_SETFL: number;
   FD_CLOEXEC: number;
   TIOCSWINSZ: bigint;
+  /** How many bytes a read would return now (FIONREAD). */
+  FIONREAD: bigint;
   /** Makes the terminal on the given fd the caller's controlling terminal. */
   TIOCSCTTY: number;
   EINTR: number;
@@ -147,6 +153,12 @@ export interface OsConstants {
   SPAWN_OPEN_ACQUIRES_CTTY: boolean;
   /** Whether /proc/<pid>/stat exists, with each process's group and session (Linux). */
   PROC_STAT: boolean;
+  /** `struct termios`: its size, and where `c_lflag` sits (tcflag_t: 4 bytes, macOS 8). */
+  SIZEOF_TERMIOS: number;
+  TERMIOS_LFLAG_OFFSET: number;
+  /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
+  ECHO: number;
+  ICANON: number;
 }
 
 const LINUX: OsConstants = {
@@ -159,6 +171,7 @@ const LINUX: OsConstants = {
   F_SETFL: 4,
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
+  FIONREAD: 0x541bn,
   TIOCSCTTY: 0x540e,
   EINTR: 4,
   EIO: 5,
@@ -188,6 +201,10 @@ const LINUX: OsConstants = {
   POLL_HANDLES_DEVICES: true,
   SPAWN_OPEN_ACQUIRES_CTTY: true,
   PROC_STAT: true,
+  SIZEOF_TERMIOS: 60,
+  TERMIOS_LFLAG_OFFSET: 12,
+  ECHO: 0o10,
+  ICANON: 0o2,
 };
 
 const DARWIN: OsConstants = {
@@ -195,6 +212,7 @@ const DARWIN: OsConstants = {
   O_NONBLOCK: 0x4,
   O_CLOEXEC: 0x1000000,
   TIOCSWINSZ: 0x80087467n,
+  FIONREAD: 0x4004667fn,
   TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
   POSIX_SPAWN_SETSID: 0x400,
@@ -206,10 +224,74 @@ const DARWIN: OsConstants = {
   POLL_HANDLES_DEVICES: false,
   SPAWN_OPEN_ACQUIRES_CTTY: false,
   PROC_STAT: false,
+  SIZEOF_TERMIOS: 72,
+  TERMIOS_LFLAG_OFFSET: 24,
+  ECHO: 0x8,
+  ICANON: 0x100,
 };
 
 /** The constants of the OS this process runs on. */
 export const C: Readonly<OsConstants> = IS_DARWIN ? DARWIN : LINUX;
+
+/**
+ * Linux system call numbers, as `/proc/<pid>/syscall` shows what a thread is
+ * blocked in. x86_64 has its own table; aarch64 uses the asm-generic one,
+ * which has no `poll`, `select` or `epoll_wait`, only their `p` variants.
+ */
+export interface SyscallNumbers {
+  /** Calls that read one fd, given as their first argument. */
+  reads: readonly number[];
+  /** `poll(fds, nfds, …)` and `ppoll`: an array of struct pollfd. */
+  polls: readonly number[];
+  /** `select(nfds, readfds, …)` and `pselect6`: fd_set bitmaps. */
+  selects: readonly number[];
+  /** `epoll_wait(epfd, …)` and its variants: the set is in /proc/<pid>/fdinfo/<epfd>. */
+  epolls: readonly number[];
+  /** `wait4` and `waitid`: a parent waiting for its child (a shell running a job). */
+  waits: readonly number[];
+  /**
+   * Where each poll, select and epoll call takes its timeout: the argument's
+   * index, and its form: milliseconds (negative: none), or a pointer (NULL:
+   * none) to a struct timeval or timespec (two 64-bit fields on these CPUs).
+   */
+  timeouts: Readonly<Record<number, { arg: number; unit: "ms" | "timeval" | "timespec" }>>;
+}
+
+const X86_64_SYSCALLS: SyscallNumbers = {
+  reads: [0, 17, 19, 295, 327], // read, pread64, readv, preadv, preadv2
+  polls: [7, 271], // poll, ppoll
+  selects: [23, 270], // select, pselect6
+  epolls: [232, 281, 441], // epoll_wait, epoll_pwait, epoll_pwait2
+  waits: [61, 247], // wait4, waitid
+  timeouts: {
+    7: { arg: 2, unit: "ms" }, // poll
+    271: { arg: 2, unit: "timespec" }, // ppoll
+    23: { arg: 4, unit: "timeval" }, // select
+    270: { arg: 4, unit: "timespec" }, // pselect6
+    232: { arg: 3, unit: "ms" }, // epoll_wait
+    281: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
+  },
+};
+
+const GENERIC_SYSCALLS: SyscallNumbers = {
+  reads: [63, 65, 67, 69, 286], // read, readv, pread64, preadv, preadv2
+  polls: [73], // ppoll
+  selects: [72], // pselect6
+  epolls: [22, 441], // epoll_pwait, epoll_pwait2
+  waits: [260, 95], // wait4, waitid
+  timeouts: {
+    73: { arg: 2, unit: "timespec" }, // ppoll
+    72: { arg: 4, unit: "timespec" }, // pselect6
+    22: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
+  },
+};
+
+/** The system call numbers of this CPU (Linux). */
+export const SYSCALLS: SyscallNumbers = Deno.build.arch === "x86_64"
+  ? X86_64_SYSCALLS
+  : GENERIC_SYSCALLS;
 
 /** Reads errno. Valid only right after a synchronous call on the JS thread. */
 export function errno(): number {
@@ -267,6 +349,25 @@ export function cStringArray(
   const array = new BigUint64Array(items.length + 1);
   strings.forEach((s, i) => array[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
   return { array, strings };
+}
+
+/**
+ * The echo and canonical bits of the terminal on `fd` (a master reports its
+ * slave's), or null when `fd` is no terminal any more.
+ */
+export function lineModes(fd: number): { echo: boolean; canonical: boolean } | null {
+  const termios = new Uint8Array(C.SIZEOF_TERMIOS);
+  if (libc().tcgetattr(fd, termios) !== 0) return null;
+  const view = new DataView(termios.buffer);
+  // Both flags sit in the low 32 bits of tcflag_t on these little-endian CPUs.
+  const lflag = view.getUint32(C.TERMIOS_LFLAG_OFFSET, true);
+  return { echo: (lflag & C.ECHO) !== 0, canonical: (lflag & C.ICANON) !== 0 };
+}
+
+/** Bytes a read of `fd` would return now (pipes, terminals); 0 when it cannot tell. */
+export function unreadBytes(fd: number): number {
+  const count = new Int32Array(1);
+  return ioctl(fd, C.FIONREAD, new Uint8Array(count.buffer)) === 0 ? count[0] : 0;
 }
 
 /** `struct winsize` (rows, cols, xpixel, ypixel: four u16) for TIOCSWINSZ / openpty. */

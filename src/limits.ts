@@ -31,7 +31,7 @@ export const KILL_GRACE_MS = 500;
 export const INPUT_QUEUE_LIMIT = 8 * 1024 * 1024;
 
 /** `max_chars` of the read tools: range and default (keeps one reply inside a model's context). */
-export const MAX_CHARS = { min: 1, max: 10_000_000, default: 100_000 } as const;
+export const MAX_CHARS = { min: 1, max: 1_000_000, default: 100_000 } as const;
 
 /** Longest idle timeout: setTimeout's limit (about 24.8 days); beyond it a timer fires at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -73,3 +73,24 @@ export const PROGRAM_NAME_MAX = 255;
 
 /** Registry notes are caveats, not documents; this keeps every later query small. */
 export const NOTES_MAX = 2000;
+
+/** `wait_ms`, the bound of a wait in process_write, process_read_new and process_start. */
+export const WAIT_MS = { default: 10_000, max: 300_000 } as const;
+
+/**
+ * `quiet_ms`: where the OS cannot tell whether a program waits for input (no /proc: macOS,
+ * Windows; relays like ssh), this much silence after a prompt-like line counts as ready.
+ */
+export const QUIET_MS = { default: 300, max: 60_000 } as const;
+
+/** Default `max_chars` of a waiting call's `output` (head and tail kept, the middle counted). */
+export const STEP_MAX_CHARS = 16_000;
+
+/** A wait this long or longer reports progress (when the client asked), this often. */
+export const PROGRESS_INTERVAL_MS = 1000;
+
+/**
+ * JSON bytes one reply may spend on output. A reply carries it twice (structuredContent and
+ * text), and the official SDK client drops the connection on a message over 10 MiB.
+ */
+export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;

@@ -1,7 +1,10 @@
 /**
  * Everything that differs between Windows and POSIX, chosen here, once (as
- * node-pty's index.ts does): the backends, the signals that stop the server,
- * and where per-user files go. No other module tests the OS, except the two
+ * node-pty's index.ts does): the backends, short sleeps, the signals that
+ * stop the server, and where per-user files go. Whether a program waits for
+ * input comes with each backend (its Terminal's `inputState`): Linux reads
+ * /proc; macOS and Windows answer "unknown", and waits fall back to silence
+ * and prompt-like lines. No other module tests the OS, except the two
  * tables below it: libc's constants (ffi/libc.ts, Linux vs macOS) and the
  * signal numbers (src/signals.ts).
  *
@@ -15,6 +18,8 @@
  * @module
  */
 import { join } from "node:path";
+import { shortSleep } from "../ffi/short_sleep.ts";
+import { delay } from "./async.ts";
 import { spawnOnPipes } from "./terminal/pipe.ts";
 import { posixPipes } from "./terminal/posix/pipe_platform.ts";
 import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
@@ -47,6 +52,15 @@ function contained(spawn: Spawn): Spawn {
     return spawn(opts, events);
   };
 }
+
+/**
+ * Sleeps `ms` milliseconds, on time even below a millisecond where the C
+ * library can do it (JS timers fire 1-2 ms late; a REPL answers in less). An
+ * aborted `signal` ends it early, without an error.
+ */
+export const sleep: (ms: number, signal?: AbortSignal) => Promise<void> = WINDOWS
+  ? (ms, signal) => delay(ms, { signal }).catch(() => {})
+  : shortSleep;
 
 /** The signals that make the server kill its programs and exit. */
 export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS

@@ -104,7 +104,7 @@ portalTest(
       assertEquals((await portal.call("process_inspect", { id })).status, "running");
       await portal.call("process_signal", { id, signal: "SIGCONT" });
       await waitFor(`pid ${pid} to continue`, state, { until: (s) => !s.startsWith("T") });
-      await portal.call("process_write", { id, content: "hello\n" });
+      await portal.call("process_write", { id, content: "hello\n", wait: "none" });
       await portal.readUntil(id, (t) => t.includes("got hello"));
       assertEquals(ended(await portal.waitExit(id)), ["exited", 3, null]);
     }));

@@ -167,17 +167,22 @@ for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
 
 portalTest("write with eof: pipes close stdin, a PTY gets Ctrl+D", async (portal) => {
   const sorter = await portal.spawn("sort");
-  await portal.call("process_write", { id: sorter, content: "pear\napple\n", eof: true });
+  await portal.call("process_write", {
+    id: sorter,
+    content: "pear\napple\n",
+    eof: true,
+    wait: "none",
+  });
   assertEquals(await portal.readUntil(sorter, (t) => t.endsWith("pear\n")), "apple\npear\n");
   assertEquals((await portal.waitExit(sorter)).exit_code, 0);
   assertMatch(await portal.fail("process_write", { id: sorter, content: "x" }), /has exited/);
 
   const cat = await portal.spawn("cat", [], { pty: true });
-  await portal.call("process_write", { id: cat, content: "", eof: true });
+  await portal.call("process_write", { id: cat, content: "", eof: true, wait: "none" });
   assertEquals((await portal.waitExit(cat)).exit_code, 0);
 
   const reader = await portal.spawn("sh", ["-c", "read a; echo got:$a; sleep 1000"]);
-  await portal.call("process_write", { id: reader, content: "1\n", eof: true });
+  await portal.call("process_write", { id: reader, content: "1\n", eof: true, wait: "none" });
   await portal.readUntil(reader, (t) => t.includes("got:1"));
   assertMatch(
     await portal.fail("process_write", { id: reader, content: "more\n" }),
@@ -190,7 +195,7 @@ portalTest(
   async (portal) => {
     const id = await portal.spawn("sleep", ["1000"]);
     const chunk = "x".repeat(5 * 1024 * 1024);
-    await portal.call("process_write", { id, content: chunk });
+    await portal.call("process_write", { id, content: chunk, wait: "none" });
     assertMatch(
       await portal.fail("process_write", { id, content: chunk }),
       /not reading its input: \d+ bytes are still waiting/,

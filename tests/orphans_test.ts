@@ -89,6 +89,7 @@ async function startEverything(portal: Portal): Promise<{ key: number[]; all: nu
   await portal.call("process_write", {
     id: bash,
     content: "sleep 300 & echo JOB:$!; (trap '' HUP; exec sleep 301) & echo JOB:$!\n",
+    wait: "none",
   });
   const jobs = [
     ...(await portal.readUntil(bash, (t) => (t.match(/JOB:\d+/g) ?? []).length === 2))

@@ -44,7 +44,7 @@ portalTest(
       "-c",
       "read line; printf '\\033[32mout:%s\\033[0m\\r\\n' \"$line\"; echo err >&2",
     ], { pty: true, env: { TERM: "dumb" } });
-    await portal.call("process_write", { id, content: "typed\n" });
+    await portal.call("process_write", { id, content: "typed\n", wait: "none" });
     const info = await portal.waitExit(id);
     const { records } = await portal.call("process_read", {
       id,
@@ -81,12 +81,12 @@ portalTest(
     const prompt = (t: string) => t.endsWith(">>> ");
     const id = await portal.spawn("python3", ["-q"], { pty: true });
     await portal.readUntil(id, prompt);
-    await portal.call("process_write", { id, content: "6 * 7\n" });
+    await portal.call("process_write", { id, content: "6 * 7\n", wait: "none" });
     assertStringIncludes(await portal.readUntil(id, prompt), "42\n");
-    await portal.call("process_write", { id, content: "import itertools, time\n" });
+    await portal.call("process_write", { id, content: "import itertools, time\n", wait: "none" });
     await portal.readUntil(id, prompt);
     const interrupts = [
-      () => portal.call("process_write", { id, content: "\u0003" }),
+      () => portal.call("process_write", { id, content: "\u0003", wait: "none" }),
       // CTRL_C_EVENT through process_signal types ^C too.
       async () => {
         const sent = await portal.call("process_signal", { id, signal: "CTRL_C_EVENT" });
@@ -94,12 +94,12 @@ portalTest(
       },
     ];
     for (const interrupt of interrupts) {
-      await portal.call("process_write", { id, content: BUSY_LOOP });
+      await portal.call("process_write", { id, content: BUSY_LOOP, wait: "none" });
       await portal.readUntil(id, (t) => t.includes("busy-loop\n"));
       await interrupt();
       assertMatch(await portal.readUntil(id, prompt), /Traceback[^]*KeyboardInterrupt/);
     }
-    await portal.call("process_write", { id, content: "print('alive')\n" });
+    await portal.call("process_write", { id, content: "print('alive')\n", wait: "none" });
     assertStringIncludes(await portal.readUntil(id, prompt), "alive\n");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
   },
@@ -114,23 +114,27 @@ portalTest(
     await portal.readUntil(id, prompt);
     // Each key or signal waits for sleep to own the terminal: bash echoes the line
     // (and `fg` prints the job) before the job has the terminal.
-    await portal.call("process_write", { id, content: "sleep 100\n" });
+    await portal.call("process_write", { id, content: "sleep 100\n", wait: "none" });
     await waitForeground(bash, "sleep");
-    await portal.call("process_write", { id, content: "\u001a" });
+    await portal.call("process_write", { id, content: "\u001a", wait: "none" });
     assertMatch(await portal.readUntil(id, prompt), /Stopped\s+sleep 100/);
-    await portal.call("process_write", { id, content: "fg\n" });
+    await portal.call("process_write", { id, content: "fg\n", wait: "none" });
     await waitForeground(bash, "sleep");
-    await portal.call("process_write", { id, content: "\u0003" });
+    await portal.call("process_write", { id, content: "\u0003", wait: "none" });
     await portal.readUntil(id, prompt);
-    await portal.call("process_write", { id, content: "echo status=$?\n" });
+    await portal.call("process_write", { id, content: "echo status=$?\n", wait: "none" });
     assertStringIncludes(await portal.readUntil(id, prompt), "status=130");
 
-    await portal.call("process_write", { id, content: "sleep 100\n" });
+    await portal.call("process_write", { id, content: "sleep 100\n", wait: "none" });
     await waitForeground(bash, "sleep");
     const sent = await portal.call("process_signal", { id, signal: "SIGINT" });
     assertEquals(sent.delivered_to, "foreground process group of the terminal");
     await portal.readUntil(id, prompt);
-    await portal.call("process_write", { id, content: "echo status=$?; echo still-here\n" });
+    await portal.call("process_write", {
+      id,
+      content: "echo status=$?; echo still-here\n",
+      wait: "none",
+    });
     const after = await portal.readUntil(id, (t) => t.includes("still-here\n") && prompt(t));
     assertStringIncludes(after, "status=130");
     assertEquals((await portal.call("process_inspect", { id })).status, "running");
@@ -148,10 +152,14 @@ portalTest(
     assertEquals(opened.active_buffer, "alternate");
     assertEquals(opened.buffer, "alternate");
     assertEquals(opened.lines[0], "first line");
-    await portal.call("process_write", { id, content: "Go" });
-    await portal.call("process_write", { id, content: "written by portal 漢字\u001b" });
+    await portal.call("process_write", { id, content: "Go", wait: "none" });
+    await portal.call("process_write", {
+      id,
+      content: "written by portal 漢字\u001b",
+      wait: "none",
+    });
     await portal.screenUntil(id, (s) => screenText(s).includes("written by portal 漢字"));
-    await portal.call("process_write", { id, content: ":wq\r" });
+    await portal.call("process_write", { id, content: ":wq\r", wait: "none" });
     const info = await portal.waitExit(id);
     assertEquals(info.exit_code, 0);
     assertEquals(await Deno.readTextFile(file), "first line\nwritten by portal 漢字\n");
@@ -173,10 +181,10 @@ portalTest(
     const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
     assertEquals(first.lines[0], "row 1");
     assert(!first.lines.includes("row 24"));
-    await portal.call("process_write", { id, content: " " });
+    await portal.call("process_write", { id, content: " ", wait: "none" });
     const second = await portal.screenUntil(id, (s) => s.lines.includes("row 24"));
     assert(!second.lines.includes("row 1"));
-    await portal.call("process_write", { id, content: "q" });
+    await portal.call("process_write", { id, content: "q", wait: "none" });
     const info = await portal.waitExit(id);
     assertEquals([info.status, info.exit_code], ["exited", 0]);
     const last = await portal.call("process_screen", { id });
@@ -191,7 +199,7 @@ portalTest("pty: top draws its header", async (portal) => {
     ? /^top - [^]*Tasks:[^]*PID\s+USER/
     : /Processes:[^]*PID/;
   await portal.screenUntil(id, (s) => header.test(screenText(s)));
-  await portal.call("process_write", { id, content: "q" });
+  await portal.call("process_write", { id, content: "q", wait: "none" });
   assertEquals((await portal.waitExit(id)).exit_code, 0);
 });
 
@@ -204,7 +212,7 @@ portalTest("pty: process_screen resizes the terminal; stty size follows", async 
   await portal.readUntil(id, (t) => t.includes("30 100\n"));
   const resized = await portal.call("process_screen", { id, cols: 120, rows: 40 });
   assertEquals([resized.cols, resized.rows], [120, 40]);
-  await portal.call("process_write", { id, content: "\n" });
+  await portal.call("process_write", { id, content: "\n", wait: "none" });
   await portal.readUntil(id, (t) => t.includes("40 120\n"));
   const info = await portal.call("process_inspect", { id });
   assertEquals([info.cols, info.rows], [120, 40]);
@@ -226,7 +234,7 @@ portalTest("pty screen: wide characters, title, scrollback, buffer choice", asyn
   const withBack = await portal.call("process_screen", { id, scrollback: 5 });
   assertEquals(withBack.scrollback, ["line14", "line15", "line16", "line17", "line18"]);
   assertEquals(withBack.lines[0], "line19");
-  await portal.call("process_write", { id, content: "\n" });
+  await portal.call("process_write", { id, content: "\n", wait: "none" });
   const alt = await portal.screenUntil(
     id,
     (s) => s.active_buffer === "alternate" && s.lines.length > 0,
@@ -240,8 +248,8 @@ portalTest("pty screen: wide characters, title, scrollback, buffer choice", asyn
 portalTest("pty kill ends the whole session: a background job of bash dies too", async (portal) => {
   const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
   await portal.readUntil(id, (t) => t.endsWith("READY$ "));
-  await portal.call("process_write", { id, content: "sleep 1000 &\n" });
-  await portal.call("process_write", { id, content: "echo bg=$!\n" });
+  await portal.call("process_write", { id, content: "sleep 1000 &\n", wait: "none" });
+  await portal.call("process_write", { id, content: "echo bg=$!\n", wait: "none" });
   const out = await portal.readUntil(id, (t) => /bg=\d+/.test(t) && t.endsWith("READY$ "));
   const job = Number(/bg=(\d+)/.exec(out)![1]);
   assert(pidAlive(job));
@@ -271,7 +279,7 @@ portalTest(
       await portal.fail("process_start", { command: "sh", pty: true, rows: 5000 }),
       /rows/,
     );
-    await portal.call("process_write", { id, content: "\n" });
+    await portal.call("process_write", { id, content: "\n", wait: "none" });
     await portal.waitExit(id);
     assertMatch(await portal.fail("process_write", { id, content: "x" }), /it has exited/);
     assertMatch(
@@ -297,7 +305,7 @@ portalTest("pty: 50 terminals at once each echo their own input", async (portal)
     ids.push(await portal.spawn("sh", ["-c", 'read x; echo "got:$x"'], { pty: true }));
   }
   await Promise.all(
-    ids.map((id, i) => portal.call("process_write", { id, content: `token${i}\n` })),
+    ids.map((id, i) => portal.call("process_write", { id, content: `token${i}\n`, wait: "none" })),
   );
   await Promise.all(ids.map(async (id, i) => {
     const out = await portal.readUntil(id, (t) => t.includes(`got:token${i}\n`), {

@@ -24,7 +24,7 @@ portalTest("records keep both sources, in order, with increasing timestamps", as
   ]);
   for (const [output, reply] of [["out1", "\n"], ["err1", "\n"], ["out2", "hello\n"]]) {
     await portal.readUntil(id, (t) => t.includes(output));
-    await portal.call("process_write", { id, content: reply });
+    await portal.call("process_write", { id, content: reply, wait: "none" });
   }
   await portal.waitExit(id);
   const { records } = await portal.call("process_read", { id, duration: 60, unit: "s" });
@@ -77,7 +77,7 @@ portalTest(
       "-c",
       'while read line; do echo "o:$line"; echo "e:$line" >&2; done',
     ]);
-    await portal.call("process_write", { id, content: "1\n" });
+    await portal.call("process_write", { id, content: "1\n", wait: "none" });
     const out1 = await portal.readUntil(id, (t) => t.includes("o:1"), { source: "stdout" });
     assertEquals(out1, "o:1\n");
     // Reading stdout did not consume stderr.
@@ -85,7 +85,7 @@ portalTest(
     assertEquals(err1, "e:1\n");
     assertEquals((await portal.call("process_read_new", { id })).records, []);
 
-    await portal.call("process_write", { id, content: "2\n" });
+    await portal.call("process_write", { id, content: "2\n", wait: "none" });
     const both = await portal.readUntil(id, (t) => t.includes("o:2") && t.includes("e:2"));
     assertEquals(both.length, "o:2\ne:2\n".length, "only the new records, once each");
     // A time-window read neither consumes nor depends on the cursors.
@@ -96,7 +96,7 @@ portalTest(
     const cleared = await portal.call("process_clear", { id });
     assertEquals(cleared, { id, cleared: 6 });
     assertEquals((await portal.call("process_read", { id, duration: 60, unit: "s" })).records, []);
-    await portal.call("process_write", { id, content: "3\n" });
+    await portal.call("process_write", { id, content: "3\n", wait: "none" });
     assertEquals(
       await portal.readUntil(id, (t) => t.includes("o:3") && t.includes("e:3")),
       "o:3\ne:3\n",
@@ -110,7 +110,7 @@ portalTest("read: the time window (duration + unit) selects recent records", asy
   const id = await portal.spawn("sh", ["-c", "echo early; read x; echo late"]);
   await portal.readUntil(id, (t) => t.includes("early"));
   await ageOut(portal, id, 500);
-  await portal.call("process_write", { id, content: "\n" });
+  await portal.call("process_write", { id, content: "\n", wait: "none" });
   await portal.waitExit(id);
   const recent = await portal.call("process_read", { id, duration: 500, unit: "ms" });
   assertEquals(text(recent.records), "late\n");
@@ -127,7 +127,7 @@ portalTest("max_chars pages read_new forward and keeps read's newest records", a
     await waitFor(`line${i}`, () => portal.call("process_read", { id, duration: 60, unit: "s" }), {
       until: (read) => text(read.records).includes(`line${i}\n`),
     });
-    await portal.call("process_write", { id, content: "\n" });
+    await portal.call("process_write", { id, content: "\n", wait: "none" });
   }
   await portal.waitExit(id);
   const seen: string[] = [];
@@ -180,7 +180,7 @@ portalTest("read: for an ended process the window ends where the process ended",
   const id = await portal.spawn("sh", ["-c", "echo first; read x; echo last"]);
   await portal.readUntil(id, (t) => t.includes("first"));
   await ageOut(portal, id, 700);
-  await portal.call("process_write", { id, content: "\n" });
+  await portal.call("process_write", { id, content: "\n", wait: "none" });
   const { ended_at } = await portal.waitExit(id);
   // Let the end recede past the window: a window ending now would hold nothing.
   await waitFor("the end to be more than 700 ms ago", () => Date.now() - Date.parse(ended_at), {

@@ -18,7 +18,6 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname, join } from "node:path";
-import { delay } from "../async.ts";
 import { dataDir, recordsDbPath } from "../core/paths.ts";
 import { ProcessManager } from "../core/process_manager.ts";
 import { RecordStore } from "../core/record_store.ts";
@@ -27,7 +26,6 @@ import { TERMINAL_PROBE, userDirs } from "../platform.ts";
 
 /** How long the terminal probe may take before doctor calls the terminal broken. */
 const PROBE_DEADLINE_MS = 10_000;
-const POLL_MS = 20;
 
 /** One line of the report; a line without `ok` states a fact and checks nothing. */
 interface Check {
@@ -70,16 +68,17 @@ async function terminalCheck(): Promise<Check> {
   const name = "terminal";
   const manager = new ProcessManager(new RecordStore(":memory:"));
   try {
-    const { id } = manager.start({ ...TERMINAL_PROBE, pty: true });
-    const deadline = Date.now() + PROBE_DEADLINE_MS;
-    while (manager.inspect(id).status === "running") {
-      if (Date.now() > deadline) {
-        return { name, ok: false, detail: `${TERMINAL_PROBE.command} did not end within 10 s` };
-      }
-      await delay(POLL_MS);
+    const done = await manager.start({
+      ...TERMINAL_PROBE,
+      pty: true,
+      wait: "exit",
+      wait_ms: PROBE_DEADLINE_MS,
+    });
+    if (done.reason !== "exit") {
+      return { name, ok: false, detail: `${TERMINAL_PROBE.command} did not end within 10 s` };
     }
-    const { exit_code } = manager.inspect(id);
-    const output = manager.readNew(id).records.map((r) => r.content).join("").trim();
+    const { exit_code } = done;
+    const output = (done.output ?? "").trim();
     const ran = `a pseudo-terminal ran ${TERMINAL_PROBE.command}, which printed "${output}"`;
     return { name, ok: exit_code === 0 && output !== "", detail: `${ran} (exit ${exit_code})` };
   } catch (error) {

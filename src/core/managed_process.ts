@@ -7,29 +7,39 @@
  *
  * @module
  */
+import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
-import type { ExitInfo, OutputSource, Terminal } from "../terminal/terminal.ts";
+import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
+import { keyBytes } from "./keys.ts";
+import { OutputDecoder } from "./output_decoder.ts";
+import { pasteOf } from "./paste.ts";
+import { newestPage, ReadCursor } from "./read_cursor.ts";
 import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
 import type {
   LaunchSpec,
   ProcessDetails,
+  ProcessState,
   RecordPage,
   ScreenRequest,
   ScreenSnapshot,
   Source,
   Status,
 } from "./schema.ts";
-import { Screen } from "./screen.ts";
+import { Screen, type TerminalModes } from "./screen.ts";
+import { readiness, type Waitable } from "./wait.ts";
 
 /** Which records a read selects. */
 export interface ReadOptions {
   sources: Source[];
   /** Cap on the characters of content returned. */
-  maxChars?: number;
+  maxChars: number;
 }
 
+/** The output kept for prompt matching: the end of the last line. */
+const LAST_LINE_CHARS = 1024;
+
 /** A program under Portal's management. */
-export class ManagedProcess {
+export class ManagedProcess implements Waitable {
   readonly id: number;
   readonly spec: LaunchSpec;
   readonly startedAt = new Date();
@@ -45,8 +55,17 @@ export class ManagedProcess {
   readonly #store: RecordStore;
   /** Records per source since the last clear. */
   readonly #counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-  /** `process_read_new` position per output source (a sequence number). */
-  readonly #cursors: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
+  /** Where `process_read_new` and the waiting calls stand in the output. */
+  readonly #cursor: ReadCursor;
+  readonly prompt: RegExp | null;
+  lastOutputAt = -Infinity;
+  lastInputAt = -Infinity;
+  /** The newest output seq, and the last line as of it (computed when asked). */
+  #outputSeq = 0;
+  #lastLine = { seq: 0, text: "" };
+  readonly #watchers = new Set<(text: string | null) => void>();
+  /** Decoders for the watchers only: records are stored raw and decoded when read. */
+  #liveDecoders: Record<OutputSource, OutputDecoder> | null = null;
   #seq = 0;
   #lastTimestamp = -1;
   #endNs: number | undefined;
@@ -76,6 +95,8 @@ export class ManagedProcess {
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
     this.#store = store;
+    this.#cursor = new ReadCursor(store, id, { dropCR: spec.pty });
+    this.prompt = spec.prompt === "" ? null : new RegExp(spec.prompt, "m");
     this.#onEnd = onEnd;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
@@ -135,13 +156,94 @@ export class ManagedProcess {
     const bytes = new TextEncoder().encode(content);
     if (bytes.length === 0) return 0;
     this.#terminal.write(bytes);
+    this.lastInputAt = performance.now();
     this.#record("stdin", bytes);
     return bytes.length;
+  }
+  /**
+   * Types `content` (as a bracketed paste when it has several lines and the
+   * program asked for pastes), then the keys named in `keys`. On pipes Enter
+   * is `\n` and Ctrl+C interrupts (SIGINT), there being no line discipline.
+   * Every name is checked before anything is sent. Returns the bytes written.
+   */
+  async type(content: string, keys: string[]): Promise<number> {
+    const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
+    const keyModes = {
+      applicationCursorKeys: modes?.applicationCursorKeys ?? false,
+      enter: this.spec.pty ? "\r" : "\n",
+    };
+    const pressed = keys.map((name) => keyBytes(name, keyModes));
+    let pending = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
+    let written = 0;
+    for (const bytes of pressed) {
+      if (this.spec.pty || bytes !== "\x03") {
+        pending += bytes;
+        continue;
+      }
+      written += this.write(pending);
+      pending = "";
+      this.interrupt("ctrl_c");
+    }
+    return written + this.write(pending);
   }
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
   endInput(): void {
     this.#terminal.endInput();
+    this.lastInputAt = performance.now();
+  }
+
+  get running(): boolean {
+    return this.status === "running";
+  }
+
+  inputState(): InputState {
+    return this.#terminal.inputState();
+  }
+
+  collectOutput(): boolean {
+    return !this.running || this.#terminal.collectOutput();
+  }
+
+  /** What the program does now (see {@link readiness}). */
+  state(quietMs: number = QUIET_MS.default): ProcessState {
+    return readiness(this, quietMs).state;
+  }
+
+  /** The output after its last newline (stdout and stderr), for prompts. */
+  get lastLine(): string {
+    if (this.#lastLine.seq !== this.#outputSeq) {
+      const { records } = this.#store.query(this.id, {
+        sources: ["stdout", "stderr"],
+        maxChars: LAST_LINE_CHARS,
+        newest: true,
+        dropCR: this.spec.pty,
+      });
+      const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
+      this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
+    }
+    return this.#lastLine.text;
+  }
+
+  /**
+   * Calls `listener` with each new chunk of output as text, and with null once
+   * the program ended; returns an unsubscribe.
+   */
+  watch(listener: (text: string | null) => void): () => void {
+    this.#watchers.add(listener);
+    this.#liveDecoders ??= {
+      stdout: new OutputDecoder({ dropCR: this.spec.pty }),
+      stderr: new OutputDecoder({ dropCR: this.spec.pty }),
+    };
+    return () => {
+      this.#watchers.delete(listener);
+      if (this.#watchers.size === 0) this.#liveDecoders = null;
+    };
+  }
+
+  /** The input modes of a PTY's screen (null on pipes). */
+  modes(): Promise<TerminalModes> | null {
+    return this.#screen?.modes() ?? null;
   }
 
   /**
@@ -158,7 +260,9 @@ export class ManagedProcess {
    * the line discipline signals; on pipes the equivalent signal is sent.
    */
   interrupt(kind: "ctrl_c" | "ctrl_break"): { signal: string; delivered_to: string } {
-    return this.#terminal.interrupt(kind);
+    const delivery = this.#terminal.interrupt(kind);
+    this.lastInputAt = performance.now();
+    return delivery;
   }
 
   /** Resizes the terminal and its screen (the program gets SIGWINCH). */
@@ -179,35 +283,45 @@ export class ManagedProcess {
   }
 
   /**
-   * Records not returned by an earlier `readNew` for these sources, oldest
-   * first; the cursors move past what is returned.
+   * Records not returned by an earlier `readNew` (or waiting call) for these
+   * sources, oldest first, at most `maxChars` of content (a longer record is
+   * cut, the rest comes next time); the cursors move past what is returned.
    */
-  readNew(options: ReadOptions): RecordPage {
-    const { records, complete, lastSeq } = this.#store.query(this.id, {
-      sources: options.sources,
-      afterSeq: this.#cursors,
-      maxChars: options.maxChars,
-      dropCR: this.spec.pty,
-    });
-    let dropped = 0;
-    for (const source of options.sources) {
-      if (source === "stdin") continue;
-      // Every matching record up to `lastSeq` was returned (or was empty text).
-      if (lastSeq !== undefined) this.#cursors[source] = Math.max(this.#cursors[source], lastSeq);
-      dropped += this.#unread[source];
-      this.#unread[source] = 0;
-    }
-    return this.#page(records, complete, dropped);
+  readNew(options: { sources: OutputSource[]; maxChars: number }): RecordPage {
+    const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
+    return this.#page(records, complete, this.#takeUnreadDrops(options.sources));
+  }
+
+  /**
+   * Unread output as one text (head and tail past `maxChars`); the cursors
+   * move to the end. `dropped`: unread bytes the store's cap dropped.
+   */
+  readText(
+    sources: OutputSource[],
+    maxChars: number,
+  ): { text: string; omitted: number; dropped: number } {
+    const dropped = this.#takeUnreadDrops(sources);
+    return { ...this.#cursor.text(sources, maxChars, this.#seq), dropped };
+  }
+
+  /** Marks all output so far as read (it was shown as a rendered screen instead). */
+  skipUnread(sources: OutputSource[]): void {
+    this.#takeUnreadDrops(sources);
+    this.#cursor.skip(sources, this.#seq);
+  }
+
+  /** The last `chars` characters of unread output; the cursors stay. */
+  peekUnread(sources: OutputSource[], chars: number): string {
+    return this.#cursor.peek(sources, chars);
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
   read(options: ReadOptions & { windowNs: number }): RecordPage {
     const since = Math.max(0, this.elapsedNs() - options.windowNs);
-    const { records, complete } = this.#store.query(this.id, {
+    const { records, complete } = newestPage(this.#store, this.id, {
       sources: options.sources,
       sinceTimestamp: since,
       maxChars: options.maxChars,
-      newest: true,
       dropCR: this.spec.pty,
     });
     // The window reaches back past the oldest record kept: say how much is gone before it.
@@ -215,6 +329,16 @@ export class ManagedProcess {
       ? options.sources.reduce((sum, source) => sum + this.#dropped[source], 0)
       : 0;
     return this.#page(records, complete, dropped);
+  }
+
+  /** Unread bytes of `sources` the cap dropped since the last read: reported once. */
+  #takeUnreadDrops(sources: OutputSource[]): number {
+    let dropped = 0;
+    for (const source of sources) {
+      dropped += this.#unread[source];
+      this.#unread[source] = 0;
+    }
+    return dropped;
   }
 
   /** Everything known about the process: the one source of every JSON view of it. */
@@ -225,6 +349,7 @@ export class ManagedProcess {
       command: this.spec.command,
       os_pid: this.pid,
       status: this.status,
+      state: this.state(),
       pty: this.spec.pty,
       timeout_ms: this.spec.timeout_ms,
       inactive_duration_ms: this.idleMs,
@@ -268,7 +393,7 @@ export class ManagedProcess {
     this.#screen?.takeBacklog();
     this.#store.deleteRecords(this.id);
     counts.stdin = counts.stdout = counts.stderr = 0;
-    this.#cursors.stdout = this.#cursors.stderr = 0;
+    this.#cursor.reset();
     this.#dropped.stdin = this.#dropped.stdout = this.#dropped.stderr = 0;
     this.#unread.stdout = this.#unread.stderr = 0;
     this.#droppedUntil = -1;
@@ -295,6 +420,12 @@ export class ManagedProcess {
     this.status = this.#killing ? "killed" : "exited";
     this.#onEnd(this);
     this.#markEnded();
+    if (this.#liveDecoders !== null) {
+      for (const source of ["stdout", "stderr"] as const) {
+        this.#notify(this.#liveDecoders[source].decode());
+      }
+    }
+    for (const watcher of this.#watchers) watcher(null);
   }
 
   /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
@@ -311,14 +442,24 @@ export class ManagedProcess {
     const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
     this.#counts[source]++;
     this.#store.append(this.id, record);
+    if (source !== "stdin") {
+      this.#outputSeq = record.seq;
+      this.lastOutputAt = performance.now();
+      if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
+    }
     return record.seq;
+  }
+
+  #notify(text: string): void {
+    if (text === "") return;
+    for (const watcher of this.#watchers) watcher(text);
   }
 
   /** A record dropped by the store's cap (oldest first). */
   #onDropped(record: Omit<RawRecord, "bytes">, bytes: number): void {
     this.#dropped[record.source] += bytes;
     this.#droppedUntil = record.timestamp;
-    if (record.source !== "stdin" && record.seq > this.#cursors[record.source]) {
+    if (record.source !== "stdin" && record.seq > this.#cursor.seqOf(record.source)) {
       this.#unread[record.source] += bytes;
     }
   }

@@ -12,8 +12,11 @@
  * import { RecordStore } from "./record_store.ts";
  *
  * const manager = new ProcessManager(new RecordStore(":memory:"));
- * const { id, status } = manager.start({ command: "sleep", args: ["10"] });
+ * const { id, status } = await manager.start({ command: "sleep", args: ["10"] });
  * assert.equal(status, "running");
+ * const sh = await manager.start({ command: "sh", args: ["-c", "read x; echo got $x"] });
+ * const step = await manager.write(sh.id, { content: "hi\n", wait: "exit" });
+ * assert.deepEqual([step.reason, step.output, step.exit_code], ["exit", "got hi\n", 0]);
  * assert.equal((await manager.kill(id)).status, "killed");
  * await manager.shutdown();
  * ```
@@ -26,6 +29,7 @@ import {
   DEFAULT_READ_WINDOW_MS,
   KILL_DEADLINE_MS,
   KILL_GRACE_MS,
+  MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
   TERMINAL_SIZE,
 } from "../limits.ts";
@@ -45,7 +49,17 @@ import {
   type ScreenSnapshot,
   type Source,
   type StartRequest,
+  type StepReply,
 } from "./schema.ts";
+import { type CallControl, checkStep, compileRegex, runStep, type StepRequest } from "./step.ts";
+import type { OutputSource } from "../terminal/terminal.ts";
+
+/** What process_write sends: text, then named keys, then maybe the end of input. */
+export interface WriteRequest extends StepRequest {
+  content?: string;
+  keys?: string[];
+  eof?: boolean;
+}
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
@@ -62,6 +76,8 @@ export class ProcessManager {
   #processes = new Map<number, ManagedProcess>();
   #idleTimers = new Map<number, ReturnType<typeof setTimeout>>();
   #ids: IdCounter;
+  /** Waits in progress per process: a waiting agent is not idle. */
+  #waits = new Map<number, number>();
 
   constructor(store: RecordStore, ids: IdCounter = { next: 1 }) {
     this.#store = store;
@@ -76,8 +92,16 @@ export class ProcessManager {
     this.#ids.next = id;
   }
 
-  /** Starts a program; throws when the command, cwd or sizes are unusable. */
-  start(request: StartRequest): ProcessSummary {
+  /**
+   * Starts a program (throws when the command, cwd, sizes or patterns are
+   * unusable) and, if asked, waits for it like process_write does.
+   */
+  async start(
+    request: StartRequest & StepRequest,
+    control: CallControl = {},
+  ): Promise<ProcessSummary & Partial<StepReply>> {
+    if (request.prompt !== undefined) compileRegex(request.prompt, "prompt");
+    checkStep(request);
     const spec = {
       command: request.command.trim(),
       args: request.args ?? [],
@@ -87,13 +111,16 @@ export class ProcessManager {
       timeout_ms: request.timeout_ms ?? 0,
       cols: request.cols ?? TERMINAL_SIZE.defaultCols,
       rows: request.rows ?? TERMINAL_SIZE.defaultRows,
+      prompt: request.prompt ?? "",
     };
     const process = new ManagedProcess(this.#nextId, spec, this.#store, (p) => this.#ended(p));
     this.#nextId++;
     this.#processes.set(process.id, process);
-    this.#store.saveProcess(process.describe());
+    const details = process.describe();
+    this.#store.saveProcess(details);
     this.#armIdleTimer(process);
-    return project(processSummary, process.describe());
+    const step = await this.#step(process, request, control, ["stdout", "stderr"], "none", false);
+    return { ...project(processSummary, details), ...step };
   }
 
   /**
@@ -108,28 +135,59 @@ export class ProcessManager {
     return process.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
-      maxChars: options.max_chars,
+      maxChars: options.max_chars ?? MAX_CHARS.default,
     });
   }
 
-  /** Records not yet returned by this method for the chosen source(s), oldest first. */
-  readNew(
+  /**
+   * Output not yet returned to the agent, oldest first: as records, or with
+   * a wait, as one text once the wait ends (see process_write).
+   */
+  async readNew(
     id: number,
-    options: { source?: "stdout" | "stderr" | "both"; max_chars?: number } = {},
-  ): RecordPage {
+    options: { source?: OutputSource | "both"; max_chars?: number } & StepRequest = {},
+    control: CallControl = {},
+  ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
     const process = this.#touch(this.#get(id));
-    return process.readNew({
-      sources: sourcesOf(options.source ?? "both"),
-      maxChars: options.max_chars,
-    });
+    const sources = sourcesOf(options.source ?? "both") as OutputSource[];
+    if ((options.wait ?? "none") === "none") {
+      checkStep(options);
+      const page = process.readNew({ sources, maxChars: options.max_chars ?? MAX_CHARS.default });
+      return { ...page, state: process.state(options.quiet_ms), reason: "none" };
+    }
+    const step = await this.#step(process, options, control, sources, "none", false);
+    return {
+      id,
+      status: process.status,
+      ...step,
+      truncated: step.truncated ?? false,
+      dropped_bytes: step.dropped_bytes ?? 0,
+    };
   }
 
-  /** Writes to the program's input and records it as `stdin`; `eof` then ends the input. */
-  write(id: number, content: string, eof = false): { id: number; bytes_written: number } {
+  /**
+   * Types `content`, then `keys`, into the program (recorded as `stdin`);
+   * `eof` then ends the input. Waits as asked (default: until the program
+   * waits for input again) and replies with the new output.
+   */
+  async write(
+    id: number,
+    request: WriteRequest,
+    control: CallControl = {},
+  ): Promise<{ id: number; bytes_written: number } & StepReply> {
+    const { content = "", keys = [], eof = false } = request;
+    if (content === "" && keys.length === 0 && !eof) {
+      throw new PortalError(
+        "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
+          "without sending anything, call process_read_new with wait.",
+      );
+    }
+    checkStep(request);
     const process = this.#touch(this.#running(id, "write to"));
-    const bytes_written = process.write(content);
+    const bytes_written = await process.type(content, keys);
     if (eof) process.endInput();
-    return { id, bytes_written };
+    const step = await this.#step(process, request, control, ["stdout", "stderr"], "ready", true);
+    return { id, bytes_written, ...step };
   }
 
   /** Sends a signal; on a PTY it goes to the terminal's foreground process group. */
@@ -273,6 +331,27 @@ export class ProcessManager {
     return [...this.#processes.values()].filter((p) => p.status === "running" || p.hasLeftovers);
   }
 
+  /** Runs one waiting step; the idle timeout holds off while the agent waits. */
+  async #step(
+    process: ManagedProcess,
+    request: StepRequest,
+    control: CallControl,
+    sources: OutputSource[],
+    defaultWait: "ready" | "none",
+    fresh: boolean,
+  ): Promise<StepReply> {
+    this.#waits.set(process.id, (this.#waits.get(process.id) ?? 0) + 1);
+    clearTimeout(this.#idleTimers.get(process.id));
+    try {
+      return await runStep(process, request, control, { sources, defaultWait, fresh });
+    } finally {
+      const waits = (this.#waits.get(process.id) ?? 1) - 1;
+      if (waits > 0) this.#waits.set(process.id, waits);
+      else this.#waits.delete(process.id);
+      this.#touch(process);
+    }
+  }
+
   #get(id: number): ManagedProcess {
     const process = this.#processes.get(id);
     if (!process) {
@@ -313,6 +392,7 @@ export class ProcessManager {
   #armIdleTimer(process: ManagedProcess): void {
     clearTimeout(this.#idleTimers.get(process.id));
     if (process.spec.timeout_ms <= 0 || process.status !== "running") return;
+    if ((this.#waits.get(process.id) ?? 0) > 0) return;
     const timer = setTimeout(async () => {
       this.#idleTimers.delete(process.id);
       await process.kill(KILL_GRACE_MS);
@@ -330,6 +410,7 @@ export class ProcessManager {
 
   #remove(process: ManagedProcess): void {
     this.#processes.delete(process.id);
+    this.#waits.delete(process.id);
     this.#store.deleteProcess(process.id);
     process.dispose();
   }

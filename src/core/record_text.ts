@@ -116,7 +116,7 @@ export class RecordText {
 
   /**
    * `rows` newest first; the budget goes to the newest, returned oldest
-   * first. Rows are decoded in groups, oldest first within each: a group is
+   * first (the oldest returned may reach back past the budget: cut it). Rows are decoded in groups, oldest first within each: a group is
    * as many bytes as the budget left (text is never longer than its bytes).
    */
   newest(rows: Iterable<RawRecord>, limits: TextLimits): QueryResult {
@@ -148,11 +148,14 @@ export class RecordText {
     const records = groups.flat();
     // `row` is the first row not decoded: older output within the window is left out.
     let complete = row === undefined;
+    // Records wholly outside the budget go; the one it starts inside stays, for the
+    // caller to cut (so a budget is filled to the last character).
     let first = 0;
-    while (records.length - first > 1 && chars > maxChars) {
+    while (records.length - first > 1 && chars - records[first].content.length >= maxChars) {
       chars -= records[first++].content.length;
       complete = false;
     }
+    if (chars > maxChars) complete = false;
     iterator.return?.();
     return { records: records.slice(first), complete };
   }

@@ -19,8 +19,10 @@ import {
   MAX_CHARS,
   MAX_TIMEOUT_MS,
   PROGRAM_NAME_MAX,
+  QUIET_MS,
   SCROLLBACK_LINES,
   TERMINAL_SIZE,
+  WAIT_MS,
 } from "../limits.ts";
 
 /** The fields of `value` that `schema` declares: a narrower view of a wider object. */
@@ -43,6 +45,27 @@ export const processId = z.number();
 export const status = z.enum(["running", "exited", "killed"]);
 export type Status = z.infer<typeof status>;
 
+/**
+ * What a program is doing: busy (or blocked on something other than its input), waiting
+ * for input, waiting for a secret (echo off in canonical mode), stopped, or ended.
+ */
+export const processState = z.enum([
+  "running",
+  "waiting_for_input",
+  "waiting_for_secret",
+  "stopped",
+  "exited",
+]);
+export type ProcessState = z.infer<typeof processState>;
+
+/** Why a call returned: the program became ready, expect matched, it exited, the bound passed. */
+export const waitReason = z.enum(["ready", "expect", "exit", "timeout", "none"]);
+export type WaitReason = z.infer<typeof waitReason>;
+
+/** What `expect` matched: the text and its groups, numbered ("1", …) and named. */
+export const waitMatch = z.object({ text: z.string(), groups: z.record(z.string(), z.string()) });
+export type WaitMatch = z.infer<typeof waitMatch>;
+
 const terminalSize = (what: string) =>
   z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max).describe(what);
 
@@ -63,8 +86,45 @@ export const startRequest = z.object({
   ),
   cols: terminalSize(`Terminal width (pty). Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
   rows: terminalSize(`Terminal height (pty). Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
+  prompt: z.string().optional().describe(
+    "Regex: when set, waits end once the last output line matches it (for programs state " +
+      "misjudges).",
+  ),
 });
 export type StartRequest = z.infer<typeof startRequest>;
+
+/** The wait of process_write, process_read_new and process_start (`wait`'s default differs). */
+export function waitRequest(defaultWait: "ready" | "none") {
+  return z.object({
+    wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
+    expect: z.string().optional().describe("Regex (JS, m flag)."),
+    wait_ms: z.number().int().min(0).max(WAIT_MS.max).optional().describe(
+      `Bound of the wait. Default ${WAIT_MS.default}.`,
+    ),
+    quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional().describe(
+      `macOS, Windows, ssh-like relays: silence after a prompt-like line that means ready. ` +
+        `Default ${QUIET_MS.default}.`,
+    ),
+  });
+}
+export type WaitRequest = z.infer<ReturnType<typeof waitRequest>>;
+
+/** What a waiting call adds to its reply (described in process_write's description). */
+export const stepReply = z.object({
+  state: processState,
+  reason: waitReason,
+  output: z.string().optional(),
+  truncated: z.boolean().optional(),
+  omitted_chars: z.number().optional(),
+  /** Unread output the store's cap dropped before this reply (see dropped_bytes of reads). */
+  dropped_bytes: z.number().optional(),
+  match: waitMatch.optional(),
+  exit_code: z.number().nullable().optional(),
+  exit_signal: z.string().nullable().optional(),
+  /** Set when output is the rendered alternate screen (vim, less): where its cursor is. */
+  cursor: z.object({ row: z.number(), col: z.number() }).optional(),
+});
+export type StepReply = z.infer<typeof stepReply>;
 
 /** A launch with every default applied and `cwd` made absolute. */
 export type LaunchSpec = Required<StartRequest>;
@@ -75,6 +135,7 @@ export const processSummary = z.object({
   command: z.string(),
   os_pid: z.number(),
   status,
+  state: processState,
   pty: z.boolean(),
   timeout_ms: z.number(),
   inactive_duration_ms: z.number(),
@@ -143,11 +204,15 @@ export const recordPage = z.object({
 });
 export type RecordPage = z.infer<typeof recordPage>;
 
-export const maxChars = z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max).optional()
-  .describe(
-    `Cap on the characters of content returned (default ${MAX_CHARS.default}). When reached, ` +
-      "truncated is true.",
-  );
+/** `max_chars`: a hard cap on the content of a reply. */
+export function maxCharsParam(what: string) {
+  return z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max).optional().describe(what);
+}
+
+export const maxChars = maxCharsParam(
+  `Cap on the characters of content returned (default ${MAX_CHARS.default}). When reached, ` +
+    "truncated is true.",
+);
 
 export const bufferName = z.enum(["primary", "alternate"]);
 export type BufferName = z.infer<typeof bufferName>;

@@ -13,6 +13,7 @@ import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import {
   type ExitInfo,
   inputQueueFull,
+  type InputState,
   type InterruptDelivery,
   type InterruptKind,
   type OutputSource,
@@ -54,6 +55,16 @@ export interface PipePlatform {
   spawn(path: string, opts: SpawnOptions, env: Record<string, string>): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
+  /** Starts watching whether the program `pid`, just started, waits for its stdin. */
+  watchInput(pid: number): InputWatcher;
+}
+
+/** Tells whether a program waits for input; told of every write before it happens. */
+export interface InputWatcher {
+  beforeInput(bytes: Uint8Array): void;
+  state(): InputState;
+  /** Whether the program's stdout or stderr pipe holds bytes not read yet. */
+  outputPending(): boolean;
 }
 
 /**
@@ -71,7 +82,7 @@ export function spawnOnPipes(
 ): Terminal {
   const { findExecutable } = platform;
   const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
-  return new PipeTerminal(platform.spawn(path, opts, env), events, platform.breakSignal);
+  return new PipeTerminal(platform.spawn(path, opts, env), events, platform);
 }
 
 class PipeTerminal implements Terminal {
@@ -84,11 +95,13 @@ class PipeTerminal implements Terminal {
   #exited: Promise<void>;
   #running = true;
   readonly #breakSignal: string;
+  readonly #input: InputWatcher;
 
-  constructor(child: PipeChild, events: TerminalEvents, breakSignal: string) {
+  constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
-    this.#breakSignal = breakSignal;
+    this.#breakSignal = platform.breakSignal;
     this.pid = child.pid;
+    this.#input = platform.watchInput(child.pid);
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);
@@ -113,6 +126,7 @@ class PipeTerminal implements Terminal {
     this.#checkInputOpen();
     if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
     this.#queued += data.length;
+    this.#input.beforeInput(data);
     this.#stdin.write(data)
       .catch(() => this.#stdinOpen = false)
       .finally(() => this.#queued -= data.length);
@@ -131,6 +145,17 @@ class PipeTerminal implements Terminal {
           "was written.",
       );
     }
+  }
+
+  inputState(): InputState {
+    // Input still queued here has not reached the program: it cannot be waiting for it.
+    if (!this.#running || this.#queued > 0) return { activity: "busy", secret: false };
+    return this.#input.state();
+  }
+
+  /** Pipe output arrives through its streams: nothing can be taken early, only awaited. */
+  collectOutput(): boolean {
+    return !this.#input.outputPending();
   }
 
   resize(): void {

@@ -50,6 +50,22 @@ export interface InterruptDelivery {
   delivered_to: string;
 }
 
+/**
+ * What a program does with its input, as the OS tells: `reading` (blocked
+ * reading its terminal or stdin, with everything written to it taken),
+ * `busy` (running, or blocked on anything else), `stopped` (job control), or
+ * `unknown` where the OS cannot tell (no /proc: macOS, Windows; relays like
+ * ssh that always poll the terminal and a socket; setuid programs).
+ */
+export type InputActivity = "reading" | "busy" | "stopped" | "unknown";
+
+/** {@link Terminal.inputState}'s answer. */
+export interface InputState {
+  activity: InputActivity;
+  /** A terminal with echo off in canonical mode, not busy: a password prompt. */
+  secret: boolean;
+}
+
 /** Starts a program; returns at once (events follow), or throws `PortalError`. */
 export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 
@@ -110,6 +126,15 @@ export interface Terminal {
    * leftovers: `sh -c 'sleep 300 &'`), which {@link kill} would end.
    */
   hasLeftovers(): boolean;
+  /** What the program does with its input now (see {@link InputState}). */
+  inputState(): InputState;
+  /**
+   * Hands output the OS already holds to `onData` now where the backend can
+   * read it synchronously (a PTY master). Returns false while output is
+   * still on its way (pipes: bytes in a pipe the stream has not read yet),
+   * so a wait for the program's answer must not end yet.
+   */
+  collectOutput(): boolean;
 }
 
 /** The error for a write that would overflow the input queue. */

@@ -21,3 +21,12 @@ export function portalTest(
     await fn(portal);
   }, options);
 }
+
+/**
+ * A {@link portalTest} of what the kernel tells about input (Linux /proc):
+ * the states and the exact moment a wait ends. Elsewhere (macOS, Windows)
+ * waits fall back to silence and prompt-like lines, which these do not test.
+ */
+export function linuxTest(name: string, fn: (portal: Portal) => Promise<void>): void {
+  portalTest(name, fn, { only: "linux" });
+}

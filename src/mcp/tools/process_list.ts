@@ -7,7 +7,8 @@ export const processList = defineTool({
   title: "List processes",
   description:
     "List every process this server manages (running, exited or killed, until cleaned up): " +
-    "id, command, os_pid, status, pty, timeout_ms, inactive_duration_ms, io_count. For one " +
+    "id, command, os_pid, status, state (waiting_for_input, running, …), pty, timeout_ms, " +
+    "inactive_duration_ms, io_count. For one " +
     "process's full details (exit code, counts per source, times) use process_inspect.",
   input: z.object({}),
   output: z.object({ processes: z.array(processSummary) }),

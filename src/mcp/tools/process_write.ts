@@ -1,26 +1,39 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processId } from "../../core/schema.ts";
+import { id, maxCharsParam, processId, stepReply, waitRequest } from "../../core/schema.ts";
+import { STEP_MAX_CHARS } from "../../limits.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
-  title: "Write to a program",
+  title: "Write to a program and get its answer",
   description:
-    "Write text to a running process's input, exactly as given: add \\n (or \\r for raw-mode " +
-    "TUIs like vim, and always on a Windows PTY) to press Enter. Control keys are characters: " +
-    "\\u0003 Ctrl+C, \\u0004 Ctrl+D (EOF at a line start), \\u001a Ctrl+Z, \\u001b Esc. On a " +
-    "PTY, Ctrl+C interrupts the foreground job like a keyboard does, and your input is echoed " +
-    "back as output: treat the echo as yours, don't resend. Recorded as stdin. Resets the idle " +
-    "timer. Then read the reply with process_read_new.",
+    "Send input to a running process and, by default, wait for the answer: one call per " +
+    "step. content is written as is (\\n = Enter; \\r on a Windows PTY); keys are key names sent after it (Enter, " +
+    "Tab, Escape, Up, PageDown, F5, Ctrl+C, Alt+B, Shift+Tab…; on pipes Enter is \\n and " +
+    "Ctrl+C sends SIGINT). Multi-line content goes as one bracketed paste where the " +
+    "program enabled it (bash).\n\n" +
+    'wait "ready" (default) returns once the program waits for input again (Linux: told by ' +
+    'the kernel), "exit" once it exits, "none" at once; expect (regex) also ends it when ' +
+    "output after the write matches. Reply: state (running, waiting_for_input, " +
+    "waiting_for_secret = password prompt, stopped, exited), reason (ready, expect, exit, " +
+    "timeout, none), match (text, groups), output: all new output since your last read (PTY: " +
+    "echo included), at most max_chars (head and tail kept, omitted_chars counts the rest); " +
+    "on vim/less the rendered screen (cursor set). It counts as read for process_read_new. " +
+    "Input is recorded as stdin.",
   input: z.object({
     id,
-    content: z.string().describe("Text to write (UTF-8)."),
+    content: z.string().optional().describe("Text to write (UTF-8)."),
+    keys: z.array(z.string()).optional().describe(
+      'Sent after content, e.g. ["Up", "Enter"], ["Ctrl+C"]; case-insensitive.',
+    ),
     eof: z.boolean().optional().describe(
       "Then end the input: pipes close stdin (for programs that read to EOF, like sort); a " +
         "PTY gets Ctrl+D (Windows: Ctrl+Z Enter). Default false.",
     ),
+    ...waitRequest("ready").shape,
+    max_chars: maxCharsParam(`Cap on output. Default ${STEP_MAX_CHARS}.`),
   }),
-  output: z.object({ id: processId, bytes_written: z.number() }),
+  output: z.object({ id: processId, bytes_written: z.number(), ...stepReply.shape }),
   annotations: {
     readOnlyHint: false,
     // What is typed into a shell or a database client can change anything.
@@ -28,5 +41,5 @@ export const processWrite = defineTool({
     idempotentHint: false,
     openWorldHint: true,
   },
-  run: ({ manager }, { id, content, eof }) => manager.write(id, content, eof),
+  run: ({ manager }, { id, ...request }, control) => manager.write(id, request, control),
 });

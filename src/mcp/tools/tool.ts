@@ -5,20 +5,25 @@
  * act on, and any other failure is also logged as an error with its stack.
  * Every call is logged, by its tool and process id only (arguments can hold
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
- * it fail.
+ * it fail. The request's cancellation (`notifications/cancelled`) reaches the
+ * handler as an AbortSignal, and a progress token as a callback that sends
+ * `notifications/progress`: the core takes both without knowing MCP.
  *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
-  RequestId,
+  ServerNotification,
+  ServerRequest,
   ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { PortalError } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process_manager.ts";
 import type { ProgramRegistry } from "../../core/program_registry.ts";
+import type { CallControl } from "../../core/step.ts";
 import type { SessionLog } from "../logging.ts";
 
 /** What a tool handler may use. */
@@ -36,7 +41,11 @@ export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   output: Out;
   /** Every hint is stated, so no client falls back to a default. */
   annotations: Required<Omit<ToolAnnotations, "title">>;
-  run(context: ToolContext, args: z.infer<In>): z.infer<Out> | Promise<z.infer<Out>>;
+  run(
+    context: ToolContext,
+    args: z.infer<In>,
+    control: CallControl,
+  ): z.infer<Out> | Promise<z.infer<Out>>;
 }
 
 /** Any tool, whatever its schemas: the element type of the tool list. */
@@ -50,6 +59,28 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   return tool;
 }
 
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The request's cancellation and, if the client gave a token, progress notifications. */
+function callControl(extra: Extra): CallControl {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  return {
+    signal: extra.signal,
+    onProgress: ({ elapsedMs, totalMs, state }) => {
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: elapsedMs,
+          total: totalMs,
+          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}`,
+        },
+      }).catch(() => {/* The client is gone; the wait ends with the call. */});
+    },
+  };
+}
+
 /** Registers `tool` on `server`, translating results and errors, logging each call to `log`. */
 export function registerTool(
   server: McpServer,
@@ -57,12 +88,10 @@ export function registerTool(
   tool: AnyTool,
   log: SessionLog,
 ): void {
-  const handler = async (
-    args: unknown,
-    { requestId }: { requestId: RequestId },
-  ): Promise<CallToolResult> => {
+  const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
+    const { requestId } = extra;
     try {
-      const result = await tool.run(context, args) as Record<string, unknown>;
+      const result = await tool.run(context, args, callControl(extra)) as Record<string, unknown>;
       log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],
@@ -72,6 +101,10 @@ export function registerTool(
       if (error instanceof PortalError) {
         log.log("info", "tools", `${callName(tool, args)} refused: ${error.message}`, requestId);
         return { content: [{ type: "text", text: error.message }], isError: true };
+      }
+      // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
+      if (extra.signal.aborted) {
+        return { content: [{ type: "text", text: "Cancelled." }], isError: true };
       }
       // Not a mistake of the caller: a bug or a failing system call, worth its stack.
       log.log(

@@ -8,6 +8,8 @@
  */
 import type { PipePlatform } from "../pipe.ts";
 import { resolveExecutable } from "./executable.ts";
+import { InputWatch } from "./input_state.ts";
+import { fdTarget, ownFdsOf } from "./proc_tasks.ts";
 import { spawnPipeChild } from "./pipe_child.ts";
 
 /** See the module doc. */
@@ -22,4 +24,12 @@ export const posixPipes: PipePlatform = {
       cwd: opts.cwd,
     }),
   breakSignal: "SIGQUIT",
+  // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
+  // it in every process that inherits it, and the output pipes' names find our read ends.
+  // Without /proc the watch says "unknown".
+  watchInput: (pid) =>
+    new InputWatch(pid, {
+      pipe: fdTarget(pid, 0) ?? undefined,
+      outputs: ownFdsOf([fdTarget(pid, 1), fdTarget(pid, 2)]),
+    }),
 };

@@ -44,14 +44,16 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
   const viaHelper = CTTY_HELPER !== null && isExecutableFile(CTTY_HELPER);
   const { master, slave } = openPty(opts.cols, opts.rows);
   let pid: number;
+  let terminal: string;
   try {
     const [exe, args] = viaHelper
       ? [CTTY_HELPER!, ["perl", "-e", CTTY_SCRIPT, path, ...argv]]
       : [path, argv];
+    terminal = slavePath(slave);
     // The slave is opened, not inherited, so the new session acquires it as
     // its controlling terminal.
     const stdio = [
-      { fd: 0, open: slavePath(slave), flags: C.O_RDWR },
+      { fd: 0, open: terminal, flags: C.O_RDWR },
       { fd: 1, dup: 0 },
       { fd: 2, dup: 0 },
     ];
@@ -62,7 +64,7 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
   } finally {
     libc().close(slave);
   }
-  return new PtyTerminal(pid, master, events);
+  return new PtyTerminal(pid, master, terminal, events);
 }
 
 /** A master (close-on-exec, nonblocking) and its slave (close-on-exec), sized. */

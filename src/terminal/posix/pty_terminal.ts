@@ -16,12 +16,14 @@ import { checkTerminalSize } from "../launch.ts";
 import { InputQueue } from "../input_queue.ts";
 import type {
   ExitInfo,
+  InputState,
   InterruptDelivery,
   InterruptKind,
   Terminal,
   TerminalEvents,
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
+import { InputWatch } from "./input_state.ts";
 import { Session } from "./session.ts";
 
 /** Bytes read from one master per wake-up, so one flooding PTY cannot starve the rest. */
@@ -57,12 +59,16 @@ export class PtyTerminal implements Terminal {
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
   #killing: Promise<void> | undefined;
   readonly #exit = Promise.withResolvers<void>();
+  /** Whether the program waits for its input: see input_state.ts. */
+  readonly #watch: InputWatch;
 
-  constructor(pid: number, master: number, events: TerminalEvents) {
+  /** `slave` is the slave's path, by which the program's processes name their terminal. */
+  constructor(pid: number, master: number, slave: string, events: TerminalEvents) {
     this.pid = pid;
     this.#master = master;
     this.#events = events;
     this.#session = new Session(pid);
+    this.#watch = new InputWatch(pid, { master, terminal: slave });
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
   }
@@ -112,6 +118,18 @@ export class PtyTerminal implements Terminal {
     const key = INTERRUPT_KEYS[kind];
     this.write(new Uint8Array([key.byte]));
     return { signal: key.event, delivered_to: `terminal input (${key.shown})` };
+  }
+
+  inputState(): InputState {
+    if (this.#outputEnded) return { activity: "busy", secret: false };
+    // Input still queued here has not reached the program: it cannot be waiting for it.
+    if (this.#input.pending) return { activity: "busy", secret: false };
+    return this.#watch.state();
+  }
+
+  collectOutput(): boolean {
+    if (!this.#outputEnded) this.#onReady(C.POLLIN);
+    return true;
   }
 
   kill(graceMs = KILL_GRACE_MS): Promise<void> {
@@ -200,6 +218,7 @@ export class PtyTerminal implements Terminal {
 
   /** Writes as much of `chunk` as the master takes; -1 if the terminal is gone. */
   #writeSome(chunk: Uint8Array): number {
+    this.#watch.beforeInput(chunk);
     const lib = libc();
     let offset = 0;
     while (offset < chunk.length) {

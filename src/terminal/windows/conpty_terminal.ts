@@ -27,7 +27,7 @@ import { PortalError } from "../../errors.ts";
 import { CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
 import { InputQueue } from "../input_queue.ts";
 import { checkTerminalSize } from "../launch.ts";
-import type { ExitInfo, InterruptDelivery, InterruptKind } from "../terminal.ts";
+import type { ExitInfo, InputState, InterruptDelivery, InterruptKind } from "../terminal.ts";
 import type { Terminal, TerminalEvents } from "../terminal.ts";
 import { type Pollable, pollLoop } from "./poll_loop.ts";
 
@@ -156,6 +156,20 @@ export class ConPtyTerminal implements Terminal, Pollable {
       pollLoop.kick();
     }
     return this.#done.promise;
+  }
+
+  /**
+   * Windows cannot tell whether a console program reads its input: always
+   * "unknown", and waits fall back to silence after a prompt-like line.
+   */
+  inputState(): InputState {
+    return { activity: "unknown", secret: false };
+  }
+
+  /** Reads what the console's output pipe holds now (the wait's settle then sees it). */
+  collectOutput(): boolean {
+    if (!this.#ended) this.#readOutput(performance.now());
+    return true;
   }
 
   /** Never: the program's job is closed when it ends, which ends what it left running. */

@@ -5,6 +5,8 @@
  * Object it joins right after its spawn (deno_child.ts), which SIGTERM and
  * SIGKILL terminate. Programs on pipes share no console with anyone, so no
  * console interrupt (SIGINT, SIGBREAK, CTRL_C_EVENT) can reach them.
+ * There is no /proc: whether a program waits for input is never known here
+ * (waits fall back to silence and prompt-like lines).
  *
  * @module
  */
@@ -17,4 +19,9 @@ export const windowsPipes: PipePlatform = {
   findExecutable: (command, env, cwd) => findWindowsProgram(command, env, cwd),
   spawn: spawnDenoChild,
   breakSignal: "SIGBREAK",
+  watchInput: () => ({
+    beforeInput() {},
+    state: () => ({ activity: "unknown", secret: false }),
+    outputPending: () => false,
+  }),
 };

@@ -1,0 +1,260 @@
+/**
+ * Reading a process's stored output under a hard cap. `max_chars` bounds
+ * the content of every reply, even when one record is longer (a PTY chunk
+ * can be 64 KiB): such a record is cut, and `process_read_new`'s cursor then
+ * points inside it, so every character is still returned exactly once. Every
+ * reply also stays within {@link REPLY_OUTPUT_BYTES} of JSON, far from the
+ * 10 MiB message limit of the official SDK client.
+ *
+ * A waiting call's `output` is the unread text in one string: when it is
+ * longer than its cap, the head and the tail are kept around a marker that
+ * counts what was left out (and consumed: `process_read` still has it).
+ * Records are stored as raw bytes and decoded as they are read, so that
+ * count decodes the omitted middle: it costs as much as the unread output,
+ * which the store's cap (`PORTAL_MAX_OUTPUT_BYTES`) bounds.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RecordStore } from "./record_store.ts";
+ * import { ReadCursor } from "./read_cursor.ts";
+ *
+ * const store = new RecordStore(":memory:");
+ * const cursor = new ReadCursor(store, 1, { dropCR: false });
+ * const bytes = new TextEncoder().encode("abcdef");
+ * store.append(1, { seq: 1, timestamp: 1, source: "stdout", bytes });
+ * assert.deepEqual(cursor.page(["stdout"], 4).records.map((r) => r.content), ["abcd"]);
+ * assert.deepEqual(cursor.page(["stdout"], 4).records.map((r) => r.content), ["ef"]);
+ * assert.deepEqual(cursor.page(["stdout"], 4).records, []);
+ * store.close();
+ * ```
+ * @module
+ */
+import { REPLY_OUTPUT_BYTES } from "../limits.ts";
+import type { OutputSource } from "../terminal/terminal.ts";
+import type { IoRecord, RecordStore } from "./record_store.ts";
+
+/** A cursor's place: after record `seq`, or inside it once `offset` characters were returned. */
+interface Position {
+  seq: number;
+  offset: number;
+}
+
+/** A page of records; `complete` is false when more remained. */
+export interface Page {
+  records: IoRecord[];
+  complete: boolean;
+}
+
+/** Unread output as one text; `omitted` characters were left out of its middle. */
+export interface Text {
+  text: string;
+  omitted: number;
+}
+
+/** JSON a record costs beyond its content: timestamp, source, keys and punctuation. */
+const RECORD_OVERHEAD_BYTES = 64;
+/** Room kept for the marker that stands for an omitted middle. */
+const MARKER_ROOM = 100;
+/** Below this cap, a text keeps only its tail: a head and a marker would not fit. */
+const MIN_HEAD_AND_TAIL = 2 * MARKER_ROOM;
+
+const encoder = new TextEncoder();
+
+/** Bytes `text` takes as a JSON string. */
+export function jsonBytes(text: string): number {
+  return encoder.encode(JSON.stringify(text)).length;
+}
+
+/** `process_read_new`'s position in one process's output, per source. */
+export class ReadCursor {
+  readonly #store: RecordStore;
+  readonly #processId: number;
+  /** The output came through a terminal: its CRs are dropped. */
+  readonly #dropCR: boolean;
+  readonly #positions: Record<OutputSource, Position> = {
+    stdout: { seq: 0, offset: 0 },
+    stderr: { seq: 0, offset: 0 },
+  };
+
+  constructor(store: RecordStore, processId: number, options: { dropCR: boolean }) {
+    this.#store = store;
+    this.#processId = processId;
+    this.#dropCR = options.dropCR;
+  }
+
+  /** The last record of `source` returned (in whole or in part). */
+  seqOf(source: OutputSource): number {
+    return this.#positions[source].seq;
+  }
+
+  /** Back to the start (the records were deleted). */
+  reset(): void {
+    for (const source of ["stdout", "stderr"] as const) {
+      this.#positions[source] = { seq: 0, offset: 0 };
+    }
+  }
+
+  /**
+   * The next records, oldest first, at most `maxChars` of content (a longer
+   * record is cut); the cursor moves past what is returned.
+   */
+  page(sources: OutputSource[], maxChars: number): Page {
+    const skip = Math.max(...sources.map((s) => this.#positions[s].offset));
+    const { records, complete, lastSeq } = this.#query(sources, { maxChars: maxChars + skip });
+    const page: IoRecord[] = [];
+    let chars = 0;
+    let bytes = 0;
+    let cut: { source: OutputSource; seq: number; offset: number } | null = null;
+    for (const record of records) {
+      const content = this.#unreadPart(record);
+      const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
+      const roomChars = maxChars - chars;
+      const roomBytes = REPLY_OUTPUT_BYTES - bytes;
+      if (content.length > roomChars || cost > roomBytes) {
+        const fit = Math.min(roomChars, Math.floor(content.length * roomBytes / cost));
+        const take = cutPoint(content, page.length === 0 ? Math.max(1, fit) : fit);
+        if (take > 0) {
+          page.push({ ...record, content: content.slice(0, take) });
+          const offset = content === record.content ? 0 : record.content.length - content.length;
+          cut = { source: record.source as OutputSource, seq: record.seq, offset: offset + take };
+        }
+        break;
+      }
+      page.push({ ...record, content });
+      chars += content.length;
+      bytes += cost;
+    }
+    const whole = complete && cut === null && page.length === records.length;
+    // Records that decode to nothing (escape sequences only) are passed too.
+    const end = whole ? Math.max(lastSeq ?? 0, page.at(-1)?.seq ?? 0) : page.at(-1)?.seq;
+    if (end !== undefined && end > 0) {
+      this.#moveTo(sources, end);
+      if (cut !== null) this.#positions[cut.source] = { seq: cut.seq, offset: cut.offset };
+    }
+    return { records: page, complete: whole };
+  }
+
+  /**
+   * Everything unread as one text, at most `maxChars` long: past that, its
+   * head and tail around a marker. The cursor moves to `endSeq` (the newest
+   * record of the process).
+   */
+  text(sources: OutputSource[], maxChars: number, endSeq: number): Text {
+    const all = this.#query(sources, { maxChars: maxChars + 1 });
+    const whole = all.records.map((r) => this.#unreadPart(r)).join("");
+    if (all.complete && whole.length <= maxChars && jsonBytes(whole) <= REPLY_OUTPUT_BYTES) {
+      this.#moveTo(sources, endSeq);
+      return { text: whole, omitted: 0 };
+    }
+    const headChars = maxChars < MIN_HEAD_AND_TAIL ? 0 : Math.floor((maxChars - MARKER_ROOM) / 2);
+    const head = headChars === 0 ? "" : join(this.page(sources, headChars).records);
+    const room = maxChars < MIN_HEAD_AND_TAIL ? maxChars : maxChars - MARKER_ROOM - head.length;
+    const budget = REPLY_OUTPUT_BYTES - jsonBytes(head) - MARKER_ROOM;
+    const tail = this.#tail(sources, Math.max(0, room), budget);
+    // What lies between the head and the tail is counted, then passed over.
+    const omitted = this.#unreadChars(sources) - tail.length;
+    this.#moveTo(sources, endSeq);
+    if (maxChars < MIN_HEAD_AND_TAIL) return { text: tail, omitted };
+    const marker = `\n[… ${omitted} characters omitted; process_read has them …]\n`;
+    return { text: head + marker + tail, omitted };
+  }
+
+  /** Moves the cursor past everything up to `endSeq` (what a rendered screen stood for). */
+  skip(sources: OutputSource[], endSeq: number): void {
+    this.#moveTo(sources, endSeq);
+  }
+
+  /** The last `chars` characters of unread output, without moving the cursor. */
+  peek(sources: OutputSource[], chars: number): string {
+    return this.#tail(sources, chars, REPLY_OUTPUT_BYTES);
+  }
+
+  #moveTo(sources: OutputSource[], seq: number): void {
+    for (const source of sources) this.#positions[source] = { seq, offset: 0 };
+  }
+
+  #query(sources: OutputSource[], q: { maxChars?: number; newest?: boolean }) {
+    const afterSeq: Partial<Record<OutputSource, number>> = {};
+    for (const s of sources) {
+      const { seq, offset } = this.#positions[s];
+      afterSeq[s] = offset > 0 ? seq - 1 : seq;
+    }
+    return this.#store.query(this.#processId, { sources, afterSeq, dropCR: this.#dropCR, ...q });
+  }
+
+  /** The part of `record` the cursor has not passed yet. */
+  #unreadPart(record: IoRecord): string {
+    const position = this.#positions[record.source as OutputSource];
+    return record.seq === position.seq ? record.content.slice(position.offset) : record.content;
+  }
+
+  /** Characters not returned yet: decodes all of them (see the module doc). */
+  #unreadChars(sources: OutputSource[]): number {
+    return this.#query(sources, {}).records.reduce((n, r) => n + this.#unreadPart(r).length, 0);
+  }
+
+  /** The last `chars` unread characters within `bytes` of JSON. */
+  #tail(sources: OutputSource[], chars: number, bytes: number): string {
+    const { records } = this.#query(sources, { maxChars: Math.max(1, chars), newest: true });
+    return fitEnd(records.map((r) => this.#unreadPart(r)).join(""), chars, bytes);
+  }
+}
+
+/**
+ * Records of the time window `q` selects, newest kept when `maxChars` or the
+ * byte budget is reached (the oldest record kept may be cut at its start).
+ */
+export function newestPage(
+  store: RecordStore,
+  processId: number,
+  q: {
+    sources: IoRecord["source"][];
+    sinceTimestamp: number;
+    maxChars: number;
+    dropCR: boolean;
+  },
+): Page {
+  const { records, complete } = store.query(processId, { ...q, newest: true });
+  let chars = 0;
+  let bytes = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i];
+    const cost = jsonBytes(record.content) + RECORD_OVERHEAD_BYTES;
+    if (chars + record.content.length <= q.maxChars && bytes + cost <= REPLY_OUTPUT_BYTES) {
+      chars += record.content.length;
+      bytes += cost;
+      continue;
+    }
+    const content = fitEnd(record.content, q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
+    const kept = content === "" ? records.slice(i + 1) : records.slice(i);
+    if (content !== "") kept[0] = { ...record, content };
+    return { records: kept.length > 0 ? kept : [{ ...record, content }], complete: false };
+  }
+  return { records, complete };
+}
+
+function join(records: IoRecord[]): string {
+  return records.map((r) => r.content).join("");
+}
+
+/** Where to cut `text` to keep at most `n` characters, never between a surrogate pair. */
+function cutPoint(text: string, n: number): number {
+  if (n >= text.length) return text.length;
+  const code = text.charCodeAt(n - 1);
+  return n > 1 && code >= 0xd800 && code <= 0xdbff ? n - 1 : Math.max(0, n);
+}
+
+/** The end of `text`: at most `chars` characters and `bytes` bytes of JSON. */
+function fitEnd(text: string, chars: number, bytes: number): string {
+  let keep = Math.min(text.length, chars);
+  for (;;) {
+    let start = text.length - keep;
+    const code = text.charCodeAt(start);
+    if (start > 0 && code >= 0xdc00 && code <= 0xdfff) start++;
+    const end = text.slice(start);
+    const size = jsonBytes(end);
+    if (size <= bytes || end === "") return end;
+    keep = Math.floor(end.length * bytes / size * 0.95);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Waiting for a program: until it is ready for input again, until it exits,
+ * or until its output matches a pattern, within a bound. "Ready" comes from
+ * what the kernel says (see src/terminal/posix/input_state.ts): the program
+ * is blocked reading its terminal or stdin, having taken what was written to
+ * it. A short settle ({@link SETTLE_MS} without new output while it stays
+ * so) makes sure the reply holds all the program wrote before it blocked.
+ * Where the OS cannot tell (no /proc; relays like ssh), `quiet_ms` of
+ * silence after a prompt-like last line counts as ready. A per-process
+ * `prompt` regex, where given, decides instead: ready when it matches the
+ * last line, whatever the kernel says.
+ *
+ * No fixed sleeps: the kernel is asked right after output arrives and then
+ * at a cadence that starts at a quarter millisecond and backs off to 50 ms
+ * the longer the program stays busy (each ask costs about 0.1 ms), so a REPL
+ * that answers in 1 ms is returned within a few ms, and a long job costs
+ * little.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { looksLikePrompt } from "./wait.ts";
+ *
+ * assert.ok(looksLikePrompt("user@host:~$ "));
+ * assert.ok(looksLikePrompt("Password: "));
+ * assert.ok(!looksLikePrompt("compiling 3/10"));
+ * ```
+ * @module
+ */
+import { sleep } from "../platform.ts";
+import type { InputState } from "../terminal/terminal.ts";
+import type { ProcessState, WaitMatch, WaitReason } from "./schema.ts";
+
+/** Output must stay quiet this long, with the program still reading, before a wait ends. */
+export const SETTLE_MS = 2;
+/** Bounds of the cadence at which the kernel is asked while the program is busy. */
+const MIN_CHECK_MS = 0.25;
+const MAX_CHECK_MS = 50;
+/** `expect` is tested on at most this much of the latest output. */
+const EXPECT_WINDOW = 64 * 1024;
+/** Each test of `expect` looks this far back into text it has already seen (matches spanning chunks). */
+const EXPECT_OVERLAP = 4096;
+
+/** What a wait watches: one program (a ManagedProcess). */
+export interface Waitable {
+  readonly running: boolean;
+  inputState(): InputState;
+  /** Hands output the OS already holds to the listeners now (PTY); false while some is on its way. */
+  collectOutput(): boolean;
+  /** `performance.now()` of the last output, and of the last input sent. */
+  readonly lastOutputAt: number;
+  readonly lastInputAt: number;
+  /** The output after its last newline. */
+  readonly lastLine: string;
+  /** The per-process prompt given at start, if any. */
+  readonly prompt: RegExp | null;
+  /** Calls `listener` with new output, and with null once the program ended; returns an unsubscribe. */
+  watch(listener: (text: string | null) => void): () => void;
+}
+
+/** What to wait for, and for how long. */
+export interface WaitOptions {
+  until: "ready" | "exit";
+  expect?: RegExp;
+  /** Output already there that `expect` may match (read_new and start: the unread output). */
+  seen?: string;
+  waitMs: number;
+  quietMs: number;
+  /** Aborting ends the wait at once: it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called about every `progressMs` while the wait lasts. */
+  onProgress?: (elapsedMs: number) => void;
+  progressMs?: number;
+}
+
+/** How a wait ended. */
+export interface WaitOutcome {
+  reason: Exclude<WaitReason, "none">;
+  match?: WaitMatch;
+}
+
+/** Whether `line` ends like a prompt: `$`, `#`, `%`, `>`, `:`, `?`, `]` or `)`, then spaces. */
+export function looksLikePrompt(line: string): boolean {
+  return /[$#%>:?\])]\s*$/.test(line);
+}
+
+/**
+ * What the program is doing now, as `state` reports it, and whether a wait
+ * for it to be ready may end: it waits for input or is stopped. A `prompt`
+ * given at start decides readiness alone (the kernel misjudges some
+ * programs: node's REPL reads keys while a top-level await runs).
+ */
+export function readiness(p: Waitable, quietMs: number): { state: ProcessState; ready: boolean } {
+  if (!p.running) return { state: "exited", ready: false };
+  const input = p.inputState();
+  if (input.activity === "stopped") return { state: "stopped", ready: true };
+  // A prompt counts only once the program answered the last input (not the prompt before it).
+  const answered = p.lastOutputAt > p.lastInputAt;
+  const prompted = answered && p.prompt !== null && p.prompt.test(p.lastLine);
+  const waiting = input.activity === "reading" || prompted ||
+    (input.activity === "unknown" && answered && looksLikePrompt(p.lastLine) &&
+      performance.now() - p.lastOutputAt >= quietMs);
+  const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
+  return { state, ready: p.prompt === null ? waiting : prompted };
+}
+
+/** Waits as `options` say; see the module doc. */
+export async function waitForProgram(p: Waitable, options: WaitOptions): Promise<WaitOutcome> {
+  const { expect, signal, onProgress } = options;
+  const start = performance.now();
+  const deadline = start + options.waitMs;
+  const progressMs = options.progressMs ?? 1000;
+  let nextProgress = start + progressMs;
+  let text = options.seen ?? "";
+  let scanFrom = 0;
+  let wake: (() => void) | null = null;
+  const nudge = () => wake?.();
+  let fresh = false;
+  const unwatch = p.watch((chunk) => {
+    if (chunk !== null) text += chunk;
+    fresh = true;
+    nudge();
+  });
+  signal?.addEventListener("abort", nudge);
+  let lastCheck = -Infinity;
+  let readySince: number | null = null;
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      if (expect !== undefined && text.length > scanFrom) {
+        if (text.length > EXPECT_WINDOW) {
+          scanFrom -= text.length - EXPECT_WINDOW;
+          text = text.slice(-EXPECT_WINDOW);
+        }
+        const from = Math.max(0, scanFrom - EXPECT_OVERLAP);
+        scanFrom = text.length;
+        const found = expect.exec(text.slice(from));
+        if (found !== null) return { reason: "expect", match: matchOf(found) };
+      }
+      if (!p.running) return { reason: "exit" };
+      const now = performance.now();
+      // The cadence backs off with the time since the last input (or the start).
+      const gap = Math.min(
+        MAX_CHECK_MS,
+        Math.max(MIN_CHECK_MS, (now - Math.max(start, p.lastInputAt)) / 8),
+      );
+      let nextCheck = Infinity;
+      if (options.until === "ready") {
+        // New output hints that the program may be about to read again: ask sooner.
+        const due = lastCheck + (fresh ? gap / 4 : gap);
+        if (readySince !== null || now >= due) {
+          lastCheck = now;
+          fresh = false;
+          if (readiness(p, options.quietMs).ready) {
+            // Output already in the OS is taken now; it restarts the settle, and expect is
+            // tested on it before the next check can end the wait. Output still in a pipe
+            // holds the settle off until the server has read it.
+            const taken = p.collectOutput();
+            readySince ??= now;
+            const quiet = now - Math.max(readySince, p.lastOutputAt);
+            if (quiet >= SETTLE_MS && taken) return { reason: "ready" };
+            nextCheck = now + Math.max(MIN_CHECK_MS, SETTLE_MS - quiet);
+          } else {
+            readySince = null;
+            nextCheck = now + gap;
+          }
+        } else {
+          nextCheck = due;
+        }
+      }
+      if (now >= deadline) return { reason: "timeout" };
+      if (onProgress !== undefined && now >= nextProgress) {
+        onProgress(Math.round(now - start));
+        nextProgress += progressMs;
+      }
+      const until = Math.min(nextCheck, deadline, onProgress ? nextProgress : Infinity);
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await sleep(until - performance.now(), woken.signal);
+      wake = null;
+    }
+  } finally {
+    unwatch();
+    signal?.removeEventListener("abort", nudge);
+  }
+}
+
+/** The matched text and its capture groups: numbered ("1", "2", …) and named. */
+function matchOf(found: RegExpExecArray): WaitMatch {
+  const groups: Record<string, string> = {};
+  found.slice(1).forEach((value, i) => {
+    if (value !== undefined) groups[String(i + 1)] = value;
+  });
+  for (const [name, value] of Object.entries(found.groups ?? {})) {
+    if (value !== undefined) groups[name] = value;
+  }
+  return { text: found[0], groups };
+}

@@ -1,0 +1,293 @@
+/**
+ * Whether a program waits for input, as the kernel says, not guessed from
+ * silence: the processes of the terminal's foreground process group (pipes:
+ * of the program's group) and the system call each of their threads is
+ * blocked in (Linux /proc). A thread blocked in `read` on the terminal or
+ * stdin pipe, or in `poll`/`select`/`epoll_wait` over a set holding it, is
+ * reading; a shell in `wait4` waits for its job; anything else is busy.
+ *
+ * Three refinements make the answer exact enough to end a wait on:
+ * - **Input in flight.** Right after a write the reader still sleeps in its
+ *   old `read`: a reader counts only once it has run since the write (its
+ *   scheduler run count grew), or was not reading then. A canonical-mode line
+ *   without its newline wakes nobody: it counts after {@link DELIVERY_GRACE_MS}.
+ * - **A lone Escape.** Programs that read key sequences (vim, readline) take
+ *   an ESC at the end of the input as the start of one and wait, with a
+ *   short timeout, for the rest; only when it expires do they act on it. A
+ *   reader in a wait of at most {@link KEY_SEQUENCE_WAIT_MS} after such input
+ *   counts once it has woken once more.
+ * - **Relays** (ssh, docker exec, telnet) poll the terminal and a socket at
+ *   all times, so they say nothing about the far side: `unknown`, and the
+ *   caller falls back to silence and a prompt-like line.
+ * - **Secrets.** Reading with echo off in canonical mode is a password prompt.
+ *
+ * Without /proc (macOS) the activity is always `unknown`; the line modes
+ * still tell a secret prompt.
+ *
+ * @module
+ */
+import { C, libc, lineModes, SYSCALLS, unreadBytes } from "../../../ffi/libc.ts";
+import type { InputActivity, InputState } from "../terminal.ts";
+import {
+  childrenOf,
+  epollTargets,
+  fdTarget,
+  readMemory,
+  readStat,
+  runCount,
+  syscallOf,
+  threadsOf,
+} from "./proc_tasks.ts";
+
+/**
+ * How long a canonical-mode line without its end may sit in the line
+ * discipline before the blocked reader counts as waiting for the rest: such
+ * a line wakes no one, so no run count can prove it arrived.
+ */
+export const DELIVERY_GRACE_MS = 20;
+
+/**
+ * The longest wait after an ESC taken for the rest of a key sequence (vim's
+ * timeoutlen is 1 s, readline's keyseq-timeout 0.5 s); longer waits are idle.
+ */
+export const KEY_SEQUENCE_WAIT_MS = 2000;
+
+/** What the program reads its input from. */
+export interface InputSource {
+  /** PTY: the master, whose foreground group and modes tell the slave's. */
+  master?: number;
+  /** PTY: the slave's path, as /proc/<pid>/fd shows it. */
+  terminal?: string;
+  /** Pipes: the stdin pipe, as /proc/<pid>/fd shows it (`pipe:[inode]`). */
+  pipe?: string;
+  /** Pipes: this process's read ends of the program's stdout and stderr. */
+  outputs?: number[];
+}
+
+/** What one thread is doing with respect to the input. */
+type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unknown";
+
+/** A thread of the group, classified; a reader's wait may have a timeout (ms, read lazily). */
+interface Thread {
+  pid: number;
+  tid: number;
+  activity: ThreadActivity;
+  timeoutMs?: () => number;
+}
+
+/** The group's readers just before a write: who was reading, and how often each had run. */
+interface Mark {
+  at: number;
+  incompleteLine: boolean;
+  runs: Map<number, number>;
+  /** The input ended with ESC: per reader, its run count once it had taken the input. */
+  escape: Map<number, number> | null;
+}
+
+const POLLFD_SIZE = 8;
+/** Input events a poll or epoll can wait for: POLLIN | POLLPRI | POLLRDNORM (EPOLL* alike). */
+const INPUT_EVENTS = 0x1 | 0x2 | 0x40;
+/** More fds than any program polls; bounds what is read from its memory. */
+const MAX_WATCHED_FDS = 4096;
+/** Bytes that end a canonical line (or the input): newline, carriage return, Ctrl+D. */
+const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
+const ESC = 0x1b;
+
+/** Watches whether the program led by `leader` waits for input from `source`. */
+export class InputWatch {
+  readonly #leader: number;
+  readonly #source: InputSource;
+  #mark: Mark | null = null;
+
+  constructor(leader: number, source: InputSource) {
+    this.#leader = leader;
+    this.#source = source;
+  }
+
+  /** Call right before `bytes` go to the kernel: the next reader must have seen them. */
+  beforeInput(bytes: Uint8Array): void {
+    if (!C.PROC_STAT || bytes.length === 0) return;
+    const modes = this.#modes();
+    const runs = new Map<number, number>();
+    for (const thread of this.#threads().threads) {
+      if (thread.activity !== "reading" && thread.activity !== "relay") continue;
+      runs.set(thread.tid, runCount(thread.pid, thread.tid) ?? -1);
+    }
+    this.#mark = {
+      at: performance.now(),
+      incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
+      runs,
+      escape: bytes[bytes.length - 1] === ESC ? new Map() : null,
+    };
+  }
+
+  /** What the program is doing with its input now. */
+  state(): InputState {
+    const modes = this.#modes();
+    const secret = modes !== null && !modes.echo && modes.canonical;
+    const activity = C.PROC_STAT ? this.#activity() : "unknown";
+    return { activity, secret: activity !== "busy" && activity !== "stopped" && secret };
+  }
+
+  /** Whether an output pipe holds bytes the server has not read yet. */
+  outputPending(): boolean {
+    return (this.#source.outputs ?? []).some((fd) => unreadBytes(fd) > 0);
+  }
+
+  #modes(): { echo: boolean; canonical: boolean } | null {
+    return this.#source.master === undefined ? null : lineModes(this.#source.master);
+  }
+
+  #activity(): InputActivity {
+    const { group, threads } = this.#threads();
+    const readers = threads.filter((t) => t.activity === "reading" || t.activity === "relay");
+    if (readers.length > 0) {
+      if (!readers.some((t) => this.#sawInput(t))) return "busy";
+      this.#mark = null;
+      return readers.some((t) => t.activity === "reading") ? "reading" : "unknown";
+    }
+    if (threads.some((t) => t.activity === "unknown")) return "unknown";
+    // A stopped job of a shell is no resting state: the shell takes the terminal back.
+    const stopped = group === this.#leader && threads.some((t) => t.activity === "stopped") &&
+      threads.every((t) => t.activity === "stopped" || t.activity === "child");
+    return stopped ? "stopped" : "busy";
+  }
+
+  /** Whether reader `thread` has run since the last write (or cannot have missed it). */
+  #sawInput(thread: Thread): boolean {
+    const mark = this.#mark;
+    if (mark === null) return true;
+    const before = mark.runs.get(thread.tid);
+    const now = runCount(thread.pid, thread.tid) ?? Infinity;
+    const took = before === undefined || now > before ||
+      (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
+    if (!took || mark.escape === null) return took;
+    if ((thread.timeoutMs?.() ?? Infinity) > KEY_SEQUENCE_WAIT_MS) return true;
+    // After a lone ESC, a short wait is the wait for the rest of a key sequence.
+    const seen = mark.escape.get(thread.tid);
+    if (seen === undefined) mark.escape.set(thread.tid, now);
+    return seen !== undefined && now > seen;
+  }
+
+  /** The group that owns the input, and every live thread of it, classified. */
+  #threads(): { group: number; threads: Thread[] } {
+    const master = this.#source.master;
+    const foreground = master === undefined ? -1 : libc().tcgetpgrp(master);
+    const group = foreground > 0 ? foreground : this.#leader;
+    const threads: Thread[] = [];
+    const targets = new Map<string, string | null>();
+    const seen = new Set<number>();
+    // The leader's descendants hold the group; the group's own leader is looked up
+    // directly too, in case it was orphaned away from the tree.
+    const queue = [this.#leader, group];
+    while (queue.length > 0) {
+      const pid = queue.pop()!;
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      const stat = readStat(pid);
+      if (stat === null) continue;
+      const tids = threadsOf(pid, stat);
+      queue.push(...childrenOf(pid, tids));
+      if (stat.pgrp !== group || stat.state === "Z" || stat.state === "X") continue;
+      for (const tid of tids) {
+        const state = tid === pid ? stat.state : readStat(pid, tid)?.state;
+        if (state === undefined || state === "Z" || state === "X") continue;
+        if (state === "T" || state === "t") threads.push({ pid, tid, activity: "stopped" });
+        else threads.push({ pid, tid, ...this.#classify(pid, tid, targets) });
+      }
+    }
+    return { group, threads };
+  }
+
+  /** What thread `tid` of `pid` is blocked in, as far as the input is concerned. */
+  #classify(
+    pid: number,
+    tid: number,
+    targets: Map<string, string | null>,
+  ): { activity: ThreadActivity; timeoutMs?: () => number } {
+    const call = syscallOf(pid, tid);
+    if (call === "running") return { activity: "busy" };
+    if (call === null) return { activity: readStat(pid, tid) === null ? "busy" : "unknown" };
+    const target = (fd: number) => {
+      const key = `${pid}:${fd}`;
+      if (!targets.has(key)) targets.set(key, fdTarget(pid, fd));
+      return targets.get(key)!;
+    };
+    const { nr, args } = call;
+    if (SYSCALLS.reads.includes(nr)) {
+      return { activity: this.#isInput(target(Number(args[0]))) ? "reading" : "busy" };
+    }
+    if (SYSCALLS.waits.includes(nr)) return { activity: "child" };
+    const watched = this.#watchedFds(pid, nr, args);
+    if (watched === undefined) return { activity: "busy" };
+    if (watched === null) return { activity: "unknown" };
+    if (!watched.some((fd) => this.#isInput(target(fd)))) return { activity: "busy" };
+    const relay = watched.some((fd) => target(fd)?.startsWith("socket:"));
+    return { activity: relay ? "relay" : "reading", timeoutMs: () => timeoutOf(pid, nr, args) };
+  }
+
+  /**
+   * The fds a poll, select or epoll wait watches for input; undefined for any
+   * other call, null when the set cannot be read.
+   */
+  #watchedFds(pid: number, nr: number, args: bigint[]): number[] | null | undefined {
+    if (SYSCALLS.polls.includes(nr)) {
+      const count = Math.min(Number(args[1]), MAX_WATCHED_FDS);
+      const bytes = readMemory(pid, args[0], count * POLLFD_SIZE);
+      if (bytes === null) return null;
+      const view = new DataView(bytes.buffer);
+      const fds: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const fd = view.getInt32(i * POLLFD_SIZE, true);
+        if (fd >= 0 && view.getInt16(i * POLLFD_SIZE + 4, true) & INPUT_EVENTS) fds.push(fd);
+      }
+      return fds;
+    }
+    if (SYSCALLS.selects.includes(nr)) {
+      const count = Math.min(Number(args[0]), MAX_WATCHED_FDS);
+      if (args[1] === 0n) return [];
+      const bytes = readMemory(pid, args[1], Math.ceil(count / 8));
+      if (bytes === null) return null;
+      const fds: number[] = [];
+      for (let fd = 0; fd < count; fd++) if (bytes[fd >> 3] & (1 << (fd & 7))) fds.push(fd);
+      return fds;
+    }
+    if (SYSCALLS.epolls.includes(nr)) {
+      return epollTargets(pid, Number(args[0]))
+        .filter((t) => t.events & INPUT_EVENTS)
+        .map((t) => t.fd);
+    }
+    return undefined;
+  }
+
+  #isInput(target: string | null): boolean {
+    if (target === null) return false;
+    const { terminal, pipe } = this.#source;
+    // A program that opened /dev/tty (getpass, ssh, less) reads its controlling terminal:
+    // for every process of the foreground group, that is ours.
+    return target === pipe ||
+      (terminal !== undefined && (target === terminal || target === "/dev/tty"));
+  }
+}
+
+/**
+ * The timeout of a poll, select or epoll wait of `pid`, in milliseconds
+ * (Infinity: none). A pointer's struct is read from the program's memory:
+ * while the call waits, it still holds what was asked for.
+ */
+function timeoutOf(pid: number, nr: number, args: bigint[]): number {
+  const at = SYSCALLS.timeouts[nr];
+  if (at === undefined) return Infinity;
+  const value = args[at.arg];
+  if (at.unit === "ms") {
+    const ms = Number(BigInt.asIntN(32, value));
+    return ms < 0 ? Infinity : ms;
+  }
+  if (value === 0n) return Infinity;
+  const bytes = readMemory(pid, value, 16);
+  if (bytes === null) return Infinity;
+  const view = new DataView(bytes.buffer);
+  const fraction = Number(view.getBigInt64(8, true));
+  return Number(view.getBigInt64(0, true)) * 1000 +
+    fraction / (at.unit === "timeval" ? 1000 : 1_000_000);
+}

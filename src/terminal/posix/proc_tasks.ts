@@ -1,0 +1,169 @@
+/**
+ * What Linux's /proc tells about the processes and threads of a program:
+ * their state and group, their children, the system call a thread is blocked
+ * in and its arguments, where an fd leads, and the memory a `poll` or
+ * `select` reads its fd set from. Every reader returns null (or nothing)
+ * for a task that is gone, or whose files it may not read (a setuid program
+ * like sudo): callers treat that as "cannot tell".
+ *
+ * Reading another process's `syscall` and `mem` needs ptrace rights, which a
+ * parent has over its descendants: the programs Portal started.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readStat, threadsOf } from "./proc_tasks.ts";
+ *
+ * const self = readStat(Deno.pid);
+ * if (self !== null) { // Linux
+ *   assert.ok(self.threads > 1); // Deno runs worker threads
+ *   assert.ok(threadsOf(Deno.pid, self).includes(Deno.pid));
+ * }
+ * ```
+ * @module
+ */
+
+/** A process's (or thread's) line of /proc/<pid>/stat, the fields Portal uses. */
+export interface TaskStat {
+  /** R running, S sleeping, D disk, T/t stopped, Z zombie, X dead, … */
+  state: string;
+  pgrp: number;
+  threads: number;
+}
+
+/** A thread blocked in a system call: its number and its six arguments. */
+export interface BlockedCall {
+  nr: number;
+  args: bigint[];
+}
+
+/** Shared by every read: /proc files are small, and reads are synchronous. */
+const BUFFER = new Uint8Array(16 * 1024);
+const decoder = new TextDecoder();
+
+/**
+ * A /proc file's text, or null when it is gone or not ours to read. Open,
+ * read, close: readTextFileSync's extra stat costs a third more here.
+ */
+function readText(path: string): string | null {
+  let file: Deno.FsFile | undefined;
+  try {
+    file = Deno.openSync(path);
+    let text = "";
+    for (;;) {
+      const n = file.readSync(BUFFER);
+      if (n === null || n === 0) return text;
+      text += decoder.decode(BUFFER.subarray(0, n));
+    }
+  } catch {
+    return null; // Gone meanwhile, or not ours to read.
+  } finally {
+    file?.close();
+  }
+}
+
+function taskPath(pid: number, tid?: number): string {
+  return tid === undefined || tid === pid ? `/proc/${pid}` : `/proc/${pid}/task/${tid}`;
+}
+
+/** State, process group and thread count of a process, or of one of its threads. */
+export function readStat(pid: number, tid?: number): TaskStat | null {
+  const stat = readText(`${taskPath(pid, tid)}/stat`);
+  if (stat === null) return null;
+  // "pid (comm) state ppid pgrp session …": comm may hold spaces and ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0], pgrp: Number(fields[2]), threads: Number(fields[17]) };
+}
+
+/** The thread ids of a process (just `pid` when it has one thread). */
+export function threadsOf(pid: number, stat: TaskStat): number[] {
+  if (stat.threads <= 1) return [pid];
+  try {
+    return [...Deno.readDirSync(`/proc/${pid}/task`)].map((entry) => Number(entry.name));
+  } catch {
+    return [];
+  }
+}
+
+/** Children of the threads `tids` of `pid` (needs CONFIG_PROC_CHILDREN; else none). */
+export function childrenOf(pid: number, tids: number[]): number[] {
+  return tids.flatMap((tid) =>
+    (readText(`/proc/${pid}/task/${tid}/children`) ?? "").split(" ").filter(Boolean).map(Number)
+  );
+}
+
+/**
+ * The system call thread `tid` of `pid` is blocked in, `"running"` when it
+ * runs, or null when it is in none (a fault, a stop), gone or not readable.
+ */
+export function syscallOf(pid: number, tid: number): BlockedCall | "running" | null {
+  const text = readText(`${taskPath(pid, tid)}/syscall`);
+  if (text === null) return null;
+  if (text.startsWith("running")) return "running";
+  const [nr, ...args] = text.trim().split(" ");
+  if (nr === "-1" || args.length < 6) return null;
+  return { nr: Number(nr), args: args.slice(0, 6).map((a) => BigInt(a)) };
+}
+
+/** How often the scheduler has run thread `tid` so far: it grows each time it wakes. */
+export function runCount(pid: number, tid: number): number | null {
+  const text = readText(`${taskPath(pid, tid)}/schedstat`);
+  return text === null ? null : Number(text.split(" ")[2]);
+}
+
+/** Where fd `fd` of `pid` leads: `/dev/pts/3`, `pipe:[123]`, `socket:[456]`, … */
+export function fdTarget(pid: number, fd: number): string | null {
+  try {
+    return Deno.readLinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/** This process's fds that lead to one of `targets` (e.g. the read ends of a child's pipes). */
+export function ownFdsOf(targets: (string | null)[]): number[] {
+  const wanted = new Set(targets.filter((t) => t !== null));
+  if (wanted.size === 0) return [];
+  const fds: number[] = [];
+  try {
+    for (const entry of Deno.readDirSync("/proc/self/fd")) {
+      const fd = Number(entry.name);
+      const target = fdTarget(Deno.pid, fd);
+      if (target !== null && wanted.has(target)) fds.push(fd);
+    }
+  } catch {
+    // No /proc: nothing to watch.
+  }
+  return fds;
+}
+
+/** `length` bytes of `pid`'s memory at `address`, or null when unreadable. */
+export function readMemory(pid: number, address: bigint, length: number): Uint8Array | null {
+  if (address === 0n || length <= 0) return null;
+  let file: Deno.FsFile | undefined;
+  try {
+    file = Deno.openSync(`/proc/${pid}/mem`);
+    file.seekSync(address, Deno.SeekMode.Start);
+    const bytes = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      const n = file.readSync(bytes.subarray(filled));
+      if (n === null || n === 0) return null;
+      filled += n;
+    }
+    return bytes;
+  } catch {
+    return null;
+  } finally {
+    file?.close();
+  }
+}
+
+/** The fds an epoll instance of `pid` watches, with the events it watches them for. */
+export function epollTargets(pid: number, epfd: number): { fd: number; events: number }[] {
+  const info = readText(`/proc/${pid}/fdinfo/${epfd}`) ?? "";
+  return [...info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)].map((m) => ({
+    fd: Number(m[1]),
+    events: parseInt(m[2], 16),
+  }));
+}
