@@ -11,10 +11,9 @@ import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
 import { keyBytes } from "./keys.ts";
-import { OutputDecoder } from "./output_decoder.ts";
 import { pasteOf } from "./paste.ts";
-import { newestPage, ReadCursor } from "./read_cursor.ts";
-import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
+import { type LogPage, ProcessLog } from "./process_log.ts";
+import type { RecordStore } from "./record_store.ts";
 import type {
   LaunchSpec,
   ProcessDetails,
@@ -27,16 +26,6 @@ import type {
 } from "./schema.ts";
 import { Screen, type TerminalModes } from "./screen.ts";
 import { readiness, type Waitable } from "./wait.ts";
-
-/** Which records a read selects. */
-export interface ReadOptions {
-  sources: Source[];
-  /** Cap on the characters of content returned. */
-  maxChars: number;
-}
-
-/** The output kept for prompt matching: the end of the last line. */
-const LAST_LINE_CHARS = 1024;
 
 /** A program under Portal's management. */
 export class ManagedProcess implements Waitable {
@@ -52,30 +41,11 @@ export class ManagedProcess implements Waitable {
   readonly #screen: Screen | undefined;
   /** The terminal size now (a resize changes it; `spec` keeps what was asked for). */
   #size: { cols: number; rows: number };
-  readonly #store: RecordStore;
-  /** Records per source since the last clear. */
-  readonly #counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-  /** Where `process_read_new` and the waiting calls stand in the output. */
-  readonly #cursor: ReadCursor;
+  /** Its records: what it wrote and what it was sent. */
+  readonly #log: ProcessLog;
   readonly prompt: RegExp | null;
-  lastOutputAt = -Infinity;
   lastInputAt = -Infinity;
-  /** The newest output seq, and the last line as of it (computed when asked). */
-  #outputSeq = 0;
-  #lastLine = { seq: 0, text: "" };
-  readonly #watchers = new Set<(text: string | null) => void>();
-  /** Decoders for the watchers only: records are stored raw and decoded when read. */
-  #liveDecoders: Record<OutputSource, OutputDecoder> | null = null;
-  #seq = 0;
-  #lastTimestamp = -1;
-  #endNs: number | undefined;
-  readonly #startPerf = performance.now();
   #lastActivity = performance.now();
-  /** Bytes dropped by the store's cap per source, and the newest dropped record's timestamp. */
-  readonly #dropped: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-  #droppedUntil = -1;
-  /** Of those, bytes `process_read_new` had not returned yet: reported once, by the next one. */
-  readonly #unread: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
   #killing = false;
   #markEnded!: () => void;
   readonly #onEnd: (process: ManagedProcess) => void;
@@ -94,8 +64,7 @@ export class ManagedProcess implements Waitable {
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
-    this.#store = store;
-    this.#cursor = new ReadCursor(store, id, { dropCR: spec.pty });
+    this.#log = new ProcessLog(store, id, { dropCR: spec.pty });
     this.prompt = spec.prompt === "" ? null : new RegExp(spec.prompt, "m");
     this.#onEnd = onEnd;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
@@ -120,7 +89,7 @@ export class ManagedProcess implements Waitable {
     this.#screen = screen;
     store.track(id, {
       keepAfter: screen && (() => screen.parsedSeq),
-      dropped: (record, bytes) => this.#onDropped(record, bytes),
+      dropped: (record, bytes) => this.#log.dropped(record, bytes),
     });
     // A real terminal answers the program's queries (cursor position, device attributes).
     screen?.onReply((data) => {
@@ -134,11 +103,6 @@ export class ManagedProcess implements Waitable {
   /** OS process id of the program (the leader of its process group). */
   get pid(): number {
     return this.#terminal.pid;
-  }
-
-  /** Nanoseconds since the process started; for an ended process, its age at the end. */
-  elapsedNs(): number {
-    return this.#endNs ?? Math.round((performance.now() - this.#startPerf) * 1e6);
   }
 
   /** Milliseconds since the last read or write. */
@@ -157,7 +121,7 @@ export class ManagedProcess implements Waitable {
     if (bytes.length === 0) return 0;
     this.#terminal.write(bytes);
     this.lastInputAt = performance.now();
-    this.#record("stdin", bytes);
+    this.#log.append("stdin", bytes);
     return bytes.length;
   }
   /**
@@ -210,35 +174,18 @@ export class ManagedProcess implements Waitable {
     return readiness(this, quietMs).state;
   }
 
-  /** The output after its last newline (stdout and stderr), for prompts. */
-  get lastLine(): string {
-    if (this.#lastLine.seq !== this.#outputSeq) {
-      const { records } = this.#store.query(this.id, {
-        sources: ["stdout", "stderr"],
-        maxChars: LAST_LINE_CHARS,
-        newest: true,
-        dropCR: this.spec.pty,
-      });
-      const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
-      this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
-    }
-    return this.#lastLine.text;
+  /** `performance.now()` of the last output. */
+  get lastOutputAt(): number {
+    return this.#log.lastOutputAt;
   }
 
-  /**
-   * Calls `listener` with each new chunk of output as text, and with null once
-   * the program ended; returns an unsubscribe.
-   */
+  /** The output after its last newline (stdout and stderr), for prompts. */
+  get lastLine(): string {
+    return this.#log.lastLine;
+  }
+
   watch(listener: (text: string | null) => void): () => void {
-    this.#watchers.add(listener);
-    this.#liveDecoders ??= {
-      stdout: new OutputDecoder({ dropCR: this.spec.pty }),
-      stderr: new OutputDecoder({ dropCR: this.spec.pty }),
-    };
-    return () => {
-      this.#watchers.delete(listener);
-      if (this.#watchers.size === 0) this.#liveDecoders = null;
-    };
+    return this.#log.watch(listener);
   }
 
   /** The input modes of a PTY's screen (null on pipes). */
@@ -282,68 +229,24 @@ export class ManagedProcess implements Waitable {
     return this.#screen!.snapshot(options);
   }
 
-  /**
-   * Records not returned by an earlier `readNew` (or waiting call) for these
-   * sources, oldest first, at most `maxChars` of content (a longer record is
-   * cut, the rest comes next time); the cursors move past what is returned.
-   */
+  /** Unread output as records, at most `maxChars` (see {@link ProcessLog.readNew}). */
   readNew(options: { sources: OutputSource[]; maxChars: number }): RecordPage {
-    const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
-    return this.#page(records, complete, this.#takeUnreadDrops(options.sources));
-  }
-
-  /**
-   * Unread output as one text (head and tail past `maxChars`); the cursors
-   * move to the end. `dropped`: unread bytes the store's cap dropped.
-   */
-  readText(
-    sources: OutputSource[],
-    maxChars: number,
-  ): { text: string; omitted: number; dropped: number } {
-    const dropped = this.#takeUnreadDrops(sources);
-    return { ...this.#cursor.text(sources, maxChars, this.#seq), dropped };
-  }
-
-  /** Marks all output so far as read (it was shown as a rendered screen instead). */
-  skipUnread(sources: OutputSource[]): void {
-    this.#takeUnreadDrops(sources);
-    this.#cursor.skip(sources, this.#seq);
-  }
-
-  /** The last `chars` characters of unread output; the cursors stay. */
-  peekUnread(sources: OutputSource[], chars: number): string {
-    return this.#cursor.peek(sources, chars);
+    return this.#page(this.#log.readNew(options));
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: ReadOptions & { windowNs: number }): RecordPage {
-    const since = Math.max(0, this.elapsedNs() - options.windowNs);
-    const { records, complete } = newestPage(this.#store, this.id, {
-      sources: options.sources,
-      sinceTimestamp: since,
-      maxChars: options.maxChars,
-      dropCR: this.spec.pty,
-    });
-    // The window reaches back past the oldest record kept: say how much is gone before it.
-    const dropped = since <= this.#droppedUntil
-      ? options.sources.reduce((sum, source) => sum + this.#dropped[source], 0)
-      : 0;
-    return this.#page(records, complete, dropped);
+  read(options: { sources: Source[]; maxChars: number; windowNs: number }): RecordPage {
+    return this.#page(this.#log.read(options));
   }
 
-  /** Unread bytes of `sources` the cap dropped since the last read: reported once. */
-  #takeUnreadDrops(sources: OutputSource[]): number {
-    let dropped = 0;
-    for (const source of sources) {
-      dropped += this.#unread[source];
-      this.#unread[source] = 0;
-    }
-    return dropped;
+  /** Where the read tools and the waits read: the process's records. */
+  get log(): ProcessLog {
+    return this.#log;
   }
 
   /** Everything known about the process: the one source of every JSON view of it. */
   describe(): ProcessDetails {
-    const counts = this.#counts;
+    const counts = this.#log.counts;
     return {
       id: this.id,
       command: this.spec.command,
@@ -387,17 +290,9 @@ export class ManagedProcess implements Waitable {
 
   /** Forgets the records (the process stays), and the `process_read_new` cursors with them. */
   clearRecords(): number {
-    const counts = this.#counts;
-    const removed = counts.stdin + counts.stdout + counts.stderr;
     // What the screen has not parsed yet is about to go.
     this.#screen?.takeBacklog();
-    this.#store.deleteRecords(this.id);
-    counts.stdin = counts.stdout = counts.stderr = 0;
-    this.#cursor.reset();
-    this.#dropped.stdin = this.#dropped.stdout = this.#dropped.stderr = 0;
-    this.#unread.stdout = this.#unread.stderr = 0;
-    this.#droppedUntil = -1;
-    return removed;
+    return this.#log.clear();
   }
 
   /** Frees the screen; the process must have ended. */
@@ -407,64 +302,21 @@ export class ManagedProcess implements Waitable {
 
   /** Backend callback: a chunk of output. */
   onData(source: OutputSource, bytes: Uint8Array): void {
-    const seq = this.#record(source, bytes);
+    const seq = this.#log.append(source, bytes);
     this.#screen?.write(bytes, seq);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
-    this.#store.flush();
-    this.#endNs = this.#nextTimestamp();
+    this.#log.end();
     this.exit = info;
     this.endedAt = new Date();
     this.status = this.#killing ? "killed" : "exited";
     this.#onEnd(this);
     this.#markEnded();
-    if (this.#liveDecoders !== null) {
-      for (const source of ["stdout", "stderr"] as const) {
-        this.#notify(this.#liveDecoders[source].decode());
-      }
-    }
-    for (const watcher of this.#watchers) watcher(null);
   }
 
-  /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
-  #nextTimestamp(): number {
-    this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
-    return this.#lastTimestamp;
-  }
-
-  /**
-   * The one way bytes enter the records, exactly as they came (a filter that
-   * must see every byte before it is stored belongs here). Returns the seq.
-   */
-  #record(source: Source, bytes: Uint8Array): number {
-    const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
-    this.#counts[source]++;
-    this.#store.append(this.id, record);
-    if (source !== "stdin") {
-      this.#outputSeq = record.seq;
-      this.lastOutputAt = performance.now();
-      if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
-    }
-    return record.seq;
-  }
-
-  #notify(text: string): void {
-    if (text === "") return;
-    for (const watcher of this.#watchers) watcher(text);
-  }
-
-  /** A record dropped by the store's cap (oldest first). */
-  #onDropped(record: Omit<RawRecord, "bytes">, bytes: number): void {
-    this.#dropped[record.source] += bytes;
-    this.#droppedUntil = record.timestamp;
-    if (record.source !== "stdin" && record.seq > this.#cursor.seqOf(record.source)) {
-      this.#unread[record.source] += bytes;
-    }
-  }
-
-  #page(records: IoRecord[], complete: boolean, dropped: number): RecordPage {
+  #page({ records, complete, dropped }: LogPage): RecordPage {
     return {
       id: this.id,
       status: this.status,

@@ -22,7 +22,6 @@
  * ```
  * @module
  */
-import { resolve } from "node:path";
 import { PortalError } from "../errors.ts";
 import { withTimeout } from "../async.ts";
 import {
@@ -31,15 +30,16 @@ import {
   KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
-  TERMINAL_SIZE,
 } from "../limits.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
+import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { RecordStore } from "./record_store.ts";
 import {
   type KillAllResult,
   type KillResult,
   killResult,
+  launchSpec,
   type ProcessDetails,
   type ProcessSummary,
   processSummary,
@@ -74,22 +74,16 @@ export interface IdCounter {
 export class ProcessManager {
   #store: RecordStore;
   #processes = new Map<number, ManagedProcess>();
-  #idleTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
+  #idle = new IdleTimeouts<ManagedProcess>(async (process) => {
+    await process.kill(KILL_GRACE_MS);
+    if (this.#processes.get(process.id) === process) this.#remove(process);
+  });
   #ids: IdCounter;
-  /** Waits in progress per process: a waiting agent is not idle. */
-  #waits = new Map<number, number>();
 
   constructor(store: RecordStore, ids: IdCounter = { next: 1 }) {
     this.#store = store;
     this.#ids = ids;
-  }
-
-  get #nextId(): number {
-    return this.#ids.next;
-  }
-
-  set #nextId(id: number) {
-    this.#ids.next = id;
   }
 
   /**
@@ -102,23 +96,13 @@ export class ProcessManager {
   ): Promise<ProcessSummary & Partial<StepReply>> {
     if (request.prompt !== undefined) compileRegex(request.prompt, "prompt");
     checkStep(request);
-    const spec = {
-      command: request.command.trim(),
-      args: request.args ?? [],
-      cwd: resolve(Deno.cwd(), request.cwd ?? "."),
-      env: request.env ?? {},
-      pty: request.pty ?? false,
-      timeout_ms: request.timeout_ms ?? 0,
-      cols: request.cols ?? TERMINAL_SIZE.defaultCols,
-      rows: request.rows ?? TERMINAL_SIZE.defaultRows,
-      prompt: request.prompt ?? "",
-    };
-    const process = new ManagedProcess(this.#nextId, spec, this.#store, (p) => this.#ended(p));
-    this.#nextId++;
+    const spec = launchSpec(request, Deno.cwd());
+    const process = new ManagedProcess(this.#ids.next, spec, this.#store, (p) => this.#ended(p));
+    this.#ids.next++;
     this.#processes.set(process.id, process);
     const details = process.describe();
     this.#store.saveProcess(details);
-    this.#armIdleTimer(process);
+    this.#idle.arm(process, this.#timeoutOf(process));
     const step = await this.#step(process, request, control, ["stdout", "stderr"], "none", false);
     return { ...project(processSummary, details), ...step };
   }
@@ -340,15 +324,12 @@ export class ProcessManager {
     defaultWait: "ready" | "none",
     fresh: boolean,
   ): Promise<StepReply> {
-    this.#waits.set(process.id, (this.#waits.get(process.id) ?? 0) + 1);
-    clearTimeout(this.#idleTimers.get(process.id));
+    this.#idle.hold(process);
     try {
       return await runStep(process, request, control, { sources, defaultWait, fresh });
     } finally {
-      const waits = (this.#waits.get(process.id) ?? 1) - 1;
-      if (waits > 0) this.#waits.set(process.id, waits);
-      else this.#waits.delete(process.id);
-      this.#touch(process);
+      process.touch();
+      this.#idle.release(process, this.#timeoutOf(process));
     }
   }
 
@@ -357,7 +338,7 @@ export class ProcessManager {
     if (!process) {
       throw new PortalError(
         `No process with id ${id}` +
-          (id < this.#nextId ? " (it was cleaned up, or removed by its idle timeout)" : "") +
+          (id < this.#ids.next ? " (it was cleaned up, or removed by its idle timeout)" : "") +
           ". Call process_list to see the current ids.",
       );
     }
@@ -384,33 +365,23 @@ export class ProcessManager {
   /** Marks agent interaction, which restarts the idle timeout. */
   #touch(process: ManagedProcess): ManagedProcess {
     process.touch();
-    this.#armIdleTimer(process);
+    this.#idle.arm(process, this.#timeoutOf(process));
     return process;
   }
 
-  /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
-  #armIdleTimer(process: ManagedProcess): void {
-    clearTimeout(this.#idleTimers.get(process.id));
-    if (process.spec.timeout_ms <= 0 || process.status !== "running") return;
-    if ((this.#waits.get(process.id) ?? 0) > 0) return;
-    const timer = setTimeout(async () => {
-      this.#idleTimers.delete(process.id);
-      await process.kill(KILL_GRACE_MS);
-      if (this.#processes.get(process.id) === process) this.#remove(process);
-    }, process.spec.timeout_ms);
-    Deno.unrefTimer(timer);
-    this.#idleTimers.set(process.id, timer);
+  /** The idle timeout that applies now: only a running process has one. */
+  #timeoutOf(process: ManagedProcess): number {
+    return process.status === "running" ? process.spec.timeout_ms : 0;
   }
 
   #ended(process: ManagedProcess): void {
-    clearTimeout(this.#idleTimers.get(process.id));
-    this.#idleTimers.delete(process.id);
+    this.#idle.clear(process);
     if (this.#processes.get(process.id) === process) this.#store.saveProcess(process.describe());
   }
 
   #remove(process: ManagedProcess): void {
     this.#processes.delete(process.id);
-    this.#waits.delete(process.id);
+    this.#idle.clear(process);
     this.#store.deleteProcess(process.id);
     process.dispose();
   }

@@ -14,6 +14,7 @@
  * ```
  * @module
  */
+import { resolve } from "node:path";
 import { z } from "zod";
 import {
   MAX_CHARS,
@@ -128,6 +129,21 @@ export type StepReply = z.infer<typeof stepReply>;
 
 /** A launch with every default applied and `cwd` made absolute. */
 export type LaunchSpec = Required<StartRequest>;
+
+/** `request` with every default applied, its `cwd` resolved against `cwd`. */
+export function launchSpec(request: StartRequest, cwd: string): LaunchSpec {
+  return {
+    command: request.command.trim(),
+    args: request.args ?? [],
+    cwd: resolve(cwd, request.cwd ?? "."),
+    env: request.env ?? {},
+    pty: request.pty ?? false,
+    timeout_ms: request.timeout_ms ?? 0,
+    cols: request.cols ?? TERMINAL_SIZE.defaultCols,
+    rows: request.rows ?? TERMINAL_SIZE.defaultRows,
+    prompt: request.prompt ?? "",
+  };
+}
 
 /** One line of `process_list`. */
 export const processSummary = z.object({

@@ -64,7 +64,7 @@ export async function runStep(
   const outcome = await waitForProgram(process, {
     until: wait,
     expect,
-    seen: options.fresh ? "" : process.peekUnread(options.sources, EXPECT_SEEN_CHARS),
+    seen: options.fresh ? "" : process.log.peekUnread(options.sources, EXPECT_SEEN_CHARS),
     waitMs,
     quietMs,
     signal: control.signal,
@@ -77,7 +77,7 @@ export async function runStep(
   const modes = await process.modes();
   if (modes?.alternateBuffer) {
     // A full-screen program's stream is cursor moves and fragments: the screen is the answer.
-    process.skipUnread(options.sources);
+    process.log.skipUnread(options.sources);
     const screen = await process.screen({});
     const text = screen.lines.join("\n");
     reply.output = text.slice(0, maxChars);
@@ -87,7 +87,7 @@ export async function runStep(
       reply.omitted_chars = text.length - maxChars;
     }
   } else {
-    const { text, omitted, dropped } = process.readText(options.sources, maxChars);
+    const { text, omitted, dropped } = process.log.readText(options.sources, maxChars);
     reply.output = text;
     if (omitted > 0) {
       reply.truncated = true;

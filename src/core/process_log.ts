@@ -1,0 +1,232 @@
+/**
+ * One process's records, as its owner and the read tools see them: bytes go
+ * in exactly as they came, stamped with a sequence number and a timestamp;
+ * text comes out through the `process_read_new` cursor, a time window, or a
+ * wait's watchers; and what the store's size cap dropped is counted so every
+ * read can say so.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProcessLog } from "./process_log.ts";
+ * import { RecordStore } from "./record_store.ts";
+ *
+ * const store = new RecordStore(":memory:");
+ * const log = new ProcessLog(store, 1, { dropCR: true });
+ * log.append("stdout", new TextEncoder().encode("\x1b[1m>>> \r\n"));
+ * const page = log.readNew({ sources: ["stdout"], maxChars: 100 });
+ * assert.deepEqual(page.records.map((r) => r.content), [">>> \n"]);
+ * assert.equal(log.lastLine, "");
+ * store.close();
+ * ```
+ * @module
+ */
+import type { OutputSource } from "../terminal/terminal.ts";
+import { OutputDecoder } from "./output_decoder.ts";
+import { newestPage, ReadCursor } from "./read_cursor.ts";
+import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
+import type { Source } from "./schema.ts";
+
+/** The output kept for prompt matching: the end of the last line. */
+const LAST_LINE_CHARS = 1024;
+
+/** Records as a read returns them, before the process adds its id and status. */
+export interface LogPage {
+  records: IoRecord[];
+  complete: boolean;
+  /** Bytes the store's cap dropped that this read would have covered. */
+  dropped: number;
+}
+
+/** The records of one process. */
+export class ProcessLog {
+  readonly #store: RecordStore;
+  readonly #id: number;
+  readonly #dropCR: boolean;
+  readonly #cursor: ReadCursor;
+  /** Records per source since the last clear. */
+  readonly counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  /** `performance.now()` of the last output. */
+  lastOutputAt = -Infinity;
+  #seq = 0;
+  #lastTimestamp = -1;
+  readonly #startPerf = performance.now();
+  #endNs: number | undefined;
+  /** The newest output seq, and the last line as of it (computed when asked). */
+  #outputSeq = 0;
+  #lastLine = { seq: 0, text: "" };
+  readonly #watchers = new Set<(text: string | null) => void>();
+  /** Decoders for the watchers only: records are stored raw and decoded when read. */
+  #liveDecoders: Record<OutputSource, OutputDecoder> | null = null;
+  /** Bytes dropped by the store's cap per source, and the newest dropped record's timestamp. */
+  readonly #dropped: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+  #droppedUntil = -1;
+  /** Of those, bytes `readNew` had not returned yet: reported once, by the next read. */
+  readonly #unread: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
+
+  /** `dropCR`: the output comes through a terminal, whose line ends are `\r\n`. */
+  constructor(store: RecordStore, id: number, options: { dropCR: boolean }) {
+    this.#store = store;
+    this.#id = id;
+    this.#dropCR = options.dropCR;
+    this.#cursor = new ReadCursor(store, id, options);
+  }
+
+  /** The newest record's seq (0 before the first). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Nanoseconds since the process started; once {@link end}ed, its age at the end. */
+  elapsedNs(): number {
+    return this.#endNs ?? Math.round((performance.now() - this.#startPerf) * 1e6);
+  }
+
+  /**
+   * The one way bytes enter the records, exactly as they came (a filter that
+   * must see every byte before it is stored belongs here). Returns the seq.
+   */
+  append(source: Source, bytes: Uint8Array): number {
+    const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
+    this.counts[source]++;
+    this.#store.append(this.#id, record);
+    if (source !== "stdin") {
+      this.#outputSeq = record.seq;
+      this.lastOutputAt = performance.now();
+      if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
+    }
+    return record.seq;
+  }
+
+  /** The program ended: its age stops, everything is committed, the watchers hear it. */
+  end(): void {
+    this.#store.flush();
+    this.#endNs = this.#nextTimestamp();
+    if (this.#liveDecoders !== null) {
+      for (const source of ["stdout", "stderr"] as const) {
+        this.#notify(this.#liveDecoders[source].decode());
+      }
+    }
+    for (const watcher of this.#watchers) watcher(null);
+  }
+
+  /** The output after its last newline (stdout and stderr), for prompts. */
+  get lastLine(): string {
+    if (this.#lastLine.seq !== this.#outputSeq) {
+      const { records } = this.#store.query(this.#id, {
+        sources: ["stdout", "stderr"],
+        maxChars: LAST_LINE_CHARS,
+        newest: true,
+        dropCR: this.#dropCR,
+      });
+      const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
+      this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
+    }
+    return this.#lastLine.text;
+  }
+
+  /**
+   * Calls `listener` with each new chunk of output as text, and with null once
+   * the program ended; returns an unsubscribe.
+   */
+  watch(listener: (text: string | null) => void): () => void {
+    this.#watchers.add(listener);
+    this.#liveDecoders ??= {
+      stdout: new OutputDecoder({ dropCR: this.#dropCR }),
+      stderr: new OutputDecoder({ dropCR: this.#dropCR }),
+    };
+    return () => {
+      this.#watchers.delete(listener);
+      if (this.#watchers.size === 0) this.#liveDecoders = null;
+    };
+  }
+
+  /**
+   * Records not returned by an earlier `readNew` (or waiting call) for these
+   * sources, oldest first, at most `maxChars` of content (a longer record is
+   * cut, the rest comes next time); the cursors move past what is returned.
+   */
+  readNew(options: { sources: OutputSource[]; maxChars: number }): LogPage {
+    const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
+    return { records, complete, dropped: this.#takeUnreadDrops(options.sources) };
+  }
+
+  /** Unread output as one text (head and tail past `maxChars`); the cursors move to the end. */
+  readText(
+    sources: OutputSource[],
+    maxChars: number,
+  ): { text: string; omitted: number; dropped: number } {
+    const dropped = this.#takeUnreadDrops(sources);
+    return { ...this.#cursor.text(sources, maxChars, this.#seq), dropped };
+  }
+
+  /** Marks all output so far as read (it was shown as a rendered screen instead). */
+  skipUnread(sources: OutputSource[]): void {
+    this.#takeUnreadDrops(sources);
+    this.#cursor.skip(sources, this.#seq);
+  }
+
+  /** The last `chars` characters of unread output; the cursors stay. */
+  peekUnread(sources: OutputSource[], chars: number): string {
+    return this.#cursor.peek(sources, chars);
+  }
+
+  /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
+  read(options: { sources: Source[]; maxChars: number; windowNs: number }): LogPage {
+    const since = Math.max(0, this.elapsedNs() - options.windowNs);
+    const { records, complete } = newestPage(this.#store, this.#id, {
+      sources: options.sources,
+      sinceTimestamp: since,
+      maxChars: options.maxChars,
+      dropCR: this.#dropCR,
+    });
+    // The window reaches back past the oldest record kept: say how much is gone before it.
+    const dropped = since <= this.#droppedUntil
+      ? options.sources.reduce((sum, source) => sum + this.#dropped[source], 0)
+      : 0;
+    return { records, complete, dropped };
+  }
+
+  /** A record the store's cap dropped (oldest first). */
+  dropped(record: Omit<RawRecord, "bytes">, bytes: number): void {
+    this.#dropped[record.source] += bytes;
+    this.#droppedUntil = record.timestamp;
+    if (record.source !== "stdin" && record.seq > this.#cursor.seqOf(record.source)) {
+      this.#unread[record.source] += bytes;
+    }
+  }
+
+  /** Deletes every record and starts the cursors over; returns how many records went. */
+  clear(): number {
+    const counts = this.counts;
+    const removed = counts.stdin + counts.stdout + counts.stderr;
+    this.#store.deleteRecords(this.#id);
+    counts.stdin = counts.stdout = counts.stderr = 0;
+    this.#cursor.reset();
+    this.#dropped.stdin = this.#dropped.stdout = this.#dropped.stderr = 0;
+    this.#unread.stdout = this.#unread.stderr = 0;
+    this.#droppedUntil = -1;
+    return removed;
+  }
+
+  /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */
+  #nextTimestamp(): number {
+    this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
+    return this.#lastTimestamp;
+  }
+
+  #notify(text: string): void {
+    if (text === "") return;
+    for (const watcher of this.#watchers) watcher(text);
+  }
+
+  /** Unread bytes of `sources` the cap dropped since the last read: reported once. */
+  #takeUnreadDrops(sources: OutputSource[]): number {
+    let dropped = 0;
+    for (const source of sources) {
+      dropped += this.#unread[source];
+      this.#unread[source] = 0;
+    }
+    return dropped;
+  }
+}
