@@ -43,7 +43,9 @@ async function measure(pty: boolean, hogs: boolean): Promise<void> {
   const { io_count } = await portal.call("process_inspect", { id: flood });
   await portal.call("process_kill_all");
   const where = `${pty ? "PTY" : "pipe"} flood${hogs ? `, ${CPUS} CPU hogs` : ""}`;
-  for (const [what, xs] of [["process_inspect", inspect], ["write → echo step", roundTrip]] as const) {
+  for (
+    const [what, xs] of [["process_inspect", inspect], ["write → echo step", roundTrip]] as const
+  ) {
     const p99 = percentile(xs, 0.99);
     row(
       "3 responsiveness",
