@@ -160,9 +160,9 @@ portalTest(
     const db = new DatabaseSync(portal.dbPath, { readOnly: true });
     try {
       const rows = db.prepare(
-        "SELECT content FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
-      ).all(id) as { content: Uint8Array }[];
-      assertEquals(rows.length, info.stdout_count);
+        "SELECT content, records FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
+      ).all(id) as { content: Uint8Array; records: number }[];
+      assertEquals(rows.reduce((sum, r) => sum + r.records, 0), info.stdout_count);
       const decoder = new TextDecoder();
       const all = rows.map((r) => decoder.decode(r.content, { stream: true })).join("");
       assertEquals(all.length, lines * 10);

@@ -5,6 +5,8 @@
  *   time ({@link RecordText}), so ingest does no decoding.
  * - **Constant-time reads.** Keys are `process_id · 2³² + seq`: a process is one
  *   range, and a query starts at a cursor or the newest, never the first record.
+ * - **Packed.** A commit writes each process's run of small records as one
+ *   row ({@link packFrames}), so a chatty program costs a row per commit.
  * - **Batched.** Appends wait in memory and are committed together every
  *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
  *   queries see them without committing. So a flood costs one transaction per
@@ -34,7 +36,7 @@
  *
  * @module
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { maxOutputBytes } from "../limits.ts";
 import {
   type QueryResult,
@@ -43,7 +45,14 @@ import {
   SOURCE_CODE,
   SOURCE_NAME,
 } from "./record_text.ts";
-import { SCHEMA } from "./record_schema.ts";
+import {
+  FRAME_RECORDS,
+  frameRecords,
+  type FrameRow,
+  packFrames,
+  unpackFrame,
+} from "./record_frames.ts";
+import { prepareStatements, SCHEMA, type Statements } from "./record_schema.ts";
 import type { ProcessDetails, Source } from "./schema.ts";
 
 export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
@@ -95,13 +104,6 @@ interface Usage {
   hooks: RetentionHooks;
 }
 
-interface Row {
-  key: number;
-  timestamp: number;
-  source: number;
-  content: Uint8Array;
-}
-
 /** The records table and the processes table in one SQLite file. */
 export class RecordStore {
   readonly #db: DatabaseSync;
@@ -112,13 +114,7 @@ export class RecordStore {
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #usage = new Map<number, Usage>();
   #vacuum = false;
-  readonly #insert: StatementSync;
-  readonly #asc: StatementSync;
-  readonly #desc: StatementSync;
-  readonly #previous: StatementSync;
-  readonly #first: StatementSync;
-  readonly #sizes: StatementSync;
-  readonly #deleteRange: StatementSync;
+  readonly #sql: Statements;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -132,32 +128,18 @@ export class RecordStore {
       ? Math.min(COMMIT_BYTES, Math.ceil(this.#maxBytes / 4))
       : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
-    // 64 KiB pages hold a 64 KiB chunk in two pages; the rollback journal writes a flood once
-    // (new pages need no journal) where a WAL writes it twice; no fsync (see the module doc).
-    // auto_vacuum must precede the first table: it lets a cleanup give the space back.
-    this.#db.exec(`PRAGMA page_size = 65536; PRAGMA auto_vacuum = INCREMENTAL;
+    // 4 KiB pages: a commit rewrites the last page of each busy process, and the kernel writes
+    // each such page back about every 30 s, so page size sets what a chatty program costs on
+    // disk (1 / 10 chatty PTYs, measured: 64 KiB pages 8.9× / 8.3× their output, 16 KiB 6.9× /
+    // 5.8×, 4 KiB 3.9× / 3.3×). A flood pays for it: 2.5× the SQLite time of 64 KiB pages.
+    // The rollback journal writes a flood once (new pages need no journal) where a WAL writes
+    // it twice; a truncated journal makes ext4 write it out at once (115× the output), a
+    // persisted one is rewritten in place; no fsync (see the module doc). auto_vacuum must
+    // precede the first table: it lets a cleanup give the space back.
+    this.#db.exec(`PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL;
       PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 2000;`);
     this.#db.exec(SCHEMA);
-    this.#insert = this.#db.prepare(
-      "INSERT INTO records (key, timestamp, source, content) VALUES (?, ?, ?, ?)",
-    );
-    // One range per process; a source that is not wanted gets a bound past the range.
-    const select = `SELECT key, timestamp, source, content FROM records WHERE key > ? AND key < ?
-      AND ((source = 0 AND key > ?) OR (source = 1 AND key > ?) OR (source = 2 AND key > ?))`;
-    this.#asc = this.#db.prepare(select + " ORDER BY key");
-    this.#desc = this.#db.prepare(select + " ORDER BY key DESC");
-    this.#previous = this.#db.prepare(
-      `SELECT key, timestamp, source, content FROM records WHERE key >= ? AND key < ?
-        AND source = ? ORDER BY key DESC LIMIT 1`,
-    );
-    this.#first = this.#db.prepare(
-      "SELECT key, timestamp FROM records WHERE key >= ? AND key < ? ORDER BY key LIMIT 1",
-    );
-    this.#sizes = this.#db.prepare(
-      `SELECT key, timestamp, source, length(content) AS size FROM records
-        WHERE key > ? AND key <= ? ORDER BY key`,
-    );
-    this.#deleteRange = this.#db.prepare("DELETE FROM records WHERE key > ? AND key <= ?");
+    this.#sql = prepareStatements(this.#db);
   }
 
   /** The per-process cap on stored bytes; 0: none. */
@@ -197,9 +179,13 @@ export class RecordStore {
     const batch = this.#pending;
     this.#pending = [];
     this.#pendingBytes = 0;
+    // Each process's records in order, so that its runs of small records pack into frames.
+    const byProcess = Map.groupBy(batch, (p) => p.processId);
     this.#transaction(() => {
-      for (const { key, record } of batch) {
-        this.#insert.run(key, record.timestamp, SOURCE_CODE[record.source], record.bytes);
+      for (const records of byProcess.values()) {
+        for (const f of packFrames(records)) {
+          this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
+        }
       }
       if (this.#maxBytes > 0) {
         for (const [processId, usage] of this.#usage) {
@@ -256,7 +242,7 @@ export class RecordStore {
   deleteRecords(processId: number): void {
     this.flush();
     const base = processId * SEQ_SPAN;
-    this.#deleteRange.run(base, base + SEQ_SPAN - 1);
+    this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1);
     const usage = this.#usage.get(processId);
     if (usage) usage.bytes = 0;
     this.#vacuum = true;
@@ -313,24 +299,26 @@ export class RecordStore {
     const keepAfter = usage.hooks.keepAfter?.() ?? SEQ_SPAN - 1;
     const target = this.#maxBytes - (this.#maxBytes >> 3);
     let last = -1;
-    for (
-      const row of this.#sizes.iterate(base, base + keepAfter) as Iterable<Row & { size: number }>
-    ) {
+    type Sized = Omit<FrameRow, "content"> & { size: number };
+    for (const row of this.#sql.sizes.iterate(base, base + keepAfter) as Iterable<Sized>) {
       if (usage.bytes <= target) break;
+      const records = frameRecords(row, base);
+      if (records[records.length - 1].seq > keepAfter) break;
       usage.bytes -= row.size;
       last = row.key;
-      usage.hooks.dropped?.(
-        { seq: row.key - base, timestamp: row.timestamp, source: SOURCE_NAME[row.source] },
-        row.size,
-      );
+      const source = SOURCE_NAME[row.source];
+      for (const { seq, timestamp, start, end } of records) {
+        usage.hooks.dropped?.({ seq, timestamp, source }, end - start);
+      }
     }
-    if (last >= 0) this.#deleteRange.run(base, last);
+    if (last >= 0) this.#sql.deleteRange.run(base, last);
   }
 
   /**
-   * The last committed key of a process whose record is older than
-   * `timestamp` (or the start of its range): a bisection, timestamps growing
-   * with seq, so a window starts there however long the history before it.
+   * The last committed key of a process whose row's first record is older
+   * than `timestamp` (or the start of its range): a bisection, timestamps
+   * growing with seq, so a window starts there however long the history
+   * before it.
    */
   #lastKeyBefore(processId: number, timestamp: number): number {
     let low = processId * SEQ_SPAN;
@@ -338,32 +326,43 @@ export class RecordStore {
     // Invariant: the answer is in [low, high); no record at or past `high` is older.
     while (high - low > 1) {
       const mid = Math.floor((low + high) / 2);
-      const row = this.#first.get(mid, high) as { key: number; timestamp: number } | undefined;
+      const row = this.#sql.first.get(mid, high) as { key: number; timestamp: number } | undefined;
       if (row === undefined || row.timestamp >= timestamp) high = mid;
       else low = row.key;
     }
     return low;
   }
 
-  /** Records of a process in key order (committed, then buffered), within `bounds` per source. */
+  /**
+   * Records of a process in key order (committed, then buffered) with keys
+   * past `low` and past `bounds` per source.
+   */
   *#scan(processId: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
     const base = processId * SEQ_SPAN;
     const high = base + SEQ_SPAN;
-    const wanted = (p: Pending) =>
-      p.processId === processId && p.key > low && p.key > bounds[SOURCE_CODE[p.record.source]];
-    const pending = this.#pending.filter(wanted).map((p) => p.record);
-    const toRecord = (row: Row): RawRecord => ({
-      seq: row.key - base,
-      timestamp: row.timestamp,
-      source: SOURCE_NAME[row.source],
-      bytes: row.content,
-    });
+    const wanted = (key: number, source: Source) => key > low && key > bounds[SOURCE_CODE[source]];
+    const pending = this.#pending
+      .filter((p) => p.processId === processId && wanted(p.key, p.record.source))
+      .map((p) => p.record);
     if (desc) yield* pending.reverse();
-    const statement = desc ? this.#desc : this.#asc;
-    for (const row of statement.iterate(low, high, ...bounds) as Iterable<Row>) {
-      yield toRecord(row);
+    // A frame that starts at or before a bound may hold records past it: the SQL bounds
+    // move back to its start, and its records are picked one by one.
+    const rowBounds = [low, ...bounds].map((b) => b < high ? this.#frameStart(base, b) : b);
+    const statement = desc ? this.#sql.desc : this.#sql.asc;
+    for (const row of statement.iterate(...rowBounds.slice(0, 1), high, ...rowBounds.slice(1))) {
+      const records = [...unpackFrame(row as unknown as FrameRow, base)];
+      if (desc) records.reverse();
+      for (const record of records) {
+        if (wanted(base + record.seq, record.source)) yield record;
+      }
     }
     if (!desc) yield* pending;
+  }
+
+  /** `key` itself, or just before the start of a frame that holds it and more after it. */
+  #frameStart(base: number, key: number): number {
+    const row = this.#sql.frameAt.get(key, base) as { key: number; count: number } | undefined;
+    return row !== undefined && row.key + row.count - 1 > key ? row.key - 1 : key;
   }
 
   /** The record of `source` just before `seq`, looked for among the few records before it. */
@@ -375,18 +374,12 @@ export class RecordStore {
         return p.record;
       }
     }
-    const row = this.#previous.get(
-      Math.max(base, base + seq - 64),
-      base + seq,
-      SOURCE_CODE[source],
-    ) as
-      | Row
+    // A frame holding the record before `seq` starts at most FRAME_RECORDS keys before it.
+    const from = Math.max(base, base + seq - 64 - FRAME_RECORDS);
+    const row = this.#sql.previous.get(from, base + seq, SOURCE_CODE[source]) as
+      | FrameRow
       | undefined;
-    return row && {
-      seq: row.key - base,
-      timestamp: row.timestamp,
-      source,
-      bytes: row.content,
-    };
+    if (row === undefined) return undefined;
+    return [...unpackFrame(row, base)].findLast((record) => record.seq < seq);
   }
 }
