@@ -187,13 +187,18 @@ export class ProcessLog {
     return { records, complete, dropped };
   }
 
-  /** A record the store's cap dropped (oldest first). */
+  /**
+   * A record the store's cap dropped (oldest first). Unread, it is counted
+   * for the next `readNew`; if that read had had part of it, the rest is.
+   */
   dropped(record: Omit<RawRecord, "bytes">, bytes: number): void {
     this.#dropped[record.source] += bytes;
     this.#droppedUntil = record.timestamp;
-    if (record.source !== "stdin" && record.seq > this.#cursor.seqOf(record.source)) {
-      this.#unread[record.source] += bytes;
-    }
+    const { source, seq } = record;
+    if (source === "stdin") return;
+    this.#unread[source] += seq > this.#cursor.seqOf(source)
+      ? bytes
+      : this.#cursor.droppedInside(source, seq);
   }
 
   /** Deletes every record and starts the cursors over; returns how many records went. */

@@ -34,10 +34,14 @@ import { REPLY_OUTPUT_BYTES } from "../limits.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import type { IoRecord, RecordStore } from "./record_store.ts";
 
-/** A cursor's place: after record `seq`, or inside it once `offset` characters were returned. */
+/**
+ * A cursor's place: after record `seq`, or inside it once `offset` characters
+ * were returned, with `rest` bytes (UTF-8) of its text still to come.
+ */
 interface Position {
   seq: number;
   offset: number;
+  rest: number;
 }
 
 /** A page of records; `complete` is false when more remained. */
@@ -73,8 +77,8 @@ export class ReadCursor {
   /** The output came through a terminal: its CRs are dropped. */
   readonly #dropCR: boolean;
   readonly #positions: Record<OutputSource, Position> = {
-    stdout: { seq: 0, offset: 0 },
-    stderr: { seq: 0, offset: 0 },
+    stdout: { seq: 0, offset: 0, rest: 0 },
+    stderr: { seq: 0, offset: 0, rest: 0 },
   };
 
   constructor(store: RecordStore, processId: number, options: { dropCR: boolean }) {
@@ -88,11 +92,21 @@ export class ReadCursor {
     return this.#positions[source].seq;
   }
 
+  /**
+   * Record `seq` of `source` was dropped: if the cursor was inside it, the
+   * bytes of the text it had not returned yet (now lost), and the cursor
+   * moves past it.
+   */
+  droppedInside(source: OutputSource, seq: number): number {
+    const { offset, rest } = this.#positions[source];
+    if (this.#positions[source].seq !== seq || offset === 0) return 0;
+    this.#positions[source] = { seq, offset: 0, rest: 0 };
+    return rest;
+  }
+
   /** Back to the start (the records were deleted). */
   reset(): void {
-    for (const source of ["stdout", "stderr"] as const) {
-      this.#positions[source] = { seq: 0, offset: 0 };
-    }
+    this.#moveTo(["stdout", "stderr"], 0);
   }
 
   /**
@@ -105,7 +119,7 @@ export class ReadCursor {
     const page: IoRecord[] = [];
     let chars = 0;
     let bytes = 0;
-    let cut: { source: OutputSource; seq: number; offset: number } | null = null;
+    let cut: { source: OutputSource; seq: number; offset: number; rest: number } | null = null;
     for (const record of records) {
       const content = this.#unreadPart(record);
       const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
@@ -117,7 +131,13 @@ export class ReadCursor {
         if (take > 0) {
           page.push({ ...record, content: content.slice(0, take) });
           const offset = content === record.content ? 0 : record.content.length - content.length;
-          cut = { source: record.source as OutputSource, seq: record.seq, offset: offset + take };
+          const rest = encoder.encode(content.slice(take)).length;
+          cut = {
+            source: record.source as OutputSource,
+            seq: record.seq,
+            offset: offset + take,
+            rest,
+          };
         }
         break;
       }
@@ -130,7 +150,7 @@ export class ReadCursor {
     const end = whole ? Math.max(lastSeq ?? 0, page.at(-1)?.seq ?? 0) : page.at(-1)?.seq;
     if (end !== undefined && end > 0) {
       this.#moveTo(sources, end);
-      if (cut !== null) this.#positions[cut.source] = { seq: cut.seq, offset: cut.offset };
+      if (cut !== null) this.#positions[cut.source] = { ...cut };
     }
     return { records: page, complete: whole };
   }
@@ -171,7 +191,7 @@ export class ReadCursor {
   }
 
   #moveTo(sources: OutputSource[], seq: number): void {
-    for (const source of sources) this.#positions[source] = { seq, offset: 0 };
+    for (const source of sources) this.#positions[source] = { seq, offset: 0, rest: 0 };
   }
 
   #query(sources: OutputSource[], q: { maxChars?: number; newest?: boolean }) {
