@@ -114,6 +114,8 @@ export interface OsConstants {
   TIOCSWINSZ: bigint;
   /** How many bytes a read would return now (FIONREAD). */
   FIONREAD: bigint;
+  /** fcntl command that sets a pipe's capacity (Linux); 0 where pipes cannot be resized. */
+  F_SETPIPE_SZ: number;
   /** Makes the terminal on the given fd the caller's controlling terminal. */
   TIOCSCTTY: number;
   EINTR: number;
@@ -172,6 +174,7 @@ const LINUX: OsConstants = {
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
   FIONREAD: 0x541bn,
+  F_SETPIPE_SZ: 1031,
   TIOCSCTTY: 0x540e,
   EINTR: 4,
   EIO: 5,
@@ -213,6 +216,7 @@ const DARWIN: OsConstants = {
   O_CLOEXEC: 0x1000000,
   TIOCSWINSZ: 0x80087467n,
   FIONREAD: 0x4004667fn,
+  F_SETPIPE_SZ: 0,
   TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
   POSIX_SPAWN_SETSID: 0x400,

@@ -5,14 +5,25 @@
  *
  * @module
  */
-import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
+import { C, errno, fcntl, libc, strerror } from "../../../ffi/libc.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 
 /** Bytes a readable queues before it stops reading: a slow reader holds the program back. */
 const READ_AHEAD = 1 << 20;
 
-/** Shared by every readable: reads are synchronous, and each chunk is copied out. */
-const READ_BUF = new Uint8Array(64 * 1024);
+/**
+ * Shared by every readable: reads are synchronous, and each chunk is copied
+ * out. As big as a grown pipe, which one read then empties.
+ */
+const READ_BUF = new Uint8Array(1 << 20);
+
+/**
+ * A pipe found full (64 KiB, Linux's default) is grown to this: a flood then
+ * costs a sixteenth of the wake-ups. Only a flooding pipe grows, since the
+ * kernel caps what all pipes of a user may hold (pipe-user-pages-soft).
+ */
+const FLOOD_PIPE_BYTES = 1 << 20;
+const DEFAULT_PIPE_BYTES = 64 * 1024;
 
 /** Bits that say the other end is gone; poll reports them even when not asked for. */
 const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
@@ -24,6 +35,7 @@ const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
 export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
+  let grown = C.F_SETPIPE_SZ === 0;
   const end = () => {
     if (ended) return;
     ended = true;
@@ -42,6 +54,11 @@ export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8A
       const n = Number(libc().read(fd, READ_BUF, BigInt(READ_BUF.length)));
       if (n > 0) {
         controller.enqueue(READ_BUF.slice(0, n));
+        if (!grown && n >= DEFAULT_PIPE_BYTES) {
+          grown = true;
+          // Refused past the user's limit: the pipe just stays as it is.
+          fcntl(fd, C.F_SETPIPE_SZ, FLOOD_PIPE_BYTES);
+        }
         continue;
       }
       if (n < 0) {
