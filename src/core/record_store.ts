@@ -10,7 +10,7 @@
  * - **Batched.** Appends wait in memory and are committed together every
  *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
  *   queries see them without committing. So a flood costs one transaction per
- *   few MB, a chatty program one per interval, and a read never writes.
+ *   MiB, a chatty program one per interval, and a read never writes.
  * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
  *   dropped at commit time and the owner is told which ({@link RetentionHooks}).
  *
@@ -62,8 +62,12 @@ export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
  * server loses. Longer means fewer page writes for a chatty program.
  */
 export const COMMIT_INTERVAL_MS = 200;
-/** ...or as soon as this many bytes wait (a flood commits in batches of this size). */
-export const COMMIT_BYTES = 4 << 20;
+/**
+ * ...or as soon as this many bytes wait (a flood commits in batches of this
+ * size). A commit is a task other calls wait behind (~1 ms per MiB); SQLite's
+ * cost is per page, not per commit, so small batches cost nothing more.
+ */
+export const COMMIT_BYTES = 1 << 20;
 
 /** Sequence numbers per process: a key is `process_id · SEQ_SPAN + seq`. */
 const SEQ_SPAN = 2 ** 32;
