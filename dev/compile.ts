@@ -44,7 +44,13 @@ if (import.meta.main) {
     const output = `dist/portal-${name}${name.startsWith("windows") ? ".exe" : ""}`;
     console.error(`== ${output} (${target})`);
     const { success } = await new Deno.Command(Deno.execPath(), {
-      args: ["compile", ...PERMISSIONS, "--target", target, "--output", output, "main.ts"],
+      // The terminal emulators' Worker is loaded by URL, which deno compile does not follow.
+      args: [
+        "compile",
+        ...PERMISSIONS,
+        ...["--include", "src/core/emulator_worker.ts"],
+        ...["--target", target, "--output", output, "main.ts"],
+      ],
       cwd: root,
     }).spawn().status;
     if (!success) Deno.exit(1);

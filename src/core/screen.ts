@@ -1,6 +1,8 @@
 /**
  * A terminal emulator for a PTY program, so that the screen of a full-screen
- * program (vim, less, top) can be read as text. Built on `@xterm/headless`.
+ * program (vim, less, top) can be read as text. Built on `@xterm/headless`,
+ * which runs in a Worker ({@link Emulator}): parsing a flood never holds the
+ * server's own thread, so other calls are answered meanwhile.
  *
  * It is lazy, so that emulation never limits how fast output is taken in:
  * {@link Screen.write} only notes a chunk (the bytes stay in the record store
@@ -13,8 +15,8 @@
  * - during a flood once it is `maxLag` bytes behind, so the store can drop
  *   parsed records at its cap (records not parsed yet are kept).
  *
- * Parsing runs in slices of {@link SLICE_BYTES}, which xterm cuts further
- * into ~12 ms tasks, so other calls are served in between.
+ * Output goes to the Worker in slices of {@link SLICE_BYTES}, each read
+ * from the store once the one before is parsed.
  *
  * @example
  * ```ts
@@ -30,24 +32,20 @@
  *   bracketedPaste: false,
  *   alternateBuffer: true,
  * });
+ * // Text alone leaves the modes as they were; a mode sequence, split in two, is seen.
+ * screen.write(new TextEncoder().encode("more text\x1b["));
+ * screen.write(new TextEncoder().encode("?1049l"));
+ * assert.equal((await screen.modes()).alternateBuffer, false);
  * screen.dispose();
  * ```
  * @module
  */
-import xterm from "@xterm/headless";
 import { SCROLLBACK_LINES } from "../limits.ts";
-import type { BufferName, ScreenRequest, ScreenSnapshot } from "./schema.ts";
-import { QueryScanner } from "./terminal_queries.ts";
+import { Emulator, type TerminalModes } from "./emulator.ts";
+import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
+import { ModeScanner, QueryScanner } from "./terminal_queries.ts";
 
-/** Input modes a program sets on its terminal (see {@link Screen.modes}). */
-export interface TerminalModes {
-  /** DECCKM (`CSI ? 1 h`): arrows, Home and End send `ESC O x`. */
-  applicationCursorKeys: boolean;
-  /** `CSI ? 2004 h`: pasted text is wanted between `ESC [ 200 ~` and `ESC [ 201 ~`. */
-  bracketedPaste: boolean;
-  /** The alternate buffer is active (vim, less, htop). */
-  alternateBuffer: boolean;
-}
+export type { TerminalModes } from "./emulator.ts";
 
 /** A chunk of program output and its record's sequence number. */
 export interface Chunk {
@@ -67,8 +65,7 @@ const MAX_LAG = 16 << 20;
 
 /** A headless terminal emulator of a given size. */
 export class Screen {
-  readonly #term: xterm.Terminal;
-  #title: string | null = null;
+  readonly #term: Emulator;
   /** Settles once xterm has parsed everything handed to it. */
   #parsed: Promise<void> = Promise.resolve();
   readonly #backlog: Backlog | undefined;
@@ -87,6 +84,10 @@ export class Screen {
   /** Resizes wait for the output written before them. */
   #resizes: { afterSeq: number; cols: number; rows: number }[] = [];
   readonly #queries = new QueryScanner();
+  /** The modes as parsed up to seq `asOf`, and the last seq that may have changed them. */
+  #modes: { modes: TerminalModes; asOf: number } | null = null;
+  readonly #modeChanges = new ModeScanner();
+  #modeChangedAt = 0;
   #disposed = false;
 
   /**
@@ -95,13 +96,7 @@ export class Screen {
    * behind during a flood.
    */
   constructor(cols: number, rows: number, options: { backlog?: Backlog; maxLag?: number } = {}) {
-    this.#term = new xterm.Terminal({
-      cols,
-      rows,
-      scrollback: SCROLLBACK_LINES,
-      allowProposedApi: true,
-    });
-    this.#term.onTitleChange((title) => this.#title = title || null);
+    this.#term = new Emulator(cols, rows, SCROLLBACK_LINES);
     this.#backlog = options.backlog;
     this.#maxLag = options.maxLag ?? MAX_LAG;
   }
@@ -111,7 +106,7 @@ export class Screen {
    * (answers to cursor-position and device-attribute queries).
    */
   onReply(reply: (data: string) => void): void {
-    this.#term.onData(reply);
+    this.#term.onReply(reply);
   }
 
   /**
@@ -124,6 +119,7 @@ export class Screen {
     if (!this.#backlog) this.#held.push({ seq, bytes });
     this.#lag += bytes.length;
     this.#lastWrite = performance.now();
+    if (this.#modeChanges.asks(bytes)) this.#modeChangedAt = seq;
     if (this.#queries.asks(bytes)) this.#catchUp(seq);
     else if (this.#lag > this.#maxLag) this.#catchUp(0);
     else this.#schedule();
@@ -151,16 +147,17 @@ export class Screen {
    * The input modes the program set, once everything written so far has been
    * parsed: how keys must be encoded (cursor keys in application mode send
    * `ESC O A`, not `ESC [ A`), whether a paste must be bracketed, and whether
-   * a full-screen program is drawing on the alternate buffer.
+   * a full-screen program is drawing on the alternate buffer. Known without
+   * parsing while nothing written since could have changed them.
    */
   async modes(): Promise<TerminalModes> {
+    const known = this.#modes;
+    if (known !== null && this.#modeChangedAt <= known.asOf) return known.modes;
+    const asOf = this.#writtenSeq;
     await this.#settled();
-    const modes = this.#term.modes;
-    return {
-      applicationCursorKeys: modes.applicationCursorKeysMode,
-      bracketedPaste: modes.bracketedPasteMode,
-      alternateBuffer: this.#term.buffer.active.type === "alternate",
-    };
+    const modes = await this.#term.modes();
+    this.#modes = { modes, asOf };
+    return modes;
   }
 
   /** The screen once everything written so far has been parsed. */
@@ -168,26 +165,7 @@ export class Screen {
     options: Pick<ScreenRequest, "buffer" | "scrollback"> = {},
   ): Promise<ScreenSnapshot> {
     await this.#settled();
-    const term = this.#term;
-    const active: BufferName = term.buffer.active.type === "alternate" ? "alternate" : "primary";
-    const name = options.buffer ?? active;
-    const buffer = name === "alternate" ? term.buffer.alternate : term.buffer.normal;
-    const top = buffer.baseY;
-    const lines = readLines(buffer, top, top + term.rows);
-    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-    const snapshot: ScreenSnapshot = {
-      buffer: name,
-      active_buffer: active,
-      cols: term.cols,
-      rows: term.rows,
-      cursor: { row: buffer.cursorY, col: buffer.cursorX },
-      title: this.#title,
-      lines,
-    };
-    if (options.scrollback) {
-      snapshot.scrollback = readLines(buffer, Math.max(0, top - options.scrollback), top);
-    }
-    return snapshot;
+    return this.#term.snapshot(options);
   }
 
   dispose(): void {
@@ -241,14 +219,19 @@ export class Screen {
         this.#fedSeq = this.#writtenSeq;
         break;
       }
+      // One message per slice, cut where a resize must come between.
+      let batch: Chunk[] = [];
       for (const chunk of chunks) {
         const resize = this.#resizes[0];
         if (resize && resize.afterSeq < chunk.seq) {
+          this.#feed(batch);
+          batch = [];
           await this.#parsed;
           this.#applyResizes();
         }
-        this.#feed(chunk);
+        batch.push(chunk);
       }
+      this.#feed(batch);
       await this.#parsed;
     }
     this.#applyResizes();
@@ -265,10 +248,18 @@ export class Screen {
     return this.#backlog?.(this.#fedSeq, SLICE_BYTES) ?? [];
   }
 
-  #feed(chunk: Chunk): void {
-    this.#fedSeq = chunk.seq;
-    this.#lag = Math.max(0, this.#lag - chunk.bytes.length);
-    this.#parsed = new Promise((resolve) => this.#term.write(chunk.bytes, resolve));
+  /** Hands `chunks` to the emulator as one buffer (its own: the Worker takes it). */
+  #feed(chunks: Chunk[]): void {
+    if (chunks.length === 0) return;
+    const bytes = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.bytes.length, 0));
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk.bytes, offset);
+      offset += chunk.bytes.length;
+    }
+    this.#fedSeq = chunks[chunks.length - 1].seq;
+    this.#lag = Math.max(0, this.#lag - bytes.length);
+    this.#parsed = this.#term.write(bytes);
   }
 
   /** Applies the resizes whose output has been handed over (xterm resizes after parsing it). */
@@ -278,12 +269,4 @@ export class Screen {
       if (!this.#disposed) this.#term.resize(cols, rows);
     }
   }
-}
-
-function readLines(buffer: xterm.IBuffer, from: number, to: number): string[] {
-  const lines: string[] = [];
-  for (let y = from; y < to; y++) {
-    lines.push(buffer.getLine(y)?.translateToString(true).trimEnd() ?? "");
-  }
-  return lines;
 }

@@ -2,8 +2,10 @@
  * Spots, cheaply and on raw bytes, the escape sequences a program sends to ask
  * its terminal something (cursor position, device attributes, a mode, a
  * colour, a setting): the lazy screen must answer those promptly, so they make
- * it catch up at once. A false alarm only costs an early catch-up. A sequence
- * split between two chunks is found by keeping the tail after the last ESC.
+ * it catch up at once. A false alarm only costs an early catch-up. Also the
+ * sequences that may change the input modes (DEC private modes, resets): until
+ * one comes, the modes last parsed still hold. A sequence split between two
+ * chunks is found by keeping the tail after the last ESC.
  *
  * @example
  * ```ts
@@ -17,6 +19,10 @@
  * assert.equal(scan.asks(bytes("x\x1b[")), false);
  * assert.equal(scan.asks(bytes(">c")), true); // secondary DA, split in two
  * assert.equal(scan.asks(bytes("\x1b]11;?\x07")), true); // background colour
+ *
+ * const modes = new ModeScanner();
+ * assert.equal(modes.asks(bytes("\x1b[1mbold\x1b[0m")), false);
+ * assert.equal(modes.asks(bytes("\x1b[?1049h")), true); // alternate screen
  * ```
  * @module
  */
@@ -30,11 +36,19 @@ const isParam = (b: number) => (b >= 0x30 && b <= 0x3b) || b === 0x3f || b === 0
 /** A split sequence is looked for in the last bytes of a chunk, ESC included. */
 const MAX_CARRY = 32;
 
-/** Watches one output stream for terminal queries. */
-export class QueryScanner {
-  #carry: Uint8Array | undefined;
+/** Whether the sequence at `at` is one looked for; `undefined` when the chunk ends too soon. */
+type Matcher = (b: Uint8Array, at: number) => boolean | undefined;
 
-  /** Whether `bytes` (following the earlier chunks) holds a query. */
+/** Watches one output stream for the escape sequences `matcher` recognizes. */
+class SequenceScanner {
+  #carry: Uint8Array | undefined;
+  readonly #matcher: Matcher;
+
+  constructor(matcher: Matcher) {
+    this.#matcher = matcher;
+  }
+
+  /** Whether `bytes` (following the earlier chunks) holds such a sequence. */
   asks(bytes: Uint8Array): boolean {
     let chunk = bytes;
     if (this.#carry) {
@@ -42,16 +56,44 @@ export class QueryScanner {
       chunk.set(this.#carry);
       chunk.set(bytes.subarray(0, MAX_CARRY), this.#carry.length);
       this.#carry = undefined;
-      if (queryAt(chunk, 0) === true) return true;
+      if (this.#matcher(chunk, 0) === true) return true;
       chunk = bytes;
     }
     for (let at = chunk.indexOf(ESC); at >= 0; at = chunk.indexOf(ESC, at + 1)) {
-      const found = queryAt(chunk, at);
+      const found = this.#matcher(chunk, at);
       if (found === true) return true;
       if (found === undefined && chunk.length - at < MAX_CARRY) this.#carry = chunk.slice(at);
     }
     return false;
   }
+}
+
+/** Watches one output stream for terminal queries. */
+export class QueryScanner extends SequenceScanner {
+  constructor() {
+    super(queryAt);
+  }
+}
+
+/**
+ * Watches one output stream for what may change its input modes: any `CSI ?`
+ * sequence (DECSET, DECRST, XTRESTORE …), RIS (`ESC c`) and DECSTR (`CSI ! p`).
+ */
+export class ModeScanner extends SequenceScanner {
+  constructor() {
+    super(modeAt);
+  }
+}
+
+function modeAt(b: Uint8Array, at: number): boolean | undefined {
+  const next = b[at + 1];
+  if (next === undefined) return undefined;
+  if (next === code("c")) return true;
+  if (next !== CSI) return false;
+  const first = b[at + 2];
+  if (first === undefined) return undefined;
+  if (first === code("?") || first === code("!")) return true;
+  return false;
 }
 
 /**

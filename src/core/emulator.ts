@@ -1,0 +1,123 @@
+/**
+ * One terminal emulator in the Worker that runs them all
+ * (emulator_worker.ts), as the server's thread sees it: a write resolves
+ * once it is parsed, a snapshot or the modes are asked for and answered.
+ * The Worker starts with the first emulator and stops with the last, so a
+ * server with no PTY runs no thread, and nothing keeps it from exiting.
+ *
+ * @module
+ */
+import type { EmulatorEvent, EmulatorRequest, TerminalModes } from "./emulator_worker.ts";
+import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
+
+export type { TerminalModes } from "./emulator_worker.ts";
+
+let worker: Worker | null = null;
+const live = new Map<number, Emulator>();
+let nextId = 1;
+
+function send(request: EmulatorRequest, transfer: Transferable[] = []): void {
+  worker?.postMessage(request, transfer);
+}
+
+function start(): Worker {
+  const started = new Worker(new URL("./emulator_worker.ts", import.meta.url), { type: "module" });
+  started.onmessage = ({ data }: MessageEvent<EmulatorEvent>) => live.get(data.id)?.receive(data);
+  started.onerror = (event) => {
+    event.preventDefault();
+    started.terminate();
+    if (worker === started) worker = null;
+    for (const emulator of [...live.values()]) emulator.fail(event.message);
+  };
+  return started;
+}
+
+type Answer = { resolve: (value: never) => void; reject: (error: Error) => void };
+
+/** A headless xterm of the given size, in the emulator Worker. */
+export class Emulator {
+  readonly #id = nextId++;
+  /** Resolvers of the writes not parsed yet, oldest first. */
+  #writes: (() => void)[] = [];
+  readonly #answers = new Map<number, Answer>();
+  #asked = 0;
+  #onReply: (data: string) => void = () => {};
+  #failure: string | null = null;
+
+  constructor(cols: number, rows: number, scrollback: number) {
+    worker ??= start();
+    live.set(this.#id, this);
+    send({ op: "open", id: this.#id, cols, rows, scrollback });
+  }
+
+  /** Hands `bytes` (given up: its buffer moves to the Worker) over; resolves once parsed. */
+  write(bytes: Uint8Array): Promise<void> {
+    if (!live.has(this.#id)) return Promise.resolve();
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const own = whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
+    send({ op: "write", id: this.#id, bytes: own }, [own.buffer as ArrayBuffer]);
+    return new Promise((resolve) => this.#writes.push(resolve));
+  }
+
+  resize(cols: number, rows: number): void {
+    send({ op: "resize", id: this.#id, cols, rows });
+  }
+
+  /** The screen as xterm has it now (after the writes already parsed). */
+  snapshot(options: Pick<ScreenRequest, "buffer" | "scrollback">): Promise<ScreenSnapshot> {
+    return this.#ask((ask) => send({ op: "snapshot", id: this.#id, ask, options }));
+  }
+
+  modes(): Promise<TerminalModes> {
+    return this.#ask((ask) => send({ op: "modes", id: this.#id, ask }));
+  }
+
+  /** Calls `reply` with what a real terminal would answer the program (query replies). */
+  onReply(reply: (data: string) => void): void {
+    this.#onReply = reply;
+  }
+
+  dispose(): void {
+    if (!live.delete(this.#id)) return;
+    send({ op: "close", id: this.#id });
+    this.#settle("the screen was disposed");
+    if (live.size === 0) {
+      worker?.terminate();
+      worker = null;
+    }
+  }
+
+  /** An event from the Worker for this emulator. */
+  receive(event: EmulatorEvent): void {
+    if (event.op === "parsed") this.#writes.shift()?.();
+    else if (event.op === "reply") this.#onReply(event.data);
+    else {
+      const answer = this.#answers.get(event.ask);
+      this.#answers.delete(event.ask);
+      answer?.resolve((event.op === "snapshot" ? event.snapshot : event.modes) as never);
+    }
+  }
+
+  /** The Worker died: nothing more will be parsed or answered. */
+  fail(message: string): void {
+    this.#failure = `The terminal emulator failed: ${message}`;
+    live.delete(this.#id);
+    this.#settle(this.#failure);
+  }
+
+  #ask<T>(send: (ask: number) => void): Promise<T> {
+    if (this.#failure !== null) return Promise.reject(new Error(this.#failure));
+    const ask = ++this.#asked;
+    return new Promise<T>((resolve, reject) => {
+      this.#answers.set(ask, { resolve: resolve as (value: never) => void, reject });
+      send(ask);
+    });
+  }
+
+  /** Every wait ends: writes count as parsed, questions fail with `why`. */
+  #settle(why: string): void {
+    for (const resolve of this.#writes.splice(0)) resolve();
+    for (const { reject } of this.#answers.values()) reject(new Error(why));
+    this.#answers.clear();
+  }
+}
