@@ -1,18 +1,22 @@
 /**
  * `deno task bench`: runs each benchmark script in turn and prints one table,
  * every figure beside its goal (ratios are measured side by side in the same
- * run: this machine is shared and noisy).
+ * run: this machine is shared and noisy). Each script prints its rows as
+ * `ROW {json}` lines; everything else it prints goes to stderr. A script that
+ * fails gets a row saying so. About ten minutes.
  *
  * - reads.ts: the read queries at the end of 1 GB and of 1 M records vs 1 MB.
  * - ingest.ts: `cat` of 200 MiB through the server vs a bare reader / the kernel.
  * - responsiveness.ts: tool latency while `yes` floods, with and without CPU hogs.
  * - disk.ts: write_bytes of 1 and 10 chatty PTYs over 60 s.
+ * - memory.ts: peak RSS while a program writes 1 GiB on pipes; RSS with 100 and 500 PTYs.
+ * - retention.ts: the database file during 60 s of `yes` under the cap.
  * - startup.ts: spawn → initialize reply, beside the peers.
- *
- * Also: pty_throughput.ts (backend and keystroke latency), many_ptys.ts,
- * profile.ts (a --cpu-prof summary of the server under a flood).
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
+ *
+ * Also, run alone: pty_throughput.ts (backend and keystroke latency),
+ * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
  */
 import type { Row } from "./lib.ts";
 
@@ -21,6 +25,8 @@ const scripts = [
   "ingest.ts",
   "responsiveness.ts",
   "disk.ts",
+  "memory.ts",
+  "retention.ts",
   "startup.ts",
   "step_latency.ts",
   "teardown.ts",
@@ -37,6 +43,15 @@ for (const script of scripts) {
   for (const line of new TextDecoder().decode(stdout).split("\n")) {
     if (line.startsWith("ROW ")) rows.push(JSON.parse(line.slice(4)));
     else if (line.trim()) console.error(line);
+  }
+  if (!success) {
+    rows.push({
+      item: script,
+      measure: "the script failed (see its output)",
+      figure: "—",
+      goal: "—",
+      met: false,
+    });
   }
   failed ||= !success;
 }

@@ -9,6 +9,7 @@
  * Linux only (/proc). Run: deno run -A bench/teardown.ts [rounds]
  */
 import { Portal } from "../dev/portal_client.ts";
+import { median, row } from "./lib.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 try {
@@ -82,7 +83,6 @@ async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; 
   return { ms, count: watched.length };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const ending of ["SIGKILL", "stdin closed"] as const) {
   const runs: number[] = [];
   let count = 0;
@@ -91,10 +91,11 @@ for (const ending of ["SIGKILL", "stdin closed"] as const) {
     runs.push(result.ms);
     count = result.count;
   }
-  console.log(
-    `server ${ending} → none of its ${count} processes left: median ${
-      median(runs).toFixed(0)
-    } ms, ` +
-      `max ${Math.max(...runs).toFixed(0)} ms (goal ≤ ${GOAL_MS} ms)`,
+  row(
+    "9 teardown",
+    `server ${ending} → none of its ${count} processes left, ${rounds} rounds`,
+    `median ${median(runs).toFixed(0)} ms, max ${Math.max(...runs).toFixed(0)} ms`,
+    `≤ ${GOAL_MS} ms`,
+    Math.max(...runs) <= GOAL_MS,
   );
 }
