@@ -259,7 +259,8 @@ export class ManagedProcess implements Waitable {
       io_count: counts.stdin + counts.stdout + counts.stderr,
       args: this.spec.args,
       cwd: this.spec.cwd,
-      env: this.spec.env,
+      // Values are often tokens: they go to the program, never to a reply or the file.
+      env: Object.keys(this.spec.env),
       cols: this.spec.pty ? this.#size.cols : null,
       rows: this.spec.pty ? this.#size.rows : null,
       exit_code: this.exit?.code ?? null,
