@@ -1,18 +1,38 @@
 /**
- * Secrets and what the server leaves on disk: env values, and deleted
- * records. After each, every byte the server wrote (its database, journal,
- * registry, the home of its programs, stderr at debug level and the log
- * notifications) is searched for the secret: it must not be there.
+ * Secrets: a `getpass` prompt answered by typing the password, env values,
+ * and deleted records. After each, every byte the server wrote (its
+ * database, journal, registry, the home of its programs, stderr at debug
+ * level and the log notifications) is searched for the secret: it must not
+ * be there.
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Json, Portal, type StartOptions } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
-import { assert, assertEquals } from "./helpers/assert.ts";
+import { Secrets } from "../src/core/secrets.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
+import { linuxTest } from "./helpers/portal.ts";
 import { posixTest } from "./helpers/platform.ts";
+
+/** Asks for a password, proves it got it (a hash), then prints it whole and in two writes. */
+const GETPASS = `
+import getpass, hashlib, sys, time
+p = getpass.getpass("Password: ")
+print("sha", hashlib.sha256(p.encode()).hexdigest()[:16])
+print("you typed", p)
+sys.stdout.write("half " + p[:5]); sys.stdout.flush(); time.sleep(0.3)
+sys.stdout.write(p[5:] + " end\\n"); sys.stdout.flush()
+input("done> ")
+`;
 
 /** A value no program or file has by chance. */
 function newSecret(): string {
   return `pw-${crypto.randomUUID().slice(0, 13)}-Zq`;
+}
+
+async function sha16(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")
+    .slice(0, 16);
 }
 
 /** A server that logs everything (stderr and the client at debug), and what it logged. */
@@ -71,6 +91,50 @@ async function assertNoTrace(portal: Portal, heard: string[], secrets: string[])
   }
 }
 
+/** Starts the getpass program on a PTY; returns its id once it asks. */
+async function getpass(portal: Portal): Promise<number> {
+  const started = await portal.call("process_start", {
+    command: "python3",
+    args: ["-c", GETPASS],
+    pty: true,
+    wait: "ready",
+  });
+  assertEquals([started.state, started.output], ["waiting_for_secret", "Password: "]);
+  return started.id;
+}
+
+/** The reply to the answer: the program got the secret, and printed it redacted only. */
+async function assertAnswered(portal: Portal, id: number, reply: Json, secret: string) {
+  assertEquals(reply.state, "waiting_for_input");
+  assertEquals(
+    reply.output,
+    `\nsha ${await sha16(secret)}\nyou typed [secret]\nhalf [secret] end\ndone> `,
+  );
+  const read = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
+  assertEquals(read.records.length, 1);
+  assertMatch(read.records[0].content, new RegExp(`^\\[secret: ${secret.length} chars\\]`));
+  const all = await portal.call("process_read", { id, duration: 60_000 });
+  assert(!JSON.stringify(all).includes(secret), "process_read returns the secret");
+  const screen = await portal.call("process_screen", { id });
+  assertStringIncludes(screen.lines.join("\n"), "you typed [secret]");
+  assert(!JSON.stringify(screen).includes(secret), "the screen shows the secret");
+}
+
+linuxTest("(a) typed as content at a getpass prompt: stored as [secret: N chars]", async () => {
+  const { portal, heard } = await loggingPortal();
+  await using _ = portal;
+  const secret = newSecret();
+  const id = await getpass(portal);
+  const reply = await portal.call("process_write", { id, content: `${secret}\n` });
+  await assertAnswered(portal, id, reply, secret);
+  // From then on it is a secret of the process: typed again in the clear, it is masked too.
+  const again = await portal.call("process_write", { id, content: `${secret}\n`, wait: "exit" });
+  assertEquals(again.output, "[secret]\n");
+  const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
+  assertEquals(stdin.records.at(-1).content, "[secret]\n");
+  await assertNoTrace(portal, heard, [secret]);
+});
+
 posixTest("(f) env values are not stored: process_inspect names them only", async () => {
   const token = newSecret();
   const { portal, heard } = await loggingPortal();
@@ -115,4 +179,28 @@ posixTest("(e) process_clear and process_cleanup leave no text of the records be
   for (const name of ["records.db", "records.db-journal"]) {
     assertEquals(Deno.statSync(`${portal.dir}/${name}`).mode! & 0o777, 0o600, name);
   }
+});
+
+Deno.test("the output filter: splits, overlaps, and a read between two chunks", () => {
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const secrets = new Secrets();
+  secrets.add("abcdef\nabXY");
+  const pass = (...chunks: string[]) =>
+    chunks.map((c) => text(secrets.redact("stdout", bytes(c)))).join("") +
+    text(secrets.release("stdout"));
+  // One secret across three chunks, and a chunk that is nothing but its start.
+  assertEquals(pass("1 ab", "cd", "ef 2"), "1 [secret] 2");
+  assertEquals(pass("x a", "b", "XY."), "x [secret].");
+  // Where two could match, the earliest wins, then the longest.
+  assertEquals(pass("abcdefabXYab"), "[secret][secret]ab");
+  // A read between two chunks stores what was held; what follows is still caught.
+  assertEquals(text(secrets.redact("stdout", bytes("> abc"))), "> ");
+  assertEquals(text(secrets.release("stdout")), "abc");
+  assertEquals(text(secrets.redact("stdout", bytes("def <"))), "[secret] <");
+  // Lines typed at a password prompt: erase and kill apply; each completed line is a secret.
+  const typed = new Secrets();
+  assertEquals(typed.typed("wrong\x15pw1x\x7f", true), "[secret: 11 chars]");
+  assertEquals(typed.typed("2\r", true), "[secret: 1 chars]\r");
+  assertEquals(text(typed.scrub(bytes("pw12 pw1"))), "[secret] pw1");
 });
