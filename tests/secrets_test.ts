@@ -1,9 +1,10 @@
 /**
- * Secrets: a `getpass` prompt answered by typing the password, env values,
- * and deleted records. After each, every byte the server wrote (its
- * database, journal, registry, the home of its programs, stderr at debug
- * level and the log notifications) is searched for the secret: it must not
- * be there.
+ * Secrets: a `getpass` prompt answered each way (typed as content at the
+ * prompt, `secret`, `secret_env`; `secret_prompt` without elicitation),
+ * env values, and deleted records. After each, every byte the server wrote
+ * (its database, journal, registry, the home of its programs, stderr at
+ * debug level and the log notifications) is searched for the secret: it
+ * must not be there.
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Json, Portal, type StartOptions } from "../dev/portal_client.ts";
@@ -133,6 +134,41 @@ linuxTest("(a) typed as content at a getpass prompt: stored as [secret: N chars]
   const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
   assertEquals(stdin.records.at(-1).content, "[secret]\n");
   await assertNoTrace(portal, heard, [secret]);
+});
+
+linuxTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
+  const { portal, heard } = await loggingPortal();
+  await using _ = portal;
+  const secret = newSecret();
+  const id = await getpass(portal);
+  const reply = await portal.call("process_write", { id, secret, keys: ["Enter"] });
+  assertEquals(reply.bytes_written, secret.length + 1);
+  await assertAnswered(portal, id, reply, secret);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+linuxTest("(b) secret_env: the value of a server variable the model only names", async () => {
+  const secret = newSecret();
+  const { portal, heard } = await loggingPortal({ env: { PORTAL_TEST_PASSWORD: secret } });
+  await using _ = portal;
+  const id = await getpass(portal);
+  const missing = await portal.fail("process_write", { id, secret_env: "NO_SUCH_VARIABLE_X" });
+  assertMatch(missing, /no environment variable of the name given as secret_env/);
+  const reply = await portal.call("process_write", {
+    id,
+    secret_env: "PORTAL_TEST_PASSWORD",
+    keys: ["Enter"],
+  });
+  await assertAnswered(portal, id, reply, secret);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+linuxTest("(c) secret_prompt without elicitation: a clear error, nothing typed", async (portal) => {
+  const id = await getpass(portal);
+  const error = await portal.fail("process_write", { id, secret_prompt: "Password" });
+  assertMatch(error, /needs an MCP client that can ask the person \(elicitation\)/);
+  assertMatch(error, /Use secret_env instead/);
+  assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
 });
 
 posixTest("(f) env values are not stored: process_inspect names them only", async () => {
