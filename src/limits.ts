@@ -101,5 +101,8 @@ export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
  */
 export const SECRET_MAX_CHARS = 4096;
 
+/** How long the person has to answer a `secret_prompt` before the call fails. */
+export const SECRET_PROMPT_MS = 300_000;
+
 /** A `secret_prompt` label names what is asked for ("Password for db1"), shown to the person. */
 export const SECRET_LABEL_MAX = 200;

@@ -1,14 +1,19 @@
 /**
  * Secrets: a `getpass` prompt answered each way (typed as content at the
- * prompt, `secret`, `secret_env`; `secret_prompt` without elicitation),
- * env values, and deleted records. After each, every byte the server wrote
- * (its database, journal, registry, the home of its programs, stderr at
- * debug level and the log notifications) is searched for the secret: it
- * must not be there.
+ * prompt, `secret`, `secret_env`, `secret_prompt` through elicitation), a
+ * secret refused at a shell prompt unless forced, env values, and deleted
+ * records. After each, every byte the server wrote (its database, journal,
+ * registry, the home of its programs, stderr at debug level and the log
+ * notifications) is searched for the secret: it must not be there.
  */
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type Json, Portal, type StartOptions } from "../dev/portal_client.ts";
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type Json, Portal, type Rec, type StartOptions } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
+import { SECRET_MAX_CHARS } from "../src/limits.ts";
 import { Secrets } from "../src/core/secrets.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
@@ -163,12 +168,86 @@ linuxTest("(b) secret_env: the value of a server variable the model only names",
   await assertNoTrace(portal, heard, [secret]);
 });
 
+linuxTest("(c) secret_prompt: the person answers through elicitation", async () => {
+  const secret = newSecret();
+  const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
+  await using _ = portal;
+  const asked: ElicitRequest["params"][] = [];
+  let answer: "accept" | "decline" = "decline";
+  portal.client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
+    asked.push(request.params);
+    return answer === "accept" ? { action: "accept", content: { secret } } : { action: "decline" };
+  });
+  const id = await getpass(portal);
+  const declined = await portal.fail("process_write", { id, secret_prompt: "Password for db1" });
+  assertMatch(declined, /did not give the secret \(decline\); nothing was typed/);
+  answer = "accept";
+  const reply = await portal.call("process_write", {
+    id,
+    secret_prompt: "Password for db1",
+    keys: ["Enter"],
+  });
+  assertEquals(asked.length, 2);
+  assertStringIncludes(asked[1].message, "Password for db1");
+  assertStringIncludes(asked[1].message, "The agent does not see it");
+  await assertAnswered(portal, id, reply, secret);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
 linuxTest("(c) secret_prompt without elicitation: a clear error, nothing typed", async (portal) => {
   const id = await getpass(portal);
   const error = await portal.fail("process_write", { id, secret_prompt: "Password" });
   assertMatch(error, /needs an MCP client that can ask the person \(elicitation\)/);
   assertMatch(error, /Use secret_env instead/);
   assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
+});
+
+linuxTest("(d) a secret at a shell prompt is refused unless forced", async () => {
+  const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
+  await using _ = portal;
+  const secret = newSecret();
+  let asked = 0;
+  portal.client.setRequestHandler(ElicitRequestSchema, () => {
+    asked++;
+    return { action: "accept", content: { secret } };
+  });
+  const { id } = await portal.call("process_start", {
+    command: "bash",
+    args: ["--norc", "--noprofile", "-i"],
+    pty: true,
+    env: { PS1: "READY$ ", HISTFILE: "" },
+    wait: "ready",
+  });
+  for (const way of [{ secret }, { secret_prompt: "Password" }]) {
+    const refused = await portal.fail("process_write", { id, ...way, keys: ["Enter"] });
+    assertMatch(refused, /not at a password prompt .* Nothing was typed\. .* force: true/s);
+  }
+  assertEquals(asked, 0, "the person was asked although the secret would be refused");
+  assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
+  // A value too long is refused without being quoted.
+  const long = await portal.fail("process_write", {
+    id,
+    secret: secret + "x".repeat(SECRET_MAX_CHARS),
+  });
+  assert(!long.includes(secret), long);
+  // Forced: typed, and the shell's echo of it is redacted.
+  const forced = await portal.call("process_write", {
+    id,
+    content: "echo ",
+    secret,
+    keys: ["Enter"],
+    force: true,
+  });
+  assertEquals(forced.output, "echo [secret]\n[secret]\nREADY$ ");
+  // Typed later in the clear, it is still kept out of the records.
+  const plain = await portal.call("process_write", { id, content: `echo ${secret}\n` });
+  assertEquals(plain.output, "echo [secret]\n[secret]\nREADY$ ");
+  const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
+  assertEquals(stdin.records.map((r: Rec) => r.content), [
+    `echo [secret: ${secret.length} chars]\r`,
+    "echo [secret]\n",
+  ]);
+  await assertNoTrace(portal, heard, [secret]);
 });
 
 posixTest("(f) env values are not stored: process_inspect names them only", async () => {
