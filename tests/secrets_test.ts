@@ -152,6 +152,26 @@ linuxTest("(b) secret: typed, never stored or returned; a split print is caught"
   await assertNoTrace(portal, heard, [secret]);
 });
 
+posixTest(
+  "(b) a secret printed in two pieces stays whole while a wait watches the last line",
+  async () => {
+    await using portal = await Portal.start();
+    const secret = newSecret();
+    // With a prompt given, every check of the wait reads the last line: it must not let out
+    // the start of the secret held back after the first piece.
+    const { id } = await portal.call("process_start", {
+      command: "sh",
+      args: [
+        "-c",
+        'read -r p; printf "half %.5s" "$p"; sleep 0.3; printf "%s end\\n" "${p#?????}"; read -r x',
+      ],
+      prompt: "^$",
+    });
+    const reply = await portal.call("process_write", { id, secret, keys: ["Enter"] });
+    assertEquals([reply.reason, reply.output], ["ready", "half [secret] end\n"]);
+  },
+);
+
 linuxTest("(b) secret_env: the value of a server variable the model only names", async () => {
   const secret = newSecret();
   const { portal, heard } = await loggingPortal({ env: { PORTAL_TEST_PASSWORD: secret } });

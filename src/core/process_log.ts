@@ -124,7 +124,6 @@ export class ProcessLog {
 
   /** The output after its last newline (stdout and stderr), for prompts. */
   get lastLine(): string {
-    this.#release();
     if (this.#lastLine.seq !== this.#outputSeq) {
       const { records } = this.#store.query(this.#id, {
         sources: ["stdout", "stderr"],
@@ -135,7 +134,9 @@ export class ProcessLog {
       const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
       this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
     }
-    return this.#lastLine.text;
+    // What the secret filter holds back counts too, without being released: waits look at
+    // the last line often (macOS, relays), and a release would let a split secret's start out.
+    return this.#lastLine.text + this.#heldText();
   }
 
   /**
@@ -237,6 +238,12 @@ export class ProcessLog {
     this.#outputSeq = record.seq;
     if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
     this.#onOutput?.(bytes, record.seq);
+  }
+
+  /** What the secret filter holds back, as text (the start of a secret: no line end). */
+  #heldText(): string {
+    const held = [this.secrets.held("stdout"), this.secrets.held("stderr")];
+    return held.map((bytes) => bytes.length === 0 ? "" : new TextDecoder().decode(bytes)).join("");
   }
 
   /** Stores what the secret filter holds back: every read sees all output so far. */

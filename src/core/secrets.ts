@@ -127,13 +127,18 @@ export class Secrets {
     return replaced(window, from, hold, matches);
   }
 
-  /** What `stream` holds back, as it is: a reader must see all output so far. */
+  /** What `stream` holds back, as it is, and it is no longer held: a reader must see it. */
   release(stream: string): Uint8Array {
+    const held = this.held(stream);
     const state = this.#streams.get(stream);
-    if (state === undefined || state.held === 0) return EMPTY;
-    const held = state.tail.slice(state.tail.length - state.held);
-    state.held = 0;
+    if (state !== undefined) state.held = 0;
     return held;
+  }
+
+  /** What `stream` holds back now. */
+  held(stream: string): Uint8Array {
+    const state = this.#streams.get(stream);
+    return state === undefined ? EMPTY : state.tail.subarray(state.tail.length - state.held);
   }
 
   /** `bytes` with every secret replaced, nothing held (an input record is whole). */
