@@ -42,6 +42,12 @@ export const REDACTED = "[secret]";
 
 const MARKER = new TextEncoder().encode(REDACTED);
 const EMPTY = new Uint8Array(0);
+/**
+ * Bytes as a string of one character per byte (a bijection), so the engine's
+ * own substring search finds secrets: a byte loop crawls where a secret's
+ * first byte is common in the output.
+ */
+const BYTES = new TextDecoder("latin1");
 /** Characters that end a line in the line discipline: newline, carriage return, Ctrl+D. */
 const LINE_ENDS = new Set(["\n", "\r", "\x04"]);
 /** The line discipline's erase (DEL, Backspace) and kill (Ctrl+U) characters. */
@@ -58,8 +64,8 @@ interface StreamState {
 
 /** The secrets of one process, and the filters that keep them out of its records. */
 export class Secrets {
-  /** Each secret's bytes, longest first (the longest match wins at one place). */
-  #values: Uint8Array[] = [];
+  /** Each secret's UTF-8 bytes as a {@link BYTES} string, longest first (the longest wins). */
+  #values: string[] = [];
   readonly #streams = new Map<string, StreamState>();
   /** The line being typed at a password prompt, as the line discipline edits it. */
   #line = "";
@@ -72,8 +78,8 @@ export class Secrets {
   /** Makes each non-empty line of `value` a secret. */
   add(value: string): void {
     for (const line of linesOf(value)) {
-      const bytes = new TextEncoder().encode(line);
-      if (this.#values.some((v) => v.length === bytes.length && startsWith(v, bytes, 0))) continue;
+      const bytes = BYTES.decode(new TextEncoder().encode(line));
+      if (this.#values.includes(bytes)) continue;
       this.#values.push(bytes);
       this.#values.sort((a, b) => b.length - a.length);
     }
@@ -155,9 +161,10 @@ export class Secrets {
 
   /** Where secrets occur in `bytes`, left to right, never overlapping: [start, end) pairs. */
   #matches(bytes: Uint8Array): [number, number][] {
+    const text = BYTES.decode(bytes);
     const found: [number, number][] = [];
     for (const value of this.#values) {
-      for (let at = indexOf(bytes, value, 0); at >= 0; at = indexOf(bytes, value, at + 1)) {
+      for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
         found.push([at, at + value.length]);
       }
     }
@@ -175,10 +182,13 @@ export class Secrets {
    * start of a secret (it may go on in the next chunk); `bytes.length` if none.
    */
   #prefixStart(bytes: Uint8Array, from: number): number {
-    const longest = this.#values[0].length;
-    for (let at = Math.max(from, bytes.length - longest + 1); at < bytes.length; at++) {
-      const rest = bytes.length - at;
-      if (this.#values.some((v) => v.length > rest && startsWith(v, bytes, at))) return at;
+    const start = Math.max(from, bytes.length - this.#values[0].length + 1);
+    const end = BYTES.decode(bytes.subarray(start));
+    for (let at = 0; at < end.length; at++) {
+      const rest = end.slice(at);
+      if (this.#values.some((v) => v.length > rest.length && v.startsWith(rest))) {
+        return start + at;
+      }
     }
     return bytes.length;
   }
@@ -210,24 +220,6 @@ function replaced(
   }
   parts.push(bytes.subarray(at, Math.max(at, to)));
   return concat(...parts);
-}
-
-/** Whether `bytes` from `at` to its end equals the start of `value`. */
-function startsWith(value: Uint8Array, bytes: Uint8Array, at: number): boolean {
-  for (let i = at; i < bytes.length; i++) if (bytes[i] !== value[i - at]) return false;
-  return true;
-}
-
-/** The first index at or after `from` where `needle` occurs in `bytes`, or -1. */
-function indexOf(bytes: Uint8Array, needle: Uint8Array, from: number): number {
-  const last = bytes.length - needle.length;
-  for (let at = bytes.indexOf(needle[0], from); at >= 0 && at <= last;) {
-    let i = 1;
-    while (i < needle.length && bytes[at + i] === needle[i]) i++;
-    if (i === needle.length) return at;
-    at = bytes.indexOf(needle[0], at + 1);
-  }
-  return -1;
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {
