@@ -94,3 +94,15 @@ export const PROGRESS_INTERVAL_MS = 1000;
  * text), and the official SDK client drops the connection on a message over 10 MiB.
  */
 export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A secret for process_write is a password or a token: at most this many characters. Each
+ * output chunk is searched for every secret, and the start of one is held back between chunks.
+ */
+export const SECRET_MAX_CHARS = 4096;
+
+/** How long the person has to answer a `secret_prompt` before the call fails. */
+export const SECRET_PROMPT_MS = 300_000;
+
+/** A `secret_prompt` label names what is asked for ("Password for db1"), shown to the person. */
+export const SECRET_LABEL_MAX = 200;

@@ -52,10 +52,11 @@ import {
   type StepReply,
 } from "./schema.ts";
 import { type CallControl, checkStep, compileRegex, runStep, type StepRequest } from "./step.ts";
+import { hasSecret, secretOf, type SecretRequest } from "./secret_request.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 
-/** What process_write sends: text, then named keys, then maybe the end of input. */
-export interface WriteRequest extends StepRequest {
+/** What process_write sends: text, a secret, named keys, then maybe the end of input. */
+export interface WriteRequest extends StepRequest, SecretRequest {
   content?: string;
   keys?: string[];
   eof?: boolean;
@@ -150,9 +151,9 @@ export class ProcessManager {
   }
 
   /**
-   * Types `content`, then `keys`, into the program (recorded as `stdin`);
-   * `eof` then ends the input. Waits as asked (default: until the program
-   * waits for input again) and replies with the new output.
+   * Types `content`, a secret (secret_request.ts), then `keys` (recorded as
+   * `stdin`, secrets masked); `eof` then ends the input. Waits as asked
+   * (default: until the program reads again) and replies with the new output.
    */
   async write(
     id: number,
@@ -160,7 +161,7 @@ export class ProcessManager {
     control: CallControl = {},
   ): Promise<{ id: number; bytes_written: number } & StepReply> {
     const { content = "", keys = [], eof = false } = request;
-    if (content === "" && keys.length === 0 && !eof) {
+    if (content === "" && keys.length === 0 && !eof && !hasSecret(request)) {
       throw new PortalError(
         "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
           "without sending anything, call process_read_new with wait.",
@@ -168,7 +169,8 @@ export class ProcessManager {
     }
     checkStep(request);
     const process = this.#touch(this.#running(id, "write to"));
-    const bytes_written = await process.type(content, keys);
+    const secret = await secretOf(request, control, process);
+    const bytes_written = await process.type(content, keys, secret);
     if (eof) process.endInput();
     const step = await this.#step(process, request, control, ["stdout", "stderr"], "ready", true);
     return { id, bytes_written, ...step };

@@ -76,7 +76,7 @@ export const startRequest = z.object({
   args: z.array(z.string()).optional().describe("Arguments, one per element; no shell parsing."),
   cwd: z.string().optional().describe("Working directory (default: the server's)."),
   env: z.record(z.string(), z.string()).optional().describe(
-    "Environment variables, merged over the server's environment.",
+    "Environment variables, merged over the server's. Values are never stored or shown.",
   ),
   timeout_ms: z.number().int().min(0).max(MAX_TIMEOUT_MS).optional().describe(
     "Idle timeout: with no read or write for this long, the process is killed and its data " +
@@ -163,9 +163,7 @@ export type ProcessSummary = z.infer<typeof processSummary>;
 export const processDetails = processSummary.extend({
   args: z.array(z.string()),
   cwd: z.string(),
-  env: z.record(z.string(), z.string()).describe(
-    "Variables given at start (merged over the server's).",
-  ),
+  env: z.array(z.string()),
   cols: z.number().nullable(),
   rows: z.number().nullable(),
   exit_code: z.number().nullable(),

@@ -16,10 +16,15 @@ import type { ManagedProcess } from "./managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "./schema.ts";
 import { waitForProgram } from "./wait.ts";
 
-/** How the MCP layer steers a long call: cancellation, and progress for the client. */
+/**
+ * How the MCP layer steers a long call: cancellation, progress for the
+ * client, and asking the person (never the model) for a secret, where the
+ * client can ask (`secret_prompt`).
+ */
 export interface CallControl {
   signal?: AbortSignal;
   onProgress?: (progress: { elapsedMs: number; totalMs: number; state: ProcessState }) => void;
+  askSecret?: (label: string) => Promise<string>;
 }
 
 /** A waiting call's request: the wait, and the cap on its output. */

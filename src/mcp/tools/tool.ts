@@ -6,8 +6,9 @@
  * Every call is logged, by its tool and process id only (arguments can hold
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
  * it fail. The request's cancellation (`notifications/cancelled`) reaches the
- * handler as an AbortSignal, and a progress token as a callback that sends
- * `notifications/progress`: the core takes both without knowing MCP.
+ * handler as an AbortSignal, a progress token as a callback that sends
+ * `notifications/progress`, and a client that can ask its person as a
+ * callback that does (`secret_prompt`): the core takes them without knowing MCP.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import type { ProcessManager } from "../../core/process_manager.ts";
 import type { ProgramRegistry } from "../../core/program_registry.ts";
 import type { CallControl } from "../../core/step.ts";
 import type { SessionLog } from "../logging.ts";
+import { secretPrompt } from "../secret_prompt.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -61,12 +63,16 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** The request's cancellation and, if the client gave a token, progress notifications. */
-function callControl(extra: Extra): CallControl {
+/**
+ * The request's cancellation, a way to ask the person for a secret if the
+ * client can, and, if the client gave a token, progress notifications.
+ */
+function callControl(extra: Extra, server: McpServer): CallControl {
   const token = extra._meta?.progressToken;
-  if (token === undefined) return { signal: extra.signal };
+  const control = { signal: extra.signal, askSecret: secretPrompt(server.server, extra) };
+  if (token === undefined) return control;
   return {
-    signal: extra.signal,
+    ...control,
     onProgress: ({ elapsedMs, totalMs, state }) => {
       extra.sendNotification({
         method: "notifications/progress",
@@ -91,7 +97,8 @@ export function registerTool(
   const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
     const { requestId } = extra;
     try {
-      const result = await tool.run(context, args, callControl(extra)) as Record<string, unknown>;
+      const control = callControl(extra, server);
+      const result = await tool.run(context, args, control) as Record<string, unknown>;
       log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],

@@ -126,6 +126,10 @@ export class PtyTerminal implements Terminal {
     return this.#watch.state();
   }
 
+  hidesInput(): boolean {
+    return !this.#outputEnded && this.#watch.hidden();
+  }
+
   collectOutput(): boolean {
     if (!this.#outputEnded) this.#onReady(C.POLLIN);
     return true;
