@@ -10,6 +10,9 @@
  * assert.equal(TERMINAL_SIZE.max, 1000);
  * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
  * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
+ * assert.equal(retentionDays({}), 7);
+ * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
+ * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
  * ```
  * @module
  */
@@ -59,6 +62,26 @@ export function maxOutputBytes(
   return bytes;
 }
 
+/** Default of `PORTAL_RETENTION_DAYS` (see {@link retentionDays}). */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+/**
+ * How many days the records database of a server that no longer runs is kept
+ * in the default records directory before a starting server removes it, from
+ * `PORTAL_RETENTION_DAYS` (0: at the next start). A live server's is never
+ * removed. Throws on a value that is not a number of days.
+ */
+export function retentionDays(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): number {
+  const raw = env.PORTAL_RETENTION_DAYS?.trim();
+  if (!raw) return DEFAULT_RETENTION_DAYS;
+  if (!/^\d+(\.\d+)?$/.test(raw)) {
+    throw new Error(`PORTAL_RETENTION_DAYS must be a number of days (0 or more), not "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;
 
@@ -94,3 +117,4 @@ export const PROGRESS_INTERVAL_MS = 1000;
  * text), and the official SDK client drops the connection on a message over 10 MiB.
  */
 export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
+

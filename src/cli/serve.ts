@@ -10,11 +10,12 @@
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { settlesWithin } from "../async.ts";
-import { createPrivateFile, dataDir, recordsDbPath } from "../core/paths.ts";
+import { dataDir, recordsDbPath, recordsDir } from "../core/paths.ts";
 import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
 import { ProgramRegistry } from "../core/program_registry.ts";
 import { RecordStore } from "../core/record_store.ts";
-import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { claimRecordsFile, type RecordsFile, removeOldRecords } from "../core/records_files.ts";
+import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
@@ -105,9 +106,11 @@ function openShared(paths: Record<string, string>): Shared {
   try {
     return new Shared(paths);
   } catch (error) {
+    // One line, no stack: the message says what is wrong and what to do.
+    const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
     console.error(
-      `portal: cannot start: ${(error as Error).message}. \`portal doctor\` checks the ` +
-        "places Portal writes to; --db PATH and --data-dir PATH choose others.",
+      `portal: cannot start: ${message}. \`portal doctor\` checks the places Portal writes ` +
+        "to; --db PATH and --data-dir PATH choose others.",
     );
     Deno.exit(1);
   }
@@ -130,19 +133,31 @@ function onShutdown(stop: () => Promise<void>): () => Promise<void> {
  * What every session of the server shares: one records database (so ids come
  * from one counter: the database keys records by process id), the program
  * registry, and the managers of the sessions, killed together at shutdown.
+ * A database reopened after an earlier run keeps its records; ids go on after
+ * the highest it holds, and the earlier run's processes are not this server's.
  */
 class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
-  readonly #ids: IdCounter = { next: 1 };
+  readonly #file: RecordsFile;
+  readonly #ids: IdCounter;
   readonly #managers = new Set<ProcessManager>();
 
   constructor(paths: Record<string, string>) {
     this.dbPath = recordsDbPath(paths);
-    createPrivateFile(this.dbPath);
-    this.store = new RecordStore(this.dbPath);
-    this.registry = new ProgramRegistry(dataDir(paths));
+    const retentionMs = retentionDays(paths) * 86_400_000;
+    removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
+    this.#file = claimRecordsFile(this.dbPath);
+    try {
+      this.store = new RecordStore(this.dbPath);
+      const next = this.store.highestProcessId() + 1;
+      this.#ids = { next, first: next };
+      this.registry = new ProgramRegistry(dataDir(paths));
+    } catch (error) {
+      this.#file.release();
+      throw error;
+    }
   }
 
   /** A new manager, for a session (or for the one client of stdio). */
@@ -164,6 +179,7 @@ class Shared {
     const killed = first.then(() => Promise.all([...this.#managers].map((m) => m.killAll())));
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.store.close();
+    this.#file.release();
     this.registry.close();
   }
 }

@@ -65,9 +65,14 @@ export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/** The next process id; managers that share a store share one (its rows are keyed by id). */
+/**
+ * The next process id; managers that share a store share one (its rows are
+ * keyed by id). `first`: this server's first id; lower ones belong to an
+ * earlier server that used the same database.
+ */
 export interface IdCounter {
   next: number;
+  first?: number;
 }
 
 /** The processes of one server instance (over HTTP: of one session). */
@@ -336,10 +341,14 @@ export class ProcessManager {
   #get(id: number): ManagedProcess {
     const process = this.#processes.get(id);
     if (!process) {
+      const why = id < (this.#ids.first ?? 1)
+        ? " in this server (it belongs to an earlier server that used the same records " +
+          "database, whose records stay in that file)"
+        : id < this.#ids.next
+        ? " (it was cleaned up, or removed by its idle timeout)"
+        : "";
       throw new PortalError(
-        `No process with id ${id}` +
-          (id < this.#ids.next ? " (it was cleaned up, or removed by its idle timeout)" : "") +
-          ". Call process_list to see the current ids.",
+        `No process with id ${id}${why}. Call process_list to see the current ids.`,
       );
     }
     return process;

@@ -7,8 +7,12 @@
  * @module
  */
 
-/** Run once per connection: creates what is missing. */
+/** SQLite header field `application_id` of a Portal records database: "Port" (see records_files.ts). */
+export const PORTAL_APPLICATION_ID = 0x506f7274;
+
+/** Run once per connection: marks the file as Portal's, creates what is missing. */
 export const SCHEMA = `
+PRAGMA application_id = ${PORTAL_APPLICATION_ID};
 CREATE TABLE IF NOT EXISTS processes (
   id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
   env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,

@@ -263,6 +263,15 @@ export class RecordStore {
     this.flush();
   }
 
+  /** The highest process id the file has seen (0 when new): a reopened file's ids go on from there. */
+  highestProcessId(): number {
+    const row = this.#db.prepare(
+      `SELECT max(coalesce((SELECT max(id) FROM processes), 0),
+        coalesce((SELECT max(key) FROM records), 0) / ${SEQ_SPAN}) AS id`,
+    ).get() as { id: number };
+    return Math.floor(row.id);
+  }
+
   /** Writes or replaces a process row. */
   saveProcess(row: ProcessDetails): void {
     const r = row;
