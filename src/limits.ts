@@ -117,4 +117,3 @@ export const PROGRESS_INTERVAL_MS = 1000;
  * text), and the official SDK client drops the connection on a message over 10 MiB.
  */
 export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
-
