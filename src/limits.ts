@@ -117,3 +117,34 @@ export const PROGRESS_INTERVAL_MS = 1000;
  * text), and the official SDK client drops the connection on a message over 10 MiB.
  */
 export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/** The longest error message a tool call returns; past it, the middle is left out. */
+export const ERROR_MAX_CHARS = 2000;
+
+/** Characters of a bad value an error message quotes. */
+export const QUOTED_CHARS = 60;
+
+// Limits at the door: what one call may carry, so that nothing stored can make a later call
+// fail (every later process_list / process_inspect repeats what a start stored).
+
+/** Longest command, cwd, environment variable name, `prompt` or `expect` (PATH_MAX). */
+export const NAME_MAX_CHARS = 4096;
+
+/** Most characters in all of `args`, and in all of `env`'s names and values, at one start. */
+export const LAUNCH_MAX_CHARS = 262_144;
+
+/** Longest `content` of one `process_write`: larger input goes in several writes. */
+export const CONTENT_MAX_CHARS = 1_048_576;
+
+/** Most names in one `keys`, and the longest name (`Ctrl+Alt+Shift+PageDown` is 23). */
+export const KEYS_MAX = { count: 1000, chars: 64 } as const;
+
+/** Longest signal name (`CTRL_BREAK_EVENT` is 16). */
+export const SIGNAL_NAME_MAX_CHARS = 32;
+
+/**
+ * Largest JSON-RPC message the stdio server reads (the official SDK client's
+ * own limit on what it reads); a larger one is answered with an error and
+ * skipped, unread.
+ */
+export const REQUEST_MAX_BYTES = 10 * 1024 * 1024;

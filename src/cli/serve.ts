@@ -8,7 +8,6 @@
  * @module
  */
 import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { settlesWithin } from "../async.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/paths.ts";
 import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
@@ -20,6 +19,7 @@ import { type HttpService, type Listen, serveHttp, type SessionContext } from ".
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
 import { createServer, VERSION } from "../mcp/server.ts";
+import { StdioTransport } from "../mcp/stdio.ts";
 import { SHUTDOWN_SIGNALS } from "../platform.ts";
 import { type Options, withPathFlags } from "./args.ts";
 
@@ -40,7 +40,7 @@ async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  await server.connect(new StdioServerTransport());
+  await server.connect(new StdioTransport((note) => log.log("warning", "server", note)));
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.dbPath}`);
 }
 

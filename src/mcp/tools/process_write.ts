@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { id, maxCharsParam, processId, stepReply, waitRequest } from "../../core/schema.ts";
-import { STEP_MAX_CHARS } from "../../limits.ts";
+import { CONTENT_MAX_CHARS, KEYS_MAX, STEP_MAX_CHARS } from "../../limits.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
@@ -22,8 +22,8 @@ export const processWrite = defineTool({
     "Input is recorded as stdin.",
   input: z.object({
     id,
-    content: z.string().optional().describe("Text to write (UTF-8)."),
-    keys: z.array(z.string()).optional().describe(
+    content: z.string().max(CONTENT_MAX_CHARS).optional().describe("Text to write (UTF-8)."),
+    keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional().describe(
       'Sent after content, e.g. ["Up", "Enter"], ["Ctrl+C"]; case-insensitive.',
     ),
     eof: z.boolean().optional().describe(
