@@ -48,7 +48,8 @@ Deno.test("tools/list: the 14 tools, described, annotated, with output schemas",
   // (wait, expect, wait_ms, quiet_ms, max_chars on three tools, keys, prompt) and the step
   // reply took it from 22.3k to 27.1k characters; leftovers, core dumps, dropped_bytes and the
   // registry's limits to 28.6k; strict input schemas (an unknown argument is an error:
-  // additionalProperties false) and the size limits at the door (maxLength, maxItems) to 29.2k.
+  // additionalProperties false), the size limits at the door (maxLength, maxItems) and
+  // process_read's encoding (the exact bytes, as base64) to 29.4k.
   // The budget grew from 24,000 to 29,500.
   const size = JSON.stringify(tools).length;
   assert(size < 29_500, `tools/list is ${size} characters`);

@@ -15,6 +15,7 @@ import { pasteOf } from "./paste.ts";
 import { type LogPage, ProcessLog } from "./process_log.ts";
 import type { RecordStore } from "./record_store.ts";
 import type {
+  Encoding,
   LaunchSpec,
   ProcessDetails,
   ProcessState,
@@ -235,7 +236,9 @@ export class ManagedProcess implements Waitable {
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): RecordPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): RecordPage {
     return this.#page(this.#log.read(options));
   }
 

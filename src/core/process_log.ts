@@ -25,7 +25,7 @@ import type { OutputSource } from "../terminal/terminal.ts";
 import { OutputDecoder } from "./output_decoder.ts";
 import { newestPage, ReadCursor } from "./read_cursor.ts";
 import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
-import type { Source } from "./schema.ts";
+import type { Encoding, Source } from "./schema.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;
@@ -172,13 +172,16 @@ export class ProcessLog {
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): LogPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): LogPage {
     const since = Math.max(0, this.elapsedNs() - options.windowNs);
     const { records, complete } = newestPage(this.#store, this.#id, {
       sources: options.sources,
       sinceTimestamp: since,
       maxChars: options.maxChars,
       dropCR: this.#dropCR,
+      encoding: options.encoding,
     });
     // The window reaches back past the oldest record kept: say how much is gone before it.
     const dropped = since <= this.#droppedUntil

@@ -36,6 +36,7 @@ import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { RecordStore } from "./record_store.ts";
 import {
+  type Encoding,
   type KillAllResult,
   type KillResult,
   killResult,
@@ -118,13 +119,20 @@ export class ProcessManager {
    */
   read(
     id: number,
-    options: { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number } = {},
+    options: {
+      source?: ReadSource;
+      duration?: number;
+      unit?: TimeUnit;
+      max_chars?: number;
+      encoding?: Encoding;
+    } = {},
   ): RecordPage {
     const process = this.#touch(this.#get(id));
     return process.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
+      encoding: options.encoding,
     });
   }
 

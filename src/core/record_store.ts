@@ -44,7 +44,7 @@ import {
   SOURCE_NAME,
 } from "./record_text.ts";
 import { SCHEMA } from "./record_schema.ts";
-import type { ProcessDetails, Source } from "./schema.ts";
+import type { Encoding, ProcessDetails, Source } from "./schema.ts";
 
 export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
 
@@ -74,6 +74,8 @@ export interface RecordQuery {
   newest?: boolean;
   /** The output came through a terminal: its CRs are dropped. */
   dropCR?: boolean;
+  /** `base64`: the bytes as stored, not text (see {@link RecordText}). */
+  encoding?: Encoding;
 }
 
 /** What the owner of a process learns from retention, and what it protects from it. */
@@ -232,6 +234,7 @@ export class RecordStore {
     const text = new RecordText(
       q.dropCR ?? false,
       (source, seq) => this.#before(processId, source, seq),
+      q.encoding,
     );
     const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
     return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);

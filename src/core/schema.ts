@@ -224,6 +224,14 @@ export type KillAllResult = z.infer<typeof killAllResult>;
 export const source = z.enum(["stdout", "stderr", "stdin"]);
 export type Source = z.infer<typeof source>;
 
+/**
+ * How a record's content is given: `text` (UTF-8, invalid bytes as U+FFFD,
+ * escape sequences stripped, CR dropped on a PTY) or `base64` (the bytes
+ * exactly as the program wrote them, or as they were sent).
+ */
+export const encoding = z.enum(["text", "base64"]);
+export type Encoding = z.infer<typeof encoding>;
+
 /** One record as the read tools return it. */
 export const record = z.object({
   timestamp: z.number().describe("Nanoseconds since the process started."),
