@@ -120,6 +120,15 @@ posixTest(
         await first.readUntil(id, (t) => t.includes(word));
       }
       await first.call("process_cleanup", { id: 1 });
+      // Committed (within COMMIT_INTERVAL_MS) before the crash.
+      await waitFor(
+        "process 2's row and record",
+        () =>
+          query(db, "SELECT count(*) AS n FROM processes UNION ALL SELECT count(*) FROM records"),
+        {
+          until: (rows) => rows[0].n === 1 && rows[1].n === 1,
+        },
+      );
       // A crash: no shutdown, the lock file stays behind naming a dead pid.
       Deno.kill(first.transport.pid!, "SIGKILL");
       await waitFor("the killed server's lock to be free", () => {
@@ -142,7 +151,7 @@ posixTest(
     ]);
     assertMatch(
       await second.fail("process_read", { id: 2 }),
-      /No process with id 2 in this server \(it belongs to an earlier server/,
+      /No process with id 2 here \(an earlier server's on this records database/,
     );
     const rows = query(
       db,
@@ -187,11 +196,18 @@ posixTest(
     const records = `${state.path}/portal/records`;
     const env = { PORTAL_DB_PATH: "", XDG_STATE_HOME: state.path };
     await using live = await Portal.start({ env });
-    // Ended and saved: nothing writes its database until a next call.
     await live.waitExit(await live.spawn("true"));
     const liveDb = [...Deno.readDirSync(records)].map((e) => e.name).find((n) =>
       n.endsWith(".db")
     )!;
+    // Ended and committed: nothing writes its database until a next call.
+    await waitFor(
+      "the ended process's row",
+      () => query(`${records}/${liveDb}`, "SELECT status FROM processes"),
+      {
+        until: (rows) => rows[0]?.status === "exited",
+      },
+    );
     const old = new Date(Date.now() - 8 * DAY_MS);
     const made = (name: string, age: Date) => {
       Deno.writeTextFileSync(`${records}/${name}`, "x");

@@ -34,7 +34,7 @@ export async function serve(options: Options, env: Record<string, string>): Prom
 }
 
 async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
-  const shared = openShared(paths);
+  const shared = openShared(paths, log);
   const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
@@ -68,7 +68,7 @@ function serveOverHttp(
     );
     Deno.exit(1);
   }
-  const shared = openShared(paths);
+  const shared = openShared(paths, log);
   let sharedManager: ProcessManager | undefined;
   let stopping = false;
   const openSession = (): SessionContext => {
@@ -102,9 +102,9 @@ function serveOverHttp(
 }
 
 /** The shared files, or a clear message and exit 1 when they cannot be made. */
-function openShared(paths: Record<string, string>): Shared {
+function openShared(paths: Record<string, string>, log: Log): Shared {
   try {
-    return new Shared(paths);
+    return new Shared(paths, log);
   } catch (error) {
     // One line, no stack: the message says what is wrong and what to do.
     const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
@@ -144,13 +144,19 @@ class Shared {
   readonly #ids: IdCounter;
   readonly #managers = new Set<ProcessManager>();
 
-  constructor(paths: Record<string, string>) {
+  constructor(paths: Record<string, string>, log: Log) {
     this.dbPath = recordsDbPath(paths);
     const retentionMs = retentionDays(paths) * 86_400_000;
     removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
     this.#file = claimRecordsFile(this.dbPath);
     try {
       this.store = new RecordStore(this.dbPath);
+      this.store.writes.onChange = (failure) =>
+        log.log(
+          failure ? "error" : "notice",
+          "server",
+          failure ?? "The records database is written again.",
+        );
       const next = this.store.highestProcessId() + 1;
       this.#ids = { next, first: next };
       this.registry = new ProgramRegistry(dataDir(paths));

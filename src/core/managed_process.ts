@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PortalError } from "../errors.ts";
 import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
@@ -62,6 +63,8 @@ export class ManagedProcess implements Waitable {
     store: RecordStore,
     onEnd: (process: ManagedProcess) => void,
   ) {
+    // Nothing starts whose records could not be stored (a full disk).
+    if (store.writes.message) throw new PortalError(store.writes.message);
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
@@ -132,6 +135,7 @@ export class ManagedProcess implements Waitable {
    * Every name is checked before anything is sent. Returns the bytes written.
    */
   async type(content: string, keys: string[]): Promise<number> {
+    this.#log.checkWritable();
     const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
     const keyModes = {
       applicationCursorKeys: modes?.applicationCursorKeys ?? false,

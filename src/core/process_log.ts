@@ -21,6 +21,7 @@
  * ```
  * @module
  */
+import { PortalError } from "../errors.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import { OutputDecoder } from "./output_decoder.ts";
 import { newestPage, ReadCursor } from "./read_cursor.ts";
@@ -96,6 +97,12 @@ export class ProcessLog {
       if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
     }
     return record.seq;
+  }
+
+  /** Throws while the store cannot write (a full disk): input sent now could not be recorded. */
+  checkWritable(): void {
+    const failure = this.#store.writes.message;
+    if (failure) throw new PortalError(failure);
   }
 
   /** The program ended: its age stops, everything is committed, the watchers hear it. */

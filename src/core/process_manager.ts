@@ -64,13 +64,10 @@ export interface WriteRequest extends StepRequest {
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
+type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/**
- * The next process id; managers that share a store share one (its rows are
- * keyed by id). `first`: this server's first id; lower ones belong to an
- * earlier server that used the same database.
- */
+/** The next process id, shared by the managers of a store; ids below `first` were a former server's. */
 export interface IdCounter {
   next: number;
   first?: number;
@@ -119,13 +116,7 @@ export class ProcessManager {
    */
   read(
     id: number,
-    options: {
-      source?: ReadSource;
-      duration?: number;
-      unit?: TimeUnit;
-      max_chars?: number;
-      encoding?: Encoding;
-    } = {},
+    options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
     const process = this.#touch(this.#get(id));
     return process.read({
@@ -349,15 +340,12 @@ export class ProcessManager {
   #get(id: number): ManagedProcess {
     const process = this.#processes.get(id);
     if (!process) {
-      const why = id < (this.#ids.first ?? 1)
-        ? " in this server (it belongs to an earlier server that used the same records " +
-          "database, whose records stay in that file)"
-        : id < this.#ids.next
-        ? " (it was cleaned up, or removed by its idle timeout)"
-        : "";
-      throw new PortalError(
-        `No process with id ${id}${why}. Call process_list to see the current ids.`,
-      );
+      const why = id >= this.#ids.next
+        ? ""
+        : id < (this.#ids.first ?? 1)
+        ? " here (an earlier server's on this records database, which keeps its records)"
+        : " (it was cleaned up, or removed by its idle timeout)";
+      throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
     }
     return process;
   }
@@ -397,9 +385,9 @@ export class ProcessManager {
   }
 
   #remove(process: ManagedProcess): void {
+    this.#store.deleteProcess(process.id); // First: it fails while the file cannot be written.
     this.#processes.delete(process.id);
     this.#idle.clear(process);
-    this.#store.deleteProcess(process.id);
     process.dispose();
   }
 }

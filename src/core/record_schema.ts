@@ -1,11 +1,13 @@
 /**
- * The tables of the records database: `processes` (metadata) and `records`
+ * The tables of the records database, and the statements the store runs on them: `processes` (metadata) and `records`
  * (raw bytes keyed by `process_id · 2³² + seq`), and the `process_records`
  * view that shows records by process, seq and source name for people and
  * tools reading the file.
  *
  * @module
  */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 /** SQLite header field `application_id` of a Portal records database: "Port" (see records_files.ts). */
 export const PORTAL_APPLICATION_ID = 0x506f7274;
@@ -28,3 +30,38 @@ CREATE VIEW IF NOT EXISTS process_records (process_id, seq, timestamp, source, c
     CASE source WHEN 0 THEN 'stdin' WHEN 1 THEN 'stdout' ELSE 'stderr' END, content
   FROM records;
 `;
+
+/** The statements on `records` the store runs, prepared once per connection. */
+export interface RecordStatements {
+  insert: StatementSync;
+  /** A process's range in key order, each source after its own bound. */
+  asc: StatementSync;
+  desc: StatementSync;
+  /** The newest record of a source within a key range. */
+  previous: StatementSync;
+  /** The first key and timestamp within a key range. */
+  first: StatementSync;
+  /** Keys, sources and sizes within a key range, for the cap. */
+  sizes: StatementSync;
+  deleteRange: StatementSync;
+}
+
+/** Prepares {@link RecordStatements} on `db` (whose {@link SCHEMA} has run). */
+export function prepareStatements(db: DatabaseSync): RecordStatements {
+  // One range per process; a source that is not wanted gets a bound past the range.
+  const select = `SELECT key, timestamp, source, content FROM records WHERE key > ? AND key < ?
+    AND ((source = 0 AND key > ?) OR (source = 1 AND key > ?) OR (source = 2 AND key > ?))`;
+  return {
+    insert: db.prepare("INSERT INTO records (key, timestamp, source, content) VALUES (?, ?, ?, ?)"),
+    asc: db.prepare(select + " ORDER BY key"),
+    desc: db.prepare(select + " ORDER BY key DESC"),
+    previous: db.prepare(`SELECT key, timestamp, source, content FROM records
+      WHERE key >= ? AND key < ? AND source = ? ORDER BY key DESC LIMIT 1`),
+    first: db.prepare(
+      "SELECT key, timestamp FROM records WHERE key >= ? AND key < ? ORDER BY key LIMIT 1",
+    ),
+    sizes: db.prepare(`SELECT key, timestamp, source, length(content) AS size FROM records
+      WHERE key > ? AND key <= ? ORDER BY key`),
+    deleteRange: db.prepare("DELETE FROM records WHERE key > ? AND key <= ?"),
+  };
+}
