@@ -241,6 +241,30 @@ posixTest(
   },
 );
 
+posixTest(
+  "doctor says what is at the database path: a foreign file fails, a live one is in use",
+  async () => {
+    await using dir = await tempDir();
+    const notes = `${dir.path}/notes.txt`;
+    await Deno.writeTextFile(notes, "mine");
+    const foreign = await runCli(dir.path, ["doctor", "--db", notes]);
+    assertEquals(foreign.code, 1);
+    assertMatch(foreign.stdout, /^database +FAIL +.*notes\.txt is not a Portal records database/m);
+    const db = `${dir.path}/live.db`;
+    await using server = await Portal.start({ args: ["--db", db] });
+    await server.spawn("true");
+    const live = await runCli(dir.path, ["doctor", "--db", db]);
+    assertMatch(
+      live.stdout,
+      new RegExp(
+        `^database +ok +.*a Portal database, in use by a server \\(pid ${server.transport.pid}\\)`,
+        "m",
+      ),
+    );
+    assertEquals(await Deno.readTextFile(notes), "mine");
+  },
+);
+
 posixTest("a bad PORTAL_RETENTION_DAYS stops the start with one line", async () => {
   await using dir = await tempDir();
   const run = await runCli(dir.path, [], { PORTAL_RETENTION_DAYS: "a week" });
