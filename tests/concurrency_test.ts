@@ -44,6 +44,7 @@ portalTest(
       "  if i % 200 == 0: time.sleep(0.002)",
     ]);
     const pieces: string[] = [];
+    const served = new Set<number>();
     const caller = async (n: number) => {
       for (let ended = false;;) {
         const reply = await attempt(
@@ -57,6 +58,7 @@ portalTest(
         const text = textOf(reply);
         assertEquals(reply.omitted_chars ?? 0, 0);
         pieces.push(text);
+        if (text !== "") served.add(n);
         // Once it has ended and a read finds nothing, everything has been read by someone.
         if (ended && text === "") return;
         ended = reply.status !== "running";
@@ -74,8 +76,7 @@ portalTest(
     seen.sort((a, b) => a - b);
     assertEquals(seen.length, lines, "no line lost or returned twice");
     assert(seen.every((n, i) => n === i), "each line exactly once");
-    const nonEmpty = pieces.filter((p) => p !== "").length;
-    assert(nonEmpty > 100, `the reads were interleaved: ${nonEmpty} returned output`);
+    assert(served.size >= 10, `the reads were interleaved: ${served.size} callers got output`);
   },
 );
 
