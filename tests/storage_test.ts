@@ -142,8 +142,12 @@ posixTest(
     } finally {
       await first.close();
     }
-    await using second = await Portal.start({ args: ["--db", db] });
+    await using second = await Portal.start({ args: ["--db", db], captureStderr: true });
     const id = await second.spawn("echo", ["three"]);
+    await waitFor("the startup line", () => second.stderr, {
+      until: (text) =>
+        /kept\.db \(opened again: its records are kept, new ids start at 3\)\n/.test(text),
+    });
     assertEquals(id, 3, "after the highest id in the file, even one cleaned up");
     await second.readUntil(id, (t) => t.includes("three"));
     assertEquals((await second.call("process_list")).processes.map((p: { id: number }) => p.id), [

@@ -41,7 +41,7 @@ async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
   await server.connect(new StdioTransport((note) => log.log("warning", "server", note)));
-  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.dbPath}`);
+  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
 }
 
 function serveOverHttp(
@@ -86,7 +86,9 @@ function serveOverHttp(
     stopping = true;
     return shared.close(http.close());
   });
-  console.error(`portal ${VERSION} serving MCP on ${http.url}; records database ${shared.dbPath}`);
+  console.error(
+    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}`,
+  );
   if (!env.PORTAL_TOKEN) {
     console.error(
       `portal: clients must send "Authorization: Bearer ${token}" ` +
@@ -164,6 +166,14 @@ class Shared {
       this.#file.release();
       throw error;
     }
+  }
+
+  /** The database for the startup line: its path, and whether an earlier server's records are in it. */
+  get database(): string {
+    const first = this.#ids.first!;
+    return this.#file.existed
+      ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
+      : this.dbPath;
   }
 
   /** A new manager, for a session (or for the one client of stdio). */
