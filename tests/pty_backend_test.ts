@@ -272,12 +272,12 @@ ptyTest("bad command, bad cwd and bad size are refused up front", (_run, env) =>
   assertThrows(
     () => spawnPty({ ...base, command: "no-such-program-portal" }, events),
     PortalError,
-    "Command not found: no-such-program-portal",
+    `Command not found: "no-such-program-portal"`,
   );
   assertThrows(
     () => spawnPty({ ...base, command: "sh", env: { PATH: "/nonexistent" } }, events),
     PortalError,
-    "Command not found: sh",
+    `Command not found: "sh"`,
   );
   assertThrows(
     () => spawnPty({ ...base, command: "sh", cwd: "/no/such/dir" }, events),

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PortalError } from "../errors.ts";
 import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
@@ -15,6 +16,7 @@ import { pasteOf } from "./paste.ts";
 import { type LogPage, ProcessLog } from "./process_log.ts";
 import type { RecordStore } from "./record_store.ts";
 import type {
+  Encoding,
   LaunchSpec,
   ProcessDetails,
   ProcessState,
@@ -67,6 +69,8 @@ export class ManagedProcess implements Waitable {
     store: RecordStore,
     onEnd: (process: ManagedProcess) => void,
   ) {
+    // Nothing starts whose records could not be stored (a full disk).
+    if (store.writes.message) throw new PortalError(store.writes.message);
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
@@ -147,6 +151,7 @@ export class ManagedProcess implements Waitable {
    * typed at a password prompt is a secret too. Returns the bytes written.
    */
   async type(content: string, keys: string[], secret?: string): Promise<number> {
+    this.#log.checkWritable();
     const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
     const keyModes = {
       applicationCursorKeys: modes?.applicationCursorKeys ?? false,
@@ -259,7 +264,9 @@ export class ManagedProcess implements Waitable {
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): RecordPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): RecordPage {
     return this.#page(this.#log.read(options));
   }
 

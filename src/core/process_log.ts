@@ -21,11 +21,12 @@
  * ```
  * @module
  */
+import { PortalError } from "../errors.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import { OutputDecoder } from "./output_decoder.ts";
 import { newestPage, ReadCursor } from "./read_cursor.ts";
 import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
-import type { Source } from "./schema.ts";
+import type { Encoding, Source } from "./schema.ts";
 import { Secrets } from "./secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
@@ -109,6 +110,12 @@ export class ProcessLog {
     if (stored.length > 0) this.#record(source, stored);
   }
 
+  /** Throws while the store cannot write (a full disk): input sent now could not be recorded. */
+  checkWritable(): void {
+    const failure = this.#store.writes.message;
+    if (failure) throw new PortalError(failure);
+  }
+
   /** The program ended: its age stops, everything is committed, the watchers hear it. */
   end(): void {
     this.#release();
@@ -190,7 +197,9 @@ export class ProcessLog {
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): LogPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): LogPage {
     this.#release();
     const since = Math.max(0, this.elapsedNs() - options.windowNs);
     const { records, complete } = newestPage(this.#store, this.#id, {
@@ -198,6 +207,7 @@ export class ProcessLog {
       sinceTimestamp: since,
       maxChars: options.maxChars,
       dropCR: this.#dropCR,
+      encoding: options.encoding,
     });
     // The window reaches back past the oldest record kept: say how much is gone before it.
     const dropped = since <= this.#droppedUntil

@@ -36,6 +36,7 @@ import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { RecordStore } from "./record_store.ts";
 import {
+  type Encoding,
   type KillAllResult,
   type KillResult,
   killResult,
@@ -64,11 +65,13 @@ export interface WriteRequest extends StepRequest, SecretRequest {
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
+type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/** The next process id; managers that share a store share one (its rows are keyed by id). */
+/** The next process id, shared by the managers of a store; ids below `first` were a former server's. */
 export interface IdCounter {
   next: number;
+  first?: number;
 }
 
 /** The processes of one server instance (over HTTP: of one session). */
@@ -114,13 +117,14 @@ export class ProcessManager {
    */
   read(
     id: number,
-    options: { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number } = {},
+    options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
     const process = this.#touch(this.#get(id));
     return process.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
+      encoding: options.encoding,
     });
   }
 
@@ -338,11 +342,12 @@ export class ProcessManager {
   #get(id: number): ManagedProcess {
     const process = this.#processes.get(id);
     if (!process) {
-      throw new PortalError(
-        `No process with id ${id}` +
-          (id < this.#ids.next ? " (it was cleaned up, or removed by its idle timeout)" : "") +
-          ". Call process_list to see the current ids.",
-      );
+      const why = id >= this.#ids.next
+        ? ""
+        : id < (this.#ids.first ?? 1)
+        ? " here (an earlier server's on this records database, which keeps its records)"
+        : " (it was cleaned up, or removed by its idle timeout)";
+      throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
     }
     return process;
   }
@@ -382,9 +387,9 @@ export class ProcessManager {
   }
 
   #remove(process: ManagedProcess): void {
+    this.#store.deleteProcess(process.id); // First: it fails while the file cannot be written.
     this.#processes.delete(process.id);
     this.#idle.clear(process);
-    this.#store.deleteProcess(process.id);
     process.dispose();
   }
 }

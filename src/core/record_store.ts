@@ -34,7 +34,7 @@
  *
  * @module
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { maxOutputBytes } from "../limits.ts";
 import {
   type QueryResult,
@@ -43,8 +43,11 @@ import {
   SOURCE_CODE,
   SOURCE_NAME,
 } from "./record_text.ts";
-import { SCHEMA } from "./record_schema.ts";
-import type { ProcessDetails, Source } from "./schema.ts";
+import { PRAGMAS, prepareStatements, type RecordStatements, SCHEMA } from "./record_schema.ts";
+import { type Pending, PendingRecords } from "./pending_records.ts";
+import { ProcessRows } from "./process_rows.ts";
+import type { Encoding, ProcessDetails, Source } from "./schema.ts";
+import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
 export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
 
@@ -74,6 +77,8 @@ export interface RecordQuery {
   newest?: boolean;
   /** The output came through a terminal: its CRs are dropped. */
   dropCR?: boolean;
+  /** `base64`: the bytes as stored, not text (see {@link RecordText}). */
+  encoding?: Encoding;
 }
 
 /** What the owner of a process learns from retention, and what it protects from it. */
@@ -82,12 +87,6 @@ export interface RetentionHooks {
   keepAfter?(): number;
   /** Called for each record dropped by the cap, oldest first. */
   dropped?(record: Omit<RawRecord, "bytes">, bytes: number): void;
-}
-
-interface Pending {
-  processId: number;
-  key: number;
-  record: RawRecord;
 }
 
 interface Usage {
@@ -104,21 +103,17 @@ interface Row {
 
 /** The records table and the processes table in one SQLite file. */
 export class RecordStore {
+  /** Whether the file can be written now (see write_failure.ts). */
+  readonly writes: WriteFailure;
   readonly #db: DatabaseSync;
+  readonly #rows: ProcessRows;
   readonly #maxBytes: number;
   readonly #commitBytes: number;
-  #pending: Pending[] = [];
-  #pendingBytes = 0;
+  readonly #pending = new PendingRecords();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #usage = new Map<number, Usage>();
   #vacuum = false;
-  readonly #insert: StatementSync;
-  readonly #asc: StatementSync;
-  readonly #desc: StatementSync;
-  readonly #previous: StatementSync;
-  readonly #first: StatementSync;
-  readonly #sizes: StatementSync;
-  readonly #deleteRange: StatementSync;
+  readonly #sql: RecordStatements;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -132,35 +127,11 @@ export class RecordStore {
       ? Math.min(COMMIT_BYTES, Math.ceil(this.#maxBytes / 4))
       : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
-    // 64 KiB pages hold a 64 KiB chunk in two pages; the rollback journal writes a flood once
-    // (new pages need no journal) where a WAL writes it twice; no fsync (see the module doc).
-    // auto_vacuum must precede the first table: it lets a cleanup give the space back.
-    // Deleted records leave no text in the files: their cells are zeroed (secure_delete FAST,
-    // no extra I/O), freed pages leave at the vacuum, the journal is emptied at each commit.
-    this.#db.exec(`PRAGMA page_size = 65536; PRAGMA auto_vacuum = INCREMENTAL;
-      PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 2000;
-      PRAGMA secure_delete = FAST; PRAGMA journal_size_limit = 0;`);
+    this.#db.exec(PRAGMAS);
     this.#db.exec(SCHEMA);
-    this.#insert = this.#db.prepare(
-      "INSERT INTO records (key, timestamp, source, content) VALUES (?, ?, ?, ?)",
-    );
-    // One range per process; a source that is not wanted gets a bound past the range.
-    const select = `SELECT key, timestamp, source, content FROM records WHERE key > ? AND key < ?
-      AND ((source = 0 AND key > ?) OR (source = 1 AND key > ?) OR (source = 2 AND key > ?))`;
-    this.#asc = this.#db.prepare(select + " ORDER BY key");
-    this.#desc = this.#db.prepare(select + " ORDER BY key DESC");
-    this.#previous = this.#db.prepare(
-      `SELECT key, timestamp, source, content FROM records WHERE key >= ? AND key < ?
-        AND source = ? ORDER BY key DESC LIMIT 1`,
-    );
-    this.#first = this.#db.prepare(
-      "SELECT key, timestamp FROM records WHERE key >= ? AND key < ? ORDER BY key LIMIT 1",
-    );
-    this.#sizes = this.#db.prepare(
-      `SELECT key, timestamp, source, length(content) AS size FROM records
-        WHERE key > ? AND key <= ? ORDER BY key`,
-    );
-    this.#deleteRange = this.#db.prepare("DELETE FROM records WHERE key > ? AND key <= ?");
+    this.#rows = new ProcessRows(this.#db);
+    this.writes = new WriteFailure(path);
+    this.#sql = prepareStatements(this.#db);
   }
 
   /** The per-process cap on stored bytes; 0: none. */
@@ -183,26 +154,50 @@ export class RecordStore {
     }
     if (record.seq >= SEQ_SPAN) throw new RangeError(`record ${record.seq} is past 2^32`);
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
-    this.#pendingBytes += record.bytes.length;
     this.#usageOf(processId).bytes += record.bytes.length;
-    if (this.#pendingBytes >= this.#commitBytes) this.flush();
-    else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.flush(), COMMIT_INTERVAL_MS);
-      Deno.unrefTimer(this.#timer);
-    }
+    if (this.writes.failing) this.#hold();
+    else if (this.#pending.bytes >= this.#commitBytes) this.flush();
+    else this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
-  /** Commits every buffered record, and drops what is past the cap, in one transaction. */
+  #commitSoon(ms: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => this.flush(), ms);
+    Deno.unrefTimer(this.#timer);
+  }
+
+  /**
+   * Commits every buffered record and process row, and drops what is past the cap, in one
+   * transaction; if the file cannot be written, they wait (see write_failure.ts).
+   */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.length === 0 && !this.#vacuum) return;
-    const batch = this.#pending;
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    if (this.#pending.empty && !this.#vacuum && !this.#rows.waiting) {
+      return this.writes.succeeded(); // Nothing waits to be written.
+    }
+    const batch = this.#pending.take();
+    try {
+      this.#commit(batch);
+    } catch (error) {
+      this.writes.failed(error);
+      this.#pending.restore(batch);
+      return this.#hold();
+    }
+    this.#rows.written();
+    this.writes.succeeded();
+    if (this.#vacuum) {
+      this.#vacuum = false;
+      // Stepped to the end: exec() would free a single page.
+      this.writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
+    }
+  }
+
+  #commit(batch: Pending[]): void {
     this.#transaction(() => {
+      this.#rows.write();
       for (const { key, record } of batch) {
-        this.#insert.run(key, record.timestamp, SOURCE_CODE[record.source], record.bytes);
+        this.#sql.insert.run(key, record.timestamp, SOURCE_CODE[record.source], record.bytes);
       }
       if (this.#maxBytes > 0) {
         for (const [processId, usage] of this.#usage) {
@@ -210,11 +205,16 @@ export class RecordStore {
         }
       }
     });
-    if (this.#vacuum) {
-      this.#vacuum = false;
-      // Stepped to the end: exec() would free a single page.
-      this.#db.prepare("PRAGMA incremental_vacuum").all();
-    }
+  }
+
+  /** While writes fail: the oldest waiting records past {@link HELD_BYTES} go; retries later. */
+  #hold(): void {
+    this.#pending.trimTo(HELD_BYTES, ({ processId, record }) => {
+      const usage = this.#usageOf(processId);
+      usage.bytes -= record.bytes.length;
+      usage.hooks.dropped?.(record, record.bytes.length);
+    });
+    this.#commitSoon(RETRY_MS);
   }
 
   /**
@@ -236,6 +236,7 @@ export class RecordStore {
     const text = new RecordText(
       q.dropCR ?? false,
       (source, seq) => this.#before(processId, source, seq),
+      q.encoding,
     );
     const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
     return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
@@ -260,29 +261,30 @@ export class RecordStore {
   deleteRecords(processId: number): void {
     this.flush();
     const base = processId * SEQ_SPAN;
-    this.#deleteRange.run(base, base + SEQ_SPAN - 1);
+    this.writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
+    this.#pending.forget(processId); // Records wait only while the file cannot be written.
     const usage = this.#usage.get(processId);
     if (usage) usage.bytes = 0;
     this.#vacuum = true;
     this.flush();
   }
 
-  /** Writes or replaces a process row. */
+  /** The highest process id the file has seen (0 when new): a reopened file's ids go on from there. */
+  highestProcessId(): number {
+    return this.#rows.highestId();
+  }
+
+  /** Writes or replaces a process row, with the next commit. */
   saveProcess(row: ProcessDetails): void {
-    const r = row;
-    const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
-    values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
-    this.#db.prepare(
-      `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
+    this.#rows.save(row);
+    if (!this.writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
   /** Deletes a process row and all its records. */
   deleteProcess(processId: number): void {
     this.deleteRecords(processId);
     this.#usage.delete(processId);
-    this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
+    this.#rows.delete(processId);
   }
 
   /** Commits what is buffered and closes the file. */
@@ -303,7 +305,8 @@ export class RecordStore {
       work();
       this.#db.exec("COMMIT");
     } catch (error) {
-      this.#db.exec("ROLLBACK");
+      // SQLite may have rolled back already (a full disk does).
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw error;
     }
   }
@@ -318,7 +321,9 @@ export class RecordStore {
     const target = this.#maxBytes - (this.#maxBytes >> 3);
     let last = -1;
     for (
-      const row of this.#sizes.iterate(base, base + keepAfter) as Iterable<Row & { size: number }>
+      const row of this.#sql.sizes.iterate(base, base + keepAfter) as Iterable<
+        Row & { size: number }
+      >
     ) {
       if (usage.bytes <= target) break;
       usage.bytes -= row.size;
@@ -328,7 +333,7 @@ export class RecordStore {
         row.size,
       );
     }
-    if (last >= 0) this.#deleteRange.run(base, last);
+    if (last >= 0) this.#sql.deleteRange.run(base, last);
   }
 
   /**
@@ -342,7 +347,7 @@ export class RecordStore {
     // Invariant: the answer is in [low, high); no record at or past `high` is older.
     while (high - low > 1) {
       const mid = Math.floor((low + high) / 2);
-      const row = this.#first.get(mid, high) as { key: number; timestamp: number } | undefined;
+      const row = this.#sql.first.get(mid, high) as { key: number; timestamp: number } | undefined;
       if (row === undefined || row.timestamp >= timestamp) high = mid;
       else low = row.key;
     }
@@ -355,7 +360,7 @@ export class RecordStore {
     const high = base + SEQ_SPAN;
     const wanted = (p: Pending) =>
       p.processId === processId && p.key > low && p.key > bounds[SOURCE_CODE[p.record.source]];
-    const pending = this.#pending.filter(wanted).map((p) => p.record);
+    const pending = this.#pending.filter(wanted);
     const toRecord = (row: Row): RawRecord => ({
       seq: row.key - base,
       timestamp: row.timestamp,
@@ -363,7 +368,7 @@ export class RecordStore {
       bytes: row.content,
     });
     if (desc) yield* pending.reverse();
-    const statement = desc ? this.#desc : this.#asc;
+    const statement = desc ? this.#sql.desc : this.#sql.asc;
     for (const row of statement.iterate(low, high, ...bounds) as Iterable<Row>) {
       yield toRecord(row);
     }
@@ -373,24 +378,18 @@ export class RecordStore {
   /** The record of `source` just before `seq`, looked for among the few records before it. */
   #before(processId: number, source: Source, seq: number): RawRecord | undefined {
     const base = processId * SEQ_SPAN;
-    for (let i = this.#pending.length - 1; i >= 0; i--) {
-      const p = this.#pending[i];
-      if (p.processId === processId && p.key < base + seq && p.record.source === source) {
-        return p.record;
-      }
-    }
-    const row = this.#previous.get(
-      Math.max(base, base + seq - 64),
-      base + seq,
-      SOURCE_CODE[source],
-    ) as
-      | Row
-      | undefined;
-    return row && {
-      seq: row.key - base,
-      timestamp: row.timestamp,
-      source,
-      bytes: row.content,
-    };
+    const waiting = this.#pending.findLast((p) =>
+      p.processId === processId && p.key < base + seq && p.record.source === source
+    );
+    if (waiting) return waiting;
+    const { previous } = this.#sql;
+    const row = previous.get(Math.max(base, base + seq - 64), base + seq, SOURCE_CODE[source]);
+    return row &&
+      {
+        seq: Number(row.key) - base,
+        timestamp: Number(row.timestamp),
+        source,
+        bytes: row.content as Uint8Array,
+      };
   }
 }

@@ -100,6 +100,8 @@ export class Screen {
       rows,
       scrollback: SCROLLBACK_LINES,
       allowProposedApi: true,
+      // Binary output would make the parser report each bad sequence on stderr.
+      logLevel: "off",
     });
     this.#term.onTitleChange((title) => this.#title = title || null);
     this.#backlog = options.backlog;

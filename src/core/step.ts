@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { PortalError } from "../errors.ts";
+import { PortalError, quote } from "../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../limits.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import type { ManagedProcess } from "./managed_process.ts";
@@ -38,8 +38,10 @@ export function compileRegex(source: string, argument: string): RegExp {
   try {
     return new RegExp(source, "m");
   } catch (error) {
+    // V8 quotes the whole pattern ("Invalid regular expression: /…/m: Unterminated group").
+    const reason = (error as Error).message.split(/\/m: /).at(-1);
     throw new PortalError(
-      `${argument} is not a valid JavaScript regular expression: ${(error as Error).message}`,
+      `${argument} ${quote(source)} is not a valid JavaScript regular expression: ${reason}.`,
     );
   }
 }

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, maxCharsParam, processId, stepReply, waitRequest } from "../../core/schema.ts";
-import { SECRET_LABEL_MAX, SECRET_MAX_CHARS, STEP_MAX_CHARS } from "../../limits.ts";
+import { id, maxCharsParam, name, processId, stepReply, waitRequest } from "../../core/schema.ts";
+import {
+  CONTENT_MAX_CHARS,
+  KEYS_MAX,
+  SECRET_LABEL_MAX,
+  SECRET_MAX_CHARS,
+  STEP_MAX_CHARS,
+} from "../../limits.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
@@ -26,14 +32,14 @@ export const processWrite = defineTool({
     "On a PTY it goes only to a password prompt (echo off) unless force.",
   input: z.object({
     id,
-    content: z.string().optional().describe("Text to write (UTF-8)."),
-    keys: z.array(z.string()).optional().describe(
+    content: z.string().max(CONTENT_MAX_CHARS).optional().describe("Text to write (UTF-8)."),
+    keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional().describe(
       'Sent after content, e.g. ["Up", "Enter"], ["Ctrl+C"]; case-insensitive.',
     ),
     secret: z.string().max(SECRET_MAX_CHARS).optional().describe(
       "Password or token, typed after content.",
     ),
-    secret_env: z.string().optional().describe("Name of a server env variable: its value."),
+    secret_env: name().optional().describe("Name of a server env variable: its value."),
     secret_prompt: z.string().max(SECRET_LABEL_MAX).optional().describe(
       "Label: the person is asked (MCP elicitation).",
     ),
