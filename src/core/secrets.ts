@@ -36,6 +36,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../bytes.ts";
 
 /** What a secret is replaced by in output and input records. */
 export const REDACTED = "[secret]";
@@ -120,7 +121,7 @@ export class Secrets {
   redact(stream: string, chunk: Uint8Array): Uint8Array {
     if (!this.active) return chunk;
     const state = this.#streams.get(stream) ?? { tail: EMPTY, held: 0 };
-    const window = concat(state.tail, chunk);
+    const window = concatBytes([state.tail, chunk]);
     // The first byte not stored yet; a match may begin before it, in what a read released.
     const from = state.tail.length - state.held;
     const matches = this.#matches(window).filter(([, end]) => end > from);
@@ -219,15 +220,5 @@ function replaced(
     at = end;
   }
   parts.push(bytes.subarray(at, Math.max(at, to)));
-  return concat(...parts);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

@@ -32,6 +32,7 @@ import process from "node:process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { concatBytes } from "../bytes.ts";
 import { CONTENT_MAX_CHARS, REQUEST_MAX_BYTES } from "../limits.ts";
 
 /** Bytes kept of each end of a skipped line: where a request's id usually is. */
@@ -77,7 +78,7 @@ export class BoundedLines {
     if (this.#skipping) {
       const skipping = this.#skipping;
       skipping.size += part.length;
-      skipping.tail = concat([skipping.tail, part]).slice(-KEPT_BYTES);
+      skipping.tail = concatBytes([skipping.tail, part]).slice(-KEPT_BYTES);
       return;
     }
     if (this.#size + part.length <= this.#max) {
@@ -85,7 +86,7 @@ export class BoundedLines {
       this.#size += part.length;
       return;
     }
-    const all = concat([...this.#parts, part]);
+    const all = concatBytes([...this.#parts, part]);
     this.#skipping = {
       head: all.slice(0, KEPT_BYTES),
       tail: all.slice(-KEPT_BYTES),
@@ -107,7 +108,7 @@ export class BoundedLines {
       });
       return;
     }
-    const line = new TextDecoder().decode(concat(this.#parts));
+    const line = new TextDecoder().decode(concatBytes(this.#parts));
     this.#parts = [];
     this.#size = 0;
     this.#on.line(line.endsWith("\r") ? line.slice(0, -1) : line);
@@ -188,15 +189,4 @@ export function requestId(head: string, tail: string): string | number | undefin
   const found = new RegExp(ID).exec(head.split('"params"')[0]) ??
     new RegExp(`${ID}\\s*(?:,\\s*"jsonrpc"\\s*:\\s*"2\\.0"\\s*)?\\}\\s*$`).exec(tail);
   return found ? JSON.parse(found[1]) : undefined;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
