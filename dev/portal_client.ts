@@ -19,7 +19,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { fileURLToPath } from "node:url";
 import { homeEnv } from "./home.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
@@ -56,6 +56,8 @@ export interface StartOptions {
   args?: string[];
   /** Keep the server's stderr (see {@link Portal.stderr}) instead of passing it through. */
   captureStderr?: boolean;
+  /** What the client declares it can do (elicitation: set its handler on `client`). */
+  capabilities?: ClientCapabilities;
 }
 
 /** A running server and a connected client. */
@@ -99,7 +101,10 @@ export class Portal implements AsyncDisposable {
         cwd: options.cwd,
         stderr: options.captureStderr ? "pipe" : "inherit",
       });
-      const client = new Client({ name: "portal-dev-client", version: "0.0.0" });
+      const client = new Client(
+        { name: "portal-dev-client", version: "0.0.0" },
+        { capabilities: options.capabilities ?? {} },
+      );
       await client.connect(transport);
       return new Portal(client, transport, temp);
     } catch (error) {

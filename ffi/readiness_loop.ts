@@ -87,7 +87,7 @@ export class ReadinessLoop {
     if (!this.#running) this.#run();
   }
 
-  /** Changes the events watched for a registered fd. */
+  /** Changes the events watched for a registered fd; 0 pauses it (it stays open). */
   setEvents(fd: number, events: number): void {
     const entry = this.#entries.get(fd);
     if (entry === undefined || entry.events === events) return;
@@ -212,7 +212,8 @@ export class ReadinessLoop {
 
   #rebuild(): void {
     this.#dirty = false;
-    this.#snapshot = [...this.#entries.values()];
+    // An fd watched for nothing is kept open but left out (poll would still report its hangup).
+    this.#snapshot = [...this.#entries.values()].filter((entry) => entry.events !== 0);
     const all = [{ fd: this.#wakeRead, events: C.POLLIN }, ...this.#snapshot];
     if (this.#mechanism === "poll") {
       this.#pollFds = new Uint8Array(all.length * POLLFD_SIZE);

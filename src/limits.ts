@@ -10,6 +10,9 @@
  * assert.equal(TERMINAL_SIZE.max, 1000);
  * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
  * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
+ * assert.equal(retentionDays({}), 7);
+ * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
+ * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
  * ```
  * @module
  */
@@ -59,6 +62,26 @@ export function maxOutputBytes(
   return bytes;
 }
 
+/** Default of `PORTAL_RETENTION_DAYS` (see {@link retentionDays}). */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+/**
+ * How many days the records database of a server that no longer runs is kept
+ * in the default records directory before a starting server removes it, from
+ * `PORTAL_RETENTION_DAYS` (0: at the next start). A live server's is never
+ * removed. Throws on a value that is not a number of days.
+ */
+export function retentionDays(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): number {
+  const raw = env.PORTAL_RETENTION_DAYS?.trim();
+  if (!raw) return DEFAULT_RETENTION_DAYS;
+  if (!/^\d+(\.\d+)?$/.test(raw)) {
+    throw new Error(`PORTAL_RETENTION_DAYS must be a number of days (0 or more), not "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;
 
@@ -94,3 +117,46 @@ export const PROGRESS_INTERVAL_MS = 1000;
  * text), and the official SDK client drops the connection on a message over 10 MiB.
  */
 export const REPLY_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A secret for process_write is a password or a token: at most this many characters. Each
+ * output chunk is searched for every secret, and the start of one is held back between chunks.
+ */
+export const SECRET_MAX_CHARS = 4096;
+
+/** How long the person has to answer a `secret_prompt` before the call fails. */
+export const SECRET_PROMPT_MS = 300_000;
+
+/** A `secret_prompt` label names what is asked for ("Password for db1"), shown to the person. */
+export const SECRET_LABEL_MAX = 200;
+
+/** The longest error message a tool call returns; past it, the middle is left out. */
+export const ERROR_MAX_CHARS = 2000;
+
+/** Characters of a bad value an error message quotes. */
+export const QUOTED_CHARS = 60;
+
+// Limits at the door: what one call may carry, so that nothing stored can make a later call
+// fail (every later process_list / process_inspect repeats what a start stored).
+
+/** Longest command, cwd, environment variable name, `prompt` or `expect` (PATH_MAX). */
+export const NAME_MAX_CHARS = 4096;
+
+/** Most characters in all of `args`, and in all of `env`'s names and values, at one start. */
+export const LAUNCH_MAX_CHARS = 262_144;
+
+/** Longest `content` of one `process_write`: larger input goes in several writes. */
+export const CONTENT_MAX_CHARS = 1_048_576;
+
+/** Most names in one `keys`, and the longest name (`Ctrl+Alt+Shift+PageDown` is 23). */
+export const KEYS_MAX = { count: 1000, chars: 64 } as const;
+
+/** Longest signal name (`CTRL_BREAK_EVENT` is 16). */
+export const SIGNAL_NAME_MAX_CHARS = 32;
+
+/**
+ * Largest JSON-RPC message the stdio server reads (the official SDK client's
+ * own limit on what it reads); a larger one is answered with an error and
+ * skipped, unread.
+ */
+export const REQUEST_MAX_BYTES = 10 * 1024 * 1024;

@@ -17,6 +17,7 @@
  * ```
  * @module
  */
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { shortSleep } from "../ffi/short_sleep.ts";
 import { delay } from "./async.ts";
@@ -81,9 +82,13 @@ export interface UserDirs {
   state: string;
 }
 
-/** {@link UserDirs} as `env` (the server's environment) sets them. */
+/**
+ * {@link UserDirs} as `env` (the server's environment) sets them. Without
+ * HOME, the account's home directory (never the working directory, which may
+ * be `/`).
+ */
 export function userDirs(env: Record<string, string>): UserDirs {
-  const home = env.HOME ?? env.USERPROFILE ?? Deno.cwd();
+  const home = env.HOME ?? env.USERPROFILE ?? homedir();
   if (WINDOWS) {
     return {
       data: env.APPDATA ?? join(home, "AppData", "Roaming"),

@@ -13,7 +13,7 @@
  * ```
  * @module
  */
-import { PortalError } from "./errors.ts";
+import { PortalError, quote } from "./errors.ts";
 
 const LINUX: Record<string, number> = {
   SIGHUP: 1,
@@ -159,7 +159,7 @@ export function resolveSignal(input: string | number): ResolvedSignal {
   const n = SIGNALS[name];
   if (n !== undefined) return { name, number: n };
   throw new PortalError(
-    `Unknown signal "${input}". Use a name or number: ${listSignals()}.`,
+    `Unknown signal ${quote(String(input))}. Use a name or number: ${listSignals()}.`,
   );
 }
 

@@ -53,11 +53,11 @@ portalTest(
 portalTest("start errors: missing command, missing cwd, cwd that is a file", async (portal) => {
   assertMatch(
     await portal.fail("process_start", { command: "no-such-program-xyz" }),
-    /Command not found: no-such-program-xyz\. It is in no directory of the program's PATH/,
+    /Command not found: "no-such-program-xyz"\. It is in no directory of the program's PATH/,
   );
   assertMatch(
     await portal.fail("process_start", { command: "ls -la" }),
-    /Command not found: ls -la\..*not through a shell: put arguments in args/,
+    /Command not found: "ls -la"\..*not through a shell: put arguments in args/,
   );
   await using dir = await tempDir();
   const plain = `${dir.path}/plain.txt`;

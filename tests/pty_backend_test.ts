@@ -132,6 +132,13 @@ ptyTest("exit code and terminating signal are reported", async (run) => {
   });
 });
 
+ptyTest("a program that closes its terminal before it exits keeps its exit code", async (run) => {
+  // Its output ends (EIO) while it still runs: the master must stay open until it is reaped,
+  // or the hangup would kill it with SIGHUP (GNU cat closes stdin, stdout and stderr at the end).
+  const r = run("sh", ["-c", "exec 0<&- 1>&- 2>&-; sleep 0.3; exit 3"]);
+  assertEquals(await r.exited(), { code: 3, signal: null });
+});
+
 ptyTest("signal() reaches the foreground job, not the shell", async (run) => {
   const r = run("bash", ["--norc", "--noprofile", "-i"]);
   const prompts = () => r.text().split("PORTAL$ ").length - 1;
@@ -265,12 +272,12 @@ ptyTest("bad command, bad cwd and bad size are refused up front", (_run, env) =>
   assertThrows(
     () => spawnPty({ ...base, command: "no-such-program-portal" }, events),
     PortalError,
-    "Command not found: no-such-program-portal",
+    `Command not found: "no-such-program-portal"`,
   );
   assertThrows(
     () => spawnPty({ ...base, command: "sh", env: { PATH: "/nonexistent" } }, events),
     PortalError,
-    "Command not found: sh",
+    `Command not found: "sh"`,
   );
   assertThrows(
     () => spawnPty({ ...base, command: "sh", cwd: "/no/such/dir" }, events),

@@ -1,28 +1,280 @@
+/**
+ * Where the records go and who may use them: the per-user state directory by
+ * default (never the working directory), a file that is not Portal's refused
+ * untouched, a Portal database reopened with its records, one live server per
+ * file, old databases removed after the retention period.
+ */
 import { DatabaseSync } from "node:sqlite";
 import { Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
+import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { listTree, runCli } from "./helpers/cli.ts";
 
-posixTest("default database: a fresh .portal/portal-<pid>-<ms>.db, mode 0600", async () => {
-  await using temp = await tempDir();
-  const cwd = temp.path;
-  // Disposed in reverse: the server stops before its working directory goes.
-  await using portal = await Portal.start({ cwd, env: { PORTAL_DB_PATH: "" } });
-  const id = await portal.spawn("echo", ["stored"]);
-  await portal.readUntil(id, (t) => t.includes("stored"));
-  const files = [...Deno.readDirSync(`${cwd}/.portal`)].map((e) => e.name);
-  const db = files.find((f) => f.endsWith(".db"))!;
-  assertMatch(db, /^portal-\d+-\d+\.db$/);
-  assertEquals(Deno.readTextFileSync(`${cwd}/.portal/.gitignore`), "*\n");
-  assertEquals(Deno.statSync(`${cwd}/.portal/${db}`).mode! & 0o777, 0o600);
-  const conn = new DatabaseSync(`${cwd}/.portal/${db}`, { readOnly: true });
+const DAY_MS = 86_400_000;
+const mode = (path: string) => Deno.statSync(path).mode! & 0o777;
+const missing = (path: string) => {
   try {
-    const row = conn.prepare("SELECT content FROM process_records WHERE process_id = ?").get(id);
-    assertEquals(new TextDecoder().decode(row!.content as Uint8Array), "stored\n");
-  } finally {
-    conn.close();
+    Deno.lstatSync(path);
+    return false;
+  } catch {
+    return true;
   }
+};
+
+/** The rows of the records database at `path` (read-only), for checks from outside. */
+function query(path: string, sql: string, ...params: number[]): Record<string, unknown>[] {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return db.prepare(sql).all(...params) as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+posixTest(
+  "default database: a new one per server in the state directory, never the cwd; 0700 dirs, 0600 file",
+  async () => {
+    await using cwd = await tempDir();
+    for (const dir of [cwd.path, "/"]) {
+      const rootHadPortal = !missing("/.portal");
+      // Disposed in reverse: the server stops before its working directory goes.
+      await using portal = await Portal.start({ cwd: dir, env: { PORTAL_DB_PATH: "" } });
+      const id = await portal.spawn("echo", ["stored"]);
+      await portal.readUntil(id, (t) => t.includes("stored"));
+      const records = `${portal.home}/.local/state/portal/records`;
+      const [db] = [...Deno.readDirSync(records)].map((e) => e.name).filter((n) =>
+        n.endsWith(".db")
+      );
+      assertMatch(db, new RegExp(`^portal-${portal.transport.pid}-\\d+\\.db$`));
+      for (
+        const made of [
+          ".local",
+          ".local/state",
+          ".local/state/portal",
+          ".local/state/portal/records",
+        ]
+      ) {
+        assertEquals(mode(`${portal.home}/${made}`), 0o700, made);
+      }
+      assertEquals(mode(`${records}/${db}`), 0o600);
+      assertEquals(mode(`${records}/${db}.lock`), 0o600);
+      const rows = query(
+        `${records}/${db}`,
+        "SELECT content FROM process_records WHERE process_id = ?",
+        id,
+      );
+      assertEquals(new TextDecoder().decode(rows[0].content as Uint8Array), "stored\n");
+      if (dir === "/") assertEquals(!missing("/.portal"), rootHadPortal, "nothing made in /");
+      else assertEquals(await listTree(dir), [], "nothing made in the working directory");
+    }
+  },
+);
+
+posixTest(
+  "a file that is not a Portal database is refused, left untouched, one line on stderr",
+  async () => {
+    await using dir = await tempDir();
+    const notes = `${dir.path}/notes.txt`;
+    await Deno.writeTextFile(notes, "my notes\n".repeat(1000));
+    const other = `${dir.path}/other.db`;
+    const sqlite = new DatabaseSync(other);
+    sqlite.exec("CREATE TABLE mine (x); INSERT INTO mine VALUES (42)");
+    sqlite.close();
+    const before = await Deno.readFile(other);
+    for (
+      const [path, what] of [[notes, /not a database/], [other, /another program's SQLite/], [
+        dir.path,
+        /is not a file/,
+      ]] as const
+    ) {
+      const run = await runCli(dir.path, ["--db", path]);
+      assertEquals([run.code, run.stdout], [1, ""], run.stderr);
+      assertMatch(
+        run.stderr,
+        /^portal: cannot start: .*(not a Portal records database|not a file)/,
+      );
+      assertMatch(run.stderr, what);
+      assertEquals(run.stderr.trim().split("\n").length, 1, run.stderr);
+      assert(missing(`${path}.lock`), "no lock file left beside it");
+    }
+    assertEquals(await Deno.readTextFile(notes), "my notes\n".repeat(1000));
+    assertEquals(await Deno.readFile(other), before);
+    // An empty file holds nothing to lose: it becomes a new database.
+    await Deno.writeTextFile(`${dir.path}/empty.db`, "");
+    await using portal = await Portal.start({ args: ["--db", `${dir.path}/empty.db`] });
+    await portal.spawn("true");
+  },
+);
+
+posixTest(
+  "a Portal database is reopened after a crash: earlier records stay, new ids go on after them",
+  async () => {
+    await using dir = await tempDir();
+    const db = `${dir.path}/kept.db`;
+    const first = await Portal.start({ args: ["--db", db] });
+    try {
+      for (const word of ["one", "two"]) {
+        const id = await first.spawn("echo", [word]);
+        await first.readUntil(id, (t) => t.includes(word));
+      }
+      await first.call("process_cleanup", { id: 1 });
+      // Committed (within COMMIT_INTERVAL_MS) before the crash.
+      await waitFor(
+        "process 2's row and record",
+        () =>
+          query(db, "SELECT count(*) AS n FROM processes UNION ALL SELECT count(*) FROM records"),
+        {
+          until: (rows) => rows[0].n === 1 && rows[1].n === 1,
+        },
+      );
+      // A crash: no shutdown, the lock file stays behind naming a dead pid.
+      Deno.kill(first.transport.pid!, "SIGKILL");
+      await waitFor("the killed server's lock to be free", () => {
+        const file = Deno.openSync(`${db}.lock`, { read: true, write: true });
+        try {
+          return file.tryLockSync(true);
+        } finally {
+          file.close();
+        }
+      });
+    } finally {
+      await first.close();
+    }
+    await using second = await Portal.start({ args: ["--db", db], captureStderr: true });
+    const id = await second.spawn("echo", ["three"]);
+    await waitFor("the startup line", () => second.stderr, {
+      until: (text) =>
+        /kept\.db \(opened again: its records are kept, new ids start at 3\)\n/.test(text),
+    });
+    assertEquals(id, 3, "after the highest id in the file, even one cleaned up");
+    await second.readUntil(id, (t) => t.includes("three"));
+    assertEquals((await second.call("process_list")).processes.map((p: { id: number }) => p.id), [
+      3,
+    ]);
+    assertMatch(
+      await second.fail("process_read", { id: 2 }),
+      /No process with id 2 here \(an earlier server's on this records database/,
+    );
+    const rows = query(
+      db,
+      "SELECT process_id, content FROM process_records WHERE source = 'stdout'",
+    );
+    const text = rows.map((r) =>
+      `${r.process_id}:${new TextDecoder().decode(r.content as Uint8Array)}`
+    );
+    assertEquals(text.sort(), ["2:two\n", "3:three\n"]);
+    assertEquals(query(db, "SELECT id FROM processes ORDER BY id").map((r) => r.id), [2, 3]);
+    assertEquals(mode(db), 0o600);
+  },
+);
+
+posixTest("a second server on a database in use is refused; the first goes on", async () => {
+  await using dir = await tempDir();
+  const db = `${dir.path}/shared.db`;
+  await using first = await Portal.start({ args: ["--db", db] });
+  const id = await first.spawn("echo", ["mine"]);
+  await first.readUntil(id, (t) => t.includes("mine"));
+  for (const args of [["--db", db], []]) {
+    const run = await runCli(dir.path, args, { PORTAL_DB_PATH: db });
+    assertEquals([run.code, run.stdout], [1, ""]);
+    assertMatch(
+      run.stderr,
+      new RegExp(
+        `^portal: cannot start: the records database ${db} is in use by another ` +
+          `Portal server \\(pid ${first.transport.pid}\\)`,
+      ),
+    );
+    assertEquals(run.stderr.trim().split("\n").length, 1);
+  }
+  const again = await first.spawn("echo", ["still mine"]);
+  await first.readUntil(again, (t) => t.includes("still mine"));
+  assertEquals(query(db, "SELECT count(*) AS n FROM processes")[0].n, 2);
+});
+
+posixTest(
+  "old per-instance databases go after PORTAL_RETENTION_DAYS; a live server's never",
+  async () => {
+    await using state = await tempDir();
+    const records = `${state.path}/portal/records`;
+    const env = { PORTAL_DB_PATH: "", XDG_STATE_HOME: state.path };
+    await using live = await Portal.start({ env });
+    await live.waitExit(await live.spawn("true"));
+    const liveDb = [...Deno.readDirSync(records)].map((e) => e.name).find((n) =>
+      n.endsWith(".db")
+    )!;
+    // Ended and committed: nothing writes its database until a next call.
+    await waitFor(
+      "the ended process's row",
+      () => query(`${records}/${liveDb}`, "SELECT status FROM processes"),
+      {
+        until: (rows) => rows[0]?.status === "exited",
+      },
+    );
+    const old = new Date(Date.now() - 8 * DAY_MS);
+    const made = (name: string, age: Date) => {
+      Deno.writeTextFileSync(`${records}/${name}`, "x");
+      Deno.utimeSync(`${records}/${name}`, age, age);
+    };
+    made("portal-1-1.db", old);
+    made("portal-1-1.db-journal", old);
+    made("portal-1-1.db.lock", old); // a crashed server's: nothing holds it
+    made("portal-2-2.db", new Date()); // ended recently
+    made("notes.txt", old); // not Portal's
+    for (const name of [liveDb, `${liveDb}.lock`]) Deno.utimeSync(`${records}/${name}`, old, old);
+    const names = () => [...Deno.readDirSync(records)].map((e) => e.name).sort();
+    {
+      await using next = await Portal.start({ env });
+      await next.spawn("true");
+      const left = names();
+      assert(!left.some((n) => n.startsWith("portal-1-1.")), left.join(" "));
+      for (const kept of ["portal-2-2.db", "notes.txt", liveDb, `${liveDb}.lock`]) {
+        assert(left.includes(kept), `${kept} kept: ${left.join(" ")}`);
+      }
+    }
+    // 0 days: every database no server holds goes at the next start.
+    await using last = await Portal.start({ env: { ...env, PORTAL_RETENTION_DAYS: "0" } });
+    await last.spawn("true");
+    const left = names();
+    assert(!left.includes("portal-2-2.db"), left.join(" "));
+    assert(left.includes(liveDb) && left.includes("notes.txt"), left.join(" "));
+    assertEquals(left.filter((n) => n.endsWith(".db")).length, 2, "the two live servers' own");
+    assertEquals(Deno.statSync(`${records}/${liveDb}`).mtime, old, "it looked old to the sweeps");
+    await live.call("process_list");
+  },
+);
+
+posixTest(
+  "doctor says what is at the database path: a foreign file fails, a live one is in use",
+  async () => {
+    await using dir = await tempDir();
+    const notes = `${dir.path}/notes.txt`;
+    await Deno.writeTextFile(notes, "mine");
+    const foreign = await runCli(dir.path, ["doctor", "--db", notes]);
+    assertEquals(foreign.code, 1);
+    assertMatch(foreign.stdout, /^database +FAIL +.*notes\.txt is not a Portal records database/m);
+    const db = `${dir.path}/live.db`;
+    await using server = await Portal.start({ args: ["--db", db] });
+    await server.spawn("true");
+    const live = await runCli(dir.path, ["doctor", "--db", db]);
+    assertMatch(
+      live.stdout,
+      new RegExp(
+        `^database +ok +.*a Portal database, in use by a server \\(pid ${server.transport.pid}\\)`,
+        "m",
+      ),
+    );
+    assertEquals(await Deno.readTextFile(notes), "mine");
+  },
+);
+
+posixTest("a bad PORTAL_RETENTION_DAYS stops the start with one line", async () => {
+  await using dir = await tempDir();
+  const run = await runCli(dir.path, [], { PORTAL_RETENTION_DAYS: "a week" });
+  assertEquals([run.code, run.stdout], [1, ""]);
+  assertMatch(run.stderr, /^portal: cannot start: PORTAL_RETENTION_DAYS must be a number of days/);
+  assertEquals(run.stderr.trim().split("\n").length, 1);
 });
 
 posixTest(

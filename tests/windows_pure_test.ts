@@ -225,7 +225,7 @@ Deno.test("PATH lookup: paths are taken against the working directory, not PATH"
 
 Deno.test("PATH lookup: what is not found is explained", () => {
   const env = { PATH: "C:\\bin", PATHEXT: ".EXE" };
-  assertMatch(lookupError("nope", env, []), /Command not found: nope\. .*PATHEXT \(\.exe\)/);
+  assertMatch(lookupError("nope", env, []), /Command not found: "nope"\. .*PATHEXT \(\.exe\)/);
   assertMatch(lookupError("my tool", env, []), /run cmd\.exe with args \['\/c'/);
   assertMatch(lookupError("C:\\x\\nope", env, []), /no program C:\\x\\nope/);
   assert(isBatchFile("C:\\n\\npm.CMD") && isBatchFile("a.bat") && !isBatchFile("a.exe"));

@@ -17,12 +17,13 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { dirname, join } from "node:path";
-import { dataDir, recordsDbPath } from "../core/paths.ts";
+import { dirname } from "node:path";
+import { dataDir, recordsDbPath, stateDir } from "../core/paths.ts";
 import { ProcessManager } from "../core/process_manager.ts";
 import { RecordStore } from "../core/record_store.ts";
+import { describeRecordsFile } from "../core/records_files.ts";
 import { VERSION } from "../mcp/server.ts";
-import { TERMINAL_PROBE, userDirs } from "../platform.ts";
+import { TERMINAL_PROBE } from "../platform.ts";
 
 /** How long the terminal probe may take before doctor calls the terminal broken. */
 const PROBE_DEADLINE_MS = 10_000;
@@ -46,7 +47,7 @@ export async function doctor(env: Record<string, string>): Promise<{ ok: boolean
     info("executable", Deno.execPath()),
     await terminalCheck(),
     directoryCheck("data dir", dataDir(env), "programs.db, the program registry"),
-    directoryCheck("state dir", join(userDirs(env).state, "portal"), "per-user state"),
+    directoryCheck("state dir", stateDir(env), "records/, each server's records database"),
     databaseCheck(recordsDbPath(env)),
   ];
   const ok = checks.every((check) => check.ok !== false);
@@ -94,13 +95,22 @@ function directoryCheck(name: string, path: string, holds: string): Check {
   return { name, ok, detail: `${path} (${holds}): ${detail}` };
 }
 
-/** The records database: where it goes, whether it can be made there, and SQLite's version. */
+/**
+ * The records database: where it goes, what is there now (nothing, a Portal
+ * database, or a file a server would refuse), whether it can be made there,
+ * and SQLite's version.
+ */
 function databaseCheck(path: string): Check {
   const db = new DatabaseSync(":memory:");
   const { version } = db.prepare("SELECT sqlite_version() AS version").get() as { version: string };
   db.close();
-  const { ok, detail } = writableDir(dirname(path));
-  return { name: "database", ok, detail: `${path} (SQLite ${version}): directory ${detail}` };
+  const file = describeRecordsFile(path);
+  const dir = writableDir(dirname(path));
+  return {
+    name: "database",
+    ok: file.ok && dir.ok,
+    detail: `${path} (SQLite ${version}): ${file.detail}; directory ${dir.detail}`,
+  };
 }
 
 /** Whether files can be made in `dir`: it is there and writable, or it can be created. */

@@ -8,17 +8,18 @@
  * @module
  */
 import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { settlesWithin } from "../async.ts";
-import { createPrivateFile, dataDir, recordsDbPath } from "../core/paths.ts";
+import { dataDir, recordsDbPath, recordsDir } from "../core/paths.ts";
 import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
 import { ProgramRegistry } from "../core/program_registry.ts";
 import { RecordStore } from "../core/record_store.ts";
-import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { claimRecordsFile, type RecordsFile, removeOldRecords } from "../core/records_files.ts";
+import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
 import { createServer, VERSION } from "../mcp/server.ts";
+import { StdioTransport } from "../mcp/stdio.ts";
 import { SHUTDOWN_SIGNALS } from "../platform.ts";
 import { type Options, withPathFlags } from "./args.ts";
 
@@ -33,14 +34,14 @@ export async function serve(options: Options, env: Record<string, string>): Prom
 }
 
 async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
-  const shared = openShared(paths);
+  const shared = openShared(paths, log);
   const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  await server.connect(new StdioServerTransport());
-  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.dbPath}`);
+  await server.connect(new StdioTransport((note) => log.log("warning", "server", note)));
+  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
 }
 
 function serveOverHttp(
@@ -67,7 +68,7 @@ function serveOverHttp(
     );
     Deno.exit(1);
   }
-  const shared = openShared(paths);
+  const shared = openShared(paths, log);
   let sharedManager: ProcessManager | undefined;
   let stopping = false;
   const openSession = (): SessionContext => {
@@ -85,7 +86,9 @@ function serveOverHttp(
     stopping = true;
     return shared.close(http.close());
   });
-  console.error(`portal ${VERSION} serving MCP on ${http.url}; records database ${shared.dbPath}`);
+  console.error(
+    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}`,
+  );
   if (!env.PORTAL_TOKEN) {
     console.error(
       `portal: clients must send "Authorization: Bearer ${token}" ` +
@@ -101,13 +104,15 @@ function serveOverHttp(
 }
 
 /** The shared files, or a clear message and exit 1 when they cannot be made. */
-function openShared(paths: Record<string, string>): Shared {
+function openShared(paths: Record<string, string>, log: Log): Shared {
   try {
-    return new Shared(paths);
+    return new Shared(paths, log);
   } catch (error) {
+    // One line, no stack: the message says what is wrong and what to do.
+    const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
     console.error(
-      `portal: cannot start: ${(error as Error).message}. \`portal doctor\` checks the ` +
-        "places Portal writes to; --db PATH and --data-dir PATH choose others.",
+      `portal: cannot start: ${message}. \`portal doctor\` checks the places Portal writes ` +
+        "to; --db PATH and --data-dir PATH choose others.",
     );
     Deno.exit(1);
   }
@@ -130,19 +135,45 @@ function onShutdown(stop: () => Promise<void>): () => Promise<void> {
  * What every session of the server shares: one records database (so ids come
  * from one counter: the database keys records by process id), the program
  * registry, and the managers of the sessions, killed together at shutdown.
+ * A database reopened after an earlier run keeps its records; ids go on after
+ * the highest it holds, and the earlier run's processes are not this server's.
  */
 class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
-  readonly #ids: IdCounter = { next: 1 };
+  readonly #file: RecordsFile;
+  readonly #ids: IdCounter;
   readonly #managers = new Set<ProcessManager>();
 
-  constructor(paths: Record<string, string>) {
+  constructor(paths: Record<string, string>, log: Log) {
     this.dbPath = recordsDbPath(paths);
-    createPrivateFile(this.dbPath);
-    this.store = new RecordStore(this.dbPath);
-    this.registry = new ProgramRegistry(dataDir(paths));
+    const retentionMs = retentionDays(paths) * 86_400_000;
+    removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
+    this.#file = claimRecordsFile(this.dbPath);
+    try {
+      this.store = new RecordStore(this.dbPath);
+      this.store.writes.onChange = (failure) =>
+        log.log(
+          failure ? "error" : "notice",
+          "server",
+          failure ?? "The records database is written again.",
+        );
+      const next = this.store.highestProcessId() + 1;
+      this.#ids = { next, first: next };
+      this.registry = new ProgramRegistry(dataDir(paths));
+    } catch (error) {
+      this.#file.release();
+      throw error;
+    }
+  }
+
+  /** The database for the startup line: its path, and whether an earlier server's records are in it. */
+  get database(): string {
+    const first = this.#ids.first!;
+    return this.#file.existed
+      ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
+      : this.dbPath;
   }
 
   /** A new manager, for a session (or for the one client of stdio). */
@@ -164,6 +195,7 @@ class Shared {
     const killed = first.then(() => Promise.all([...this.#managers].map((m) => m.killAll())));
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.store.close();
+    this.#file.release();
     this.registry.close();
   }
 }

@@ -13,7 +13,8 @@
  * ```
  * @module
  */
-import { dataDir } from "../core/paths.ts";
+import { dataDir, recordsDir } from "../core/paths.ts";
+import { DEFAULT_RETENTION_DAYS } from "../limits.ts";
 import { VERSION } from "../mcp/server.ts";
 import { FLAGS } from "./args.ts";
 
@@ -44,6 +45,11 @@ export function usage(env: Record<string, string>): string {
     item("PORTAL_DB_PATH", "The records database; --db wins over it."),
     item("PORTAL_DATA_DIR", "The program registry's directory; --data-dir wins over it."),
     item(
+      "PORTAL_RETENTION_DAYS",
+      `Days a records database stays in ${recordsDir(env)} after its server ended ` +
+        `(default ${DEFAULT_RETENTION_DAYS}).`,
+    ),
+    item(
       "PORTAL_TOKEN",
       "With --http: the bearer token clients must send (Authorization: Bearer TOKEN). " +
         "Unset: a new random token at each start, printed on stderr.",
@@ -52,8 +58,9 @@ export function usage(env: Record<string, string>): string {
     "Files:",
     item(
       "records database",
-      "Every program's input and output. Default: a new .portal/portal-<pid>-<ms>.db under " +
-        "the working directory.",
+      `Every program's input and output. Default: a new ${recordsDir(env)}/portal-<pid>-<ms>.db ` +
+        "per server. A named one (--db) is opened and kept, and only one server at a time may " +
+        "use it.",
     ),
     item("program registry", `${dataDir(env)}/programs.db, shared by every Portal of this user.`),
     "",

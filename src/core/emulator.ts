@@ -9,6 +9,7 @@
  */
 import type { EmulatorEvent, EmulatorRequest, TerminalModes } from "./emulator_worker.ts";
 import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
+import { PortalError } from "../errors.ts";
 
 export type { TerminalModes } from "./emulator_worker.ts";
 
@@ -42,7 +43,8 @@ export class Emulator {
   readonly #answers = new Map<number, Answer>();
   #asked = 0;
   #onReply: (data: string) => void = () => {};
-  #failure: string | null = null;
+  /** Why nothing more will be answered, once disposed or failed. */
+  #gone: Error | null = null;
 
   constructor(cols: number, rows: number, scrollback: number) {
     worker ??= start();
@@ -80,7 +82,13 @@ export class Emulator {
   dispose(): void {
     if (!live.delete(this.#id)) return;
     send({ op: "close", id: this.#id });
-    this.#settle("the screen was disposed");
+    // A call that raced a cleanup or the shutdown gets an answer, not a wait without end.
+    this.#settle(
+      new PortalError(
+        "The screen is gone: the process was cleaned up (or the server is shutting down) " +
+          "while this call waited. Call process_list to see the processes that remain.",
+      ),
+    );
     if (live.size === 0) {
       worker?.terminate();
       worker = null;
@@ -100,13 +108,12 @@ export class Emulator {
 
   /** The Worker died: nothing more will be parsed or answered. */
   fail(message: string): void {
-    this.#failure = `The terminal emulator failed: ${message}`;
     live.delete(this.#id);
-    this.#settle(this.#failure);
+    this.#settle(new Error(`The terminal emulator failed: ${message}`));
   }
 
   #ask<T>(send: (ask: number) => void): Promise<T> {
-    if (this.#failure !== null) return Promise.reject(new Error(this.#failure));
+    if (this.#gone !== null) return Promise.reject(this.#gone);
     const ask = ++this.#asked;
     return new Promise<T>((resolve, reject) => {
       this.#answers.set(ask, { resolve: resolve as (value: never) => void, reject });
@@ -114,10 +121,11 @@ export class Emulator {
     });
   }
 
-  /** Every wait ends: writes count as parsed, questions fail with `why`. */
-  #settle(why: string): void {
+  /** Every wait ends, and every later question fails with `why`: writes count as parsed. */
+  #settle(why: Error): void {
+    this.#gone = why;
     for (const resolve of this.#writes.splice(0)) resolve();
-    for (const { reject } of this.#answers.values()) reject(new Error(why));
+    for (const { reject } of this.#answers.values()) reject(why);
     this.#answers.clear();
   }
 }

@@ -62,6 +62,8 @@ scope.onmessage = ({ data }) => {
       rows: data.rows,
       scrollback: data.scrollback,
       allowProposedApi: true,
+      // Binary output would make the parser report each bad sequence on stderr.
+      logLevel: "off",
     });
     const emulator: Emulator = { term, title: null };
     term.onTitleChange((title) => emulator.title = title || null);

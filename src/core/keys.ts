@@ -23,7 +23,7 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
+import { PortalError, quote } from "../errors.ts";
 
 /** What the encoding depends on. */
 export interface KeyModes {
@@ -141,9 +141,8 @@ function controlCode(key: string): string | null {
 }
 
 function unknownKey(name: string): PortalError {
-  const shown = JSON.stringify(name.length > 40 ? name.slice(0, 40) + "…" : name);
   return new PortalError(
-    `Unknown key ${shown} in keys. Keys are Enter, Tab, Escape, Backspace, Delete, Insert, ` +
+    `Unknown key ${quote(name)} in keys. Keys are Enter, Tab, Escape, Backspace, Delete, Insert, ` +
       "Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, F1–F12 or one character, " +
       "optionally after Ctrl+, Alt+ or Shift+ (Ctrl+C, Ctrl+], Alt+B, Shift+Tab, Ctrl+Left). " +
       "Send text with content.",

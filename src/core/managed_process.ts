@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PortalError } from "../errors.ts";
 import { QUIET_MS } from "../limits.ts";
 import { spawnPipe, spawnPty } from "../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
@@ -15,6 +16,7 @@ import { pasteOf } from "./paste.ts";
 import { type LogPage, ProcessLog } from "./process_log.ts";
 import type { RecordStore } from "./record_store.ts";
 import type {
+  Encoding,
   LaunchSpec,
   ProcessDetails,
   ProcessState,
@@ -26,6 +28,12 @@ import type {
 } from "./schema.ts";
 import { Screen, type TerminalModes } from "./screen.ts";
 import { readiness, type Waitable } from "./wait.ts";
+
+/** A piece of input, and whether it is a secret. */
+interface Typed {
+  text: string;
+  secret: boolean;
+}
 
 /** A program under Portal's management. */
 export class ManagedProcess implements Waitable {
@@ -61,10 +69,15 @@ export class ManagedProcess implements Waitable {
     store: RecordStore,
     onEnd: (process: ManagedProcess) => void,
   ) {
+    // Nothing starts whose records could not be stored (a full disk).
+    if (store.writes.message) throw new PortalError(store.writes.message);
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
-    this.#log = new ProcessLog(store, id, { dropCR: spec.pty });
+    this.#log = new ProcessLog(store, id, {
+      dropCR: spec.pty,
+      onOutput: (bytes, seq) => this.#screen?.write(bytes, seq),
+    });
     this.prompt = spec.prompt === "" ? null : new RegExp(spec.prompt, "m");
     this.#onEnd = onEnd;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
@@ -115,40 +128,56 @@ export class ManagedProcess implements Waitable {
     this.#lastActivity = performance.now();
   }
 
-  /** Sends `content` to the program's input and records it as `stdin`; returns its bytes. */
-  write(content: string): number {
-    const bytes = new TextEncoder().encode(content);
+  /**
+   * Sends `parts` to the program's input as one write and records them as
+   * one `stdin` record, the secret parts as `[secret: N chars]`; returns the bytes.
+   */
+  write(parts: Typed[]): number {
+    const bytes = new TextEncoder().encode(parts.map((p) => p.text).join(""));
     if (bytes.length === 0) return 0;
+    // Known before the program can echo it.
+    const record = parts.map((p) => this.#log.secrets.typed(p.text, p.secret)).join("");
     this.#terminal.write(bytes);
     this.lastInputAt = performance.now();
-    this.#log.append("stdin", bytes);
+    this.#log.append("stdin", new TextEncoder().encode(record));
     return bytes.length;
   }
+
   /**
    * Types `content` (as a bracketed paste when it has several lines and the
-   * program asked for pastes), then the keys named in `keys`. On pipes Enter
-   * is `\n` and Ctrl+C interrupts (SIGINT), there being no line discipline.
-   * Every name is checked before anything is sent. Returns the bytes written.
+   * program asked for pastes), then `secret`, then the keys named in `keys`.
+   * On pipes Enter is `\n` and Ctrl+C interrupts (SIGINT), there being no
+   * line discipline. Every name is checked before anything is sent. What is
+   * typed at a password prompt is a secret too. Returns the bytes written.
    */
-  async type(content: string, keys: string[]): Promise<number> {
+  async type(content: string, keys: string[], secret?: string): Promise<number> {
+    this.#log.checkWritable();
     const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
     const keyModes = {
       applicationCursorKeys: modes?.applicationCursorKeys ?? false,
       enter: this.spec.pty ? "\r" : "\n",
     };
     const pressed = keys.map((name) => keyBytes(name, keyModes));
-    let pending = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
+    const hidden = this.#terminal.hidesInput();
+    if (secret !== undefined) this.#log.secrets.add(secret);
+    const text = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
+    const pending: Typed[] = [{ text, secret: hidden }];
+    if (secret !== undefined) pending.push({ text: secret, secret: true });
     let written = 0;
     for (const bytes of pressed) {
       if (this.spec.pty || bytes !== "\x03") {
-        pending += bytes;
+        pending.push({ text: bytes, secret: hidden });
         continue;
       }
-      written += this.write(pending);
-      pending = "";
+      written += this.write(pending.splice(0));
       this.interrupt("ctrl_c");
     }
     return written + this.write(pending);
+  }
+
+  /** Whether the terminal hides what is typed now (a password prompt). */
+  get hidesInput(): boolean {
+    return this.#terminal.hidesInput();
   }
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
@@ -235,7 +264,9 @@ export class ManagedProcess implements Waitable {
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): RecordPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): RecordPage {
     return this.#page(this.#log.read(options));
   }
 
@@ -259,7 +290,8 @@ export class ManagedProcess implements Waitable {
       io_count: counts.stdin + counts.stdout + counts.stderr,
       args: this.spec.args,
       cwd: this.spec.cwd,
-      env: this.spec.env,
+      // Values are often tokens: they go to the program, never to a reply or the file.
+      env: Object.keys(this.spec.env),
       cols: this.spec.pty ? this.#size.cols : null,
       rows: this.spec.pty ? this.#size.rows : null,
       exit_code: this.exit?.code ?? null,
@@ -300,10 +332,9 @@ export class ManagedProcess implements Waitable {
     this.#screen?.dispose();
   }
 
-  /** Backend callback: a chunk of output. */
+  /** Backend callback: a chunk of output (the screen reads it from the records). */
   onData(source: OutputSource, bytes: Uint8Array): void {
-    const seq = this.#log.append(source, bytes);
-    this.#screen?.write(bytes, seq);
+    this.#log.append(source, bytes);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */

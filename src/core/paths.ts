@@ -8,19 +8,34 @@ import { dirname, join, resolve } from "node:path";
 import { HAS_FILE_MODES, userDirs } from "../platform.ts";
 
 /**
- * The records database for this server instance: `PORTAL_DB_PATH` if set,
- * else `.portal/portal-<pid>-<timestamp>.db` under the working directory, so a
- * lingering or concurrent server never shares (or locks) another's file.
+ * Portal's per-user state directory: `portal/` under the user's state
+ * directory ({@link userDirs}), never the working directory (a desktop app may
+ * start the server in `/`).
  */
-export function recordsDbPath(env = Deno.env.toObject()): string {
-  return env.PORTAL_DB_PATH || join(Deno.cwd(), ".portal", `portal-${Deno.pid}-${Date.now()}.db`);
+export function stateDir(env: Record<string, string> = Deno.env.toObject()): string {
+  return join(userDirs(env).state, "portal");
+}
+
+/** Where each server's own records database goes when none is named: `records/` in {@link stateDir}. */
+export function recordsDir(env: Record<string, string> = Deno.env.toObject()): string {
+  return join(stateDir(env), "records");
+}
+
+/**
+ * The records database for this server instance: `PORTAL_DB_PATH` if set,
+ * else a new `portal-<pid>-<ms>.db` in {@link recordsDir}, so concurrent
+ * servers never share one. Old ones are removed after the retention period
+ * (`records_files.ts`).
+ */
+export function recordsDbPath(env: Record<string, string> = Deno.env.toObject()): string {
+  return env.PORTAL_DB_PATH || join(recordsDir(env), `portal-${Deno.pid}-${Date.now()}.db`);
 }
 
 /**
  * The directory of the program registry: `PORTAL_DATA_DIR` if set, else
  * `portal/` under the user's data directory ({@link userDirs}).
  */
-export function dataDir(env = Deno.env.toObject()): string {
+export function dataDir(env: Record<string, string> = Deno.env.toObject()): string {
   return env.PORTAL_DATA_DIR || join(userDirs(env).data, "portal");
 }
 
@@ -56,30 +71,4 @@ function exists(path: string): boolean {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
   }
-}
-
-/**
- * Creates a fresh, empty file readable by its owner only (0600) and its
- * directory. A `.portal/` directory also gets a `.gitignore` of `*`, so the
- * records never show up in the user's `git status`.
- */
-export function createPrivateFile(path: string): void {
-  const dir = join(path, "..");
-  Deno.mkdirSync(dir, { recursive: true });
-  if (dir.endsWith(".portal")) {
-    try {
-      Deno.writeTextFileSync(join(dir, ".gitignore"), "*\n", { createNew: true });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    }
-  }
-  for (const suffix of ["", "-wal", "-shm"]) {
-    try {
-      Deno.removeSync(path + suffix);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-  }
-  Deno.writeFileSync(path, new Uint8Array(), { mode: 0o600 });
-  if (HAS_FILE_MODES) Deno.chmodSync(path, 0o600);
 }

@@ -21,11 +21,13 @@
  * ```
  * @module
  */
+import { PortalError } from "../errors.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import { OutputDecoder } from "./output_decoder.ts";
 import { newestPage, ReadCursor } from "./read_cursor.ts";
 import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
-import type { Source } from "./schema.ts";
+import type { Encoding, Source } from "./schema.ts";
+import { Secrets } from "./secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;
@@ -44,6 +46,9 @@ export class ProcessLog {
   readonly #id: number;
   readonly #dropCR: boolean;
   readonly #cursor: ReadCursor;
+  readonly #onOutput: ((bytes: Uint8Array, seq: number) => void) | undefined;
+  /** What is kept out of the records (see secrets.ts). */
+  readonly secrets = new Secrets();
   /** Records per source since the last clear. */
   readonly counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
   /** `performance.now()` of the last output. */
@@ -64,11 +69,19 @@ export class ProcessLog {
   /** Of those, bytes `readNew` had not returned yet: reported once, by the next read. */
   readonly #unread: Record<OutputSource, number> = { stdout: 0, stderr: 0 };
 
-  /** `dropCR`: the output comes through a terminal, whose line ends are `\r\n`. */
-  constructor(store: RecordStore, id: number, options: { dropCR: boolean }) {
+  /**
+   * `dropCR`: the output comes through a terminal, whose line ends are
+   * `\r\n`; `onOutput` hears each output record as stored (a screen).
+   */
+  constructor(
+    store: RecordStore,
+    id: number,
+    options: { dropCR: boolean; onOutput?: (bytes: Uint8Array, seq: number) => void },
+  ) {
     this.#store = store;
     this.#id = id;
     this.#dropCR = options.dropCR;
+    this.#onOutput = options.onOutput;
     this.#cursor = new ReadCursor(store, id, options);
   }
 
@@ -83,23 +96,29 @@ export class ProcessLog {
   }
 
   /**
-   * The one way bytes enter the records, exactly as they came (a filter that
-   * must see every byte before it is stored belongs here). Returns the seq.
+   * The one way bytes enter the records, exactly as they came but for the
+   * process's {@link secrets}: replaced, and at the end of an output chunk the
+   * start of one held back until the next chunk or a read.
    */
-  append(source: Source, bytes: Uint8Array): number {
-    const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
-    this.counts[source]++;
-    this.#store.append(this.#id, record);
-    if (source !== "stdin") {
-      this.#outputSeq = record.seq;
-      this.lastOutputAt = performance.now();
-      if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
+  append(source: Source, bytes: Uint8Array): void {
+    if (source === "stdin") {
+      this.#record(source, this.secrets.scrub(bytes));
+      return;
     }
-    return record.seq;
+    this.lastOutputAt = performance.now();
+    const stored = this.secrets.redact(source, bytes);
+    if (stored.length > 0) this.#record(source, stored);
+  }
+
+  /** Throws while the store cannot write (a full disk): input sent now could not be recorded. */
+  checkWritable(): void {
+    const failure = this.#store.writes.message;
+    if (failure) throw new PortalError(failure);
   }
 
   /** The program ended: its age stops, everything is committed, the watchers hear it. */
   end(): void {
+    this.#release();
     this.#store.flush();
     this.#endNs = this.#nextTimestamp();
     if (this.#liveDecoders !== null) {
@@ -122,7 +141,9 @@ export class ProcessLog {
       const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
       this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
     }
-    return this.#lastLine.text;
+    // What the secret filter holds back counts too, without being released: waits look at
+    // the last line often (macOS, relays), and a release would let a split secret's start out.
+    return this.#lastLine.text + this.#heldText();
   }
 
   /**
@@ -147,6 +168,7 @@ export class ProcessLog {
    * cut, the rest comes next time); the cursors move past what is returned.
    */
   readNew(options: { sources: OutputSource[]; maxChars: number }): LogPage {
+    this.#release();
     const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
     return { records, complete, dropped: this.#takeUnreadDrops(options.sources) };
   }
@@ -156,29 +178,36 @@ export class ProcessLog {
     sources: OutputSource[],
     maxChars: number,
   ): { text: string; omitted: number; dropped: number } {
+    this.#release();
     const dropped = this.#takeUnreadDrops(sources);
     return { ...this.#cursor.text(sources, maxChars, this.#seq), dropped };
   }
 
   /** Marks all output so far as read (it was shown as a rendered screen instead). */
   skipUnread(sources: OutputSource[]): void {
+    this.#release();
     this.#takeUnreadDrops(sources);
     this.#cursor.skip(sources, this.#seq);
   }
 
   /** The last `chars` characters of unread output; the cursors stay. */
   peekUnread(sources: OutputSource[], chars: number): string {
+    this.#release();
     return this.#cursor.peek(sources, chars);
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
-  read(options: { sources: Source[]; maxChars: number; windowNs: number }): LogPage {
+  read(
+    options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
+  ): LogPage {
+    this.#release();
     const since = Math.max(0, this.elapsedNs() - options.windowNs);
     const { records, complete } = newestPage(this.#store, this.#id, {
       sources: options.sources,
       sinceTimestamp: since,
       maxChars: options.maxChars,
       dropCR: this.#dropCR,
+      encoding: options.encoding,
     });
     // The window reaches back past the oldest record kept: say how much is gone before it.
     const dropped = since <= this.#droppedUntil
@@ -204,6 +233,7 @@ export class ProcessLog {
   /** Deletes every record and starts the cursors over; returns how many records went. */
   clear(): number {
     const counts = this.counts;
+    this.#release();
     const removed = counts.stdin + counts.stdout + counts.stderr;
     this.#store.deleteRecords(this.#id);
     counts.stdin = counts.stdout = counts.stderr = 0;
@@ -212,6 +242,31 @@ export class ProcessLog {
     this.#unread.stdout = this.#unread.stderr = 0;
     this.#droppedUntil = -1;
     return removed;
+  }
+
+  /** Stores a record (output: tells the watchers and `onOutput`). */
+  #record(source: Source, bytes: Uint8Array): void {
+    const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
+    this.counts[source]++;
+    this.#store.append(this.#id, record);
+    if (source === "stdin") return;
+    this.#outputSeq = record.seq;
+    if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
+    this.#onOutput?.(bytes, record.seq);
+  }
+
+  /** What the secret filter holds back, as text (the start of a secret: no line end). */
+  #heldText(): string {
+    const held = [this.secrets.held("stdout"), this.secrets.held("stderr")];
+    return held.map((bytes) => bytes.length === 0 ? "" : new TextDecoder().decode(bytes)).join("");
+  }
+
+  /** Stores what the secret filter holds back: every read sees all output so far. */
+  #release(): void {
+    for (const source of ["stdout", "stderr"] as const) {
+      const held = this.secrets.release(source);
+      if (held.length > 0) this.#record(source, held);
+    }
   }
 
   /** The timestamp of a new record: {@link elapsedNs}, made strictly increasing. */

@@ -36,6 +36,7 @@ import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { RecordStore } from "./record_store.ts";
 import {
+  type Encoding,
   type KillAllResult,
   type KillResult,
   killResult,
@@ -52,10 +53,11 @@ import {
   type StepReply,
 } from "./schema.ts";
 import { type CallControl, checkStep, compileRegex, runStep, type StepRequest } from "./step.ts";
+import { hasSecret, secretOf, type SecretRequest } from "./secret_request.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 
-/** What process_write sends: text, then named keys, then maybe the end of input. */
-export interface WriteRequest extends StepRequest {
+/** What process_write sends: text, a secret, named keys, then maybe the end of input. */
+export interface WriteRequest extends StepRequest, SecretRequest {
   content?: string;
   keys?: string[];
   eof?: boolean;
@@ -63,11 +65,13 @@ export interface WriteRequest extends StepRequest {
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
+type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/** The next process id; managers that share a store share one (its rows are keyed by id). */
+/** The next process id, shared by the managers of a store; ids below `first` were a former server's. */
 export interface IdCounter {
   next: number;
+  first?: number;
 }
 
 /** The processes of one server instance (over HTTP: of one session). */
@@ -113,13 +117,14 @@ export class ProcessManager {
    */
   read(
     id: number,
-    options: { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number } = {},
+    options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
     const process = this.#touch(this.#get(id));
     return process.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
+      encoding: options.encoding,
     });
   }
 
@@ -150,9 +155,9 @@ export class ProcessManager {
   }
 
   /**
-   * Types `content`, then `keys`, into the program (recorded as `stdin`);
-   * `eof` then ends the input. Waits as asked (default: until the program
-   * waits for input again) and replies with the new output.
+   * Types `content`, a secret (secret_request.ts), then `keys` (recorded as
+   * `stdin`, secrets masked); `eof` then ends the input. Waits as asked
+   * (default: until the program reads again) and replies with the new output.
    */
   async write(
     id: number,
@@ -160,7 +165,7 @@ export class ProcessManager {
     control: CallControl = {},
   ): Promise<{ id: number; bytes_written: number } & StepReply> {
     const { content = "", keys = [], eof = false } = request;
-    if (content === "" && keys.length === 0 && !eof) {
+    if (content === "" && keys.length === 0 && !eof && !hasSecret(request)) {
       throw new PortalError(
         "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
           "without sending anything, call process_read_new with wait.",
@@ -168,7 +173,8 @@ export class ProcessManager {
     }
     checkStep(request);
     const process = this.#touch(this.#running(id, "write to"));
-    const bytes_written = await process.type(content, keys);
+    const secret = await secretOf(request, control, process);
+    const bytes_written = await process.type(content, keys, secret);
     if (eof) process.endInput();
     const step = await this.#step(process, request, control, ["stdout", "stderr"], "ready", true);
     return { id, bytes_written, ...step };
@@ -336,11 +342,12 @@ export class ProcessManager {
   #get(id: number): ManagedProcess {
     const process = this.#processes.get(id);
     if (!process) {
-      throw new PortalError(
-        `No process with id ${id}` +
-          (id < this.#ids.next ? " (it was cleaned up, or removed by its idle timeout)" : "") +
-          ". Call process_list to see the current ids.",
-      );
+      const why = id >= this.#ids.next
+        ? ""
+        : id < (this.#ids.first ?? 1)
+        ? " here (an earlier server's on this records database, which keeps its records)"
+        : " (it was cleaned up, or removed by its idle timeout)";
+      throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
     }
     return process;
   }
@@ -380,9 +387,9 @@ export class ProcessManager {
   }
 
   #remove(process: ManagedProcess): void {
+    this.#store.deleteProcess(process.id); // First: it fails while the file cannot be written.
     this.#processes.delete(process.id);
     this.#idle.clear(process);
-    this.#store.deleteProcess(process.id);
     process.dispose();
   }
 }

@@ -32,7 +32,9 @@
  */
 import { REPLY_OUTPUT_BYTES } from "../limits.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
+import { Buffer } from "node:buffer";
 import type { IoRecord, RecordStore } from "./record_store.ts";
+import type { Encoding } from "./schema.ts";
 
 /**
  * A cursor's place: after record `seq`, or inside it once `offset` characters
@@ -233,6 +235,7 @@ export function newestPage(
     sinceTimestamp: number;
     maxChars: number;
     dropCR: boolean;
+    encoding?: Encoding;
   },
 ): Page {
   const { records, complete } = store.query(processId, { ...q, newest: true });
@@ -246,12 +249,22 @@ export function newestPage(
       bytes += cost;
       continue;
     }
-    const content = fitEnd(record.content, q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
+    const room = Math.min(q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
+    const content = q.encoding === "base64"
+      ? lastBytesBase64(record.content, room)
+      : fitEnd(record.content, q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
     const kept = content === "" ? records.slice(i + 1) : records.slice(i);
     if (content !== "") kept[0] = { ...record, content };
     return { records: kept.length > 0 ? kept : [{ ...record, content }], complete: false };
   }
   return { records, complete };
+}
+
+/** The base64 of the last bytes of `base64`'s bytes that fit in `chars` characters. */
+function lastBytesBase64(base64: string, chars: number): string {
+  const bytes = Buffer.from(base64, "base64");
+  const keep = Math.floor(Math.max(0, chars) / 4) * 3;
+  return keep === 0 ? "" : bytes.subarray(Math.max(0, bytes.length - keep)).toString("base64");
 }
 
 function join(records: IoRecord[]): string {

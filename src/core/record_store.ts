@@ -45,15 +45,19 @@ import {
   SOURCE_CODE,
   SOURCE_NAME,
 } from "./record_text.ts";
+import { frameRecords, type FrameRow, packFrames } from "./record_frames.ts";
+import { StoredFrames } from "./stored_frames.ts";
 import {
-  FRAME_RECORDS,
-  frameRecords,
-  type FrameRow,
-  packFrames,
-  unpackFrame,
-} from "./record_frames.ts";
-import { prepareStatements, SCHEMA, type Statements } from "./record_schema.ts";
-import type { ProcessDetails, Source } from "./schema.ts";
+  PRAGMAS,
+  prepareStatements,
+  type RecordStatements,
+  SCHEMA,
+  TRUNCATE_JOURNAL,
+} from "./record_schema.ts";
+import { type Pending, PendingRecords } from "./pending_records.ts";
+import { ProcessRows } from "./process_rows.ts";
+import type { Encoding, ProcessDetails, Source } from "./schema.ts";
+import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
 export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
 
@@ -87,6 +91,8 @@ export interface RecordQuery {
   newest?: boolean;
   /** The output came through a terminal: its CRs are dropped. */
   dropCR?: boolean;
+  /** `base64`: the bytes as stored, not text (see {@link RecordText}). */
+  encoding?: Encoding;
 }
 
 /** What the owner of a process learns from retention, and what it protects from it. */
@@ -97,12 +103,6 @@ export interface RetentionHooks {
   dropped?(record: Omit<RawRecord, "bytes">, bytes: number): void;
 }
 
-interface Pending {
-  processId: number;
-  key: number;
-  record: RawRecord;
-}
-
 interface Usage {
   bytes: number;
   hooks: RetentionHooks;
@@ -110,15 +110,18 @@ interface Usage {
 
 /** The records table and the processes table in one SQLite file. */
 export class RecordStore {
+  /** Whether the file can be written now (see write_failure.ts). */
+  readonly writes: WriteFailure;
   readonly #db: DatabaseSync;
+  readonly #rows: ProcessRows;
   readonly #maxBytes: number;
   readonly #commitBytes: number;
-  #pending: Pending[] = [];
-  #pendingBytes = 0;
+  readonly #pending = new PendingRecords();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #usage = new Map<number, Usage>();
   #vacuum = false;
-  readonly #sql: Statements;
+  readonly #sql: RecordStatements;
+  readonly #frames: StoredFrames;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -132,18 +135,12 @@ export class RecordStore {
       ? Math.min(COMMIT_BYTES, Math.ceil(this.#maxBytes / 4))
       : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
-    // 4 KiB pages: a commit rewrites the last page of each busy process, and the kernel writes
-    // each such page back about every 30 s, so page size sets what a chatty program costs on
-    // disk (1 / 10 chatty PTYs, measured: 64 KiB pages 8.9× / 8.3× their output, 16 KiB 6.9× /
-    // 5.8×, 4 KiB 3.9× / 3.3×). A flood pays for it: 2.5× the SQLite time of 64 KiB pages.
-    // The rollback journal writes a flood once (new pages need no journal) where a WAL writes
-    // it twice; a truncated journal makes ext4 write it out at once (115× the output), a
-    // persisted one is rewritten in place; no fsync (see the module doc). auto_vacuum must
-    // precede the first table: it lets a cleanup give the space back.
-    this.#db.exec(`PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL;
-      PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 2000;`);
+    this.#db.exec(PRAGMAS);
     this.#db.exec(SCHEMA);
+    this.#rows = new ProcessRows(this.#db);
+    this.writes = new WriteFailure(path);
     this.#sql = prepareStatements(this.#db);
+    this.#frames = new StoredFrames(this.#sql);
   }
 
   /** The per-process cap on stored bytes; 0: none. */
@@ -166,26 +163,50 @@ export class RecordStore {
     }
     if (record.seq >= SEQ_SPAN) throw new RangeError(`record ${record.seq} is past 2^32`);
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
-    this.#pendingBytes += record.bytes.length;
     this.#usageOf(processId).bytes += record.bytes.length;
-    if (this.#pendingBytes >= this.#commitBytes) this.flush();
-    else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.flush(), COMMIT_INTERVAL_MS);
-      Deno.unrefTimer(this.#timer);
-    }
+    if (this.writes.failing) this.#hold();
+    else if (this.#pending.bytes >= this.#commitBytes) this.flush();
+    else this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
-  /** Commits every buffered record, and drops what is past the cap, in one transaction. */
+  #commitSoon(ms: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => this.flush(), ms);
+    Deno.unrefTimer(this.#timer);
+  }
+
+  /**
+   * Commits every buffered record and process row, and drops what is past the cap, in one
+   * transaction; if the file cannot be written, they wait (see write_failure.ts).
+   */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.length === 0 && !this.#vacuum) return;
-    const batch = this.#pending;
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    if (this.#pending.empty && !this.#vacuum && !this.#rows.waiting) {
+      return this.writes.succeeded(); // Nothing waits to be written.
+    }
+    const batch = this.#pending.take();
+    try {
+      this.#commit(batch);
+    } catch (error) {
+      this.writes.failed(error);
+      this.#pending.restore(batch);
+      return this.#hold();
+    }
+    this.#rows.written();
+    this.writes.succeeded();
+    if (this.#vacuum) {
+      this.#vacuum = false;
+      // Stepped to the end: exec() would free a single page.
+      this.writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
+    }
+  }
+
+  #commit(batch: Pending[]): void {
     // Each process's records in order, so that its runs of small records pack into frames.
     const byProcess = Map.groupBy(batch, (p) => p.processId);
     this.#transaction(() => {
+      this.#rows.write();
       for (const records of byProcess.values()) {
         for (const f of packFrames(records)) {
           this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
@@ -197,10 +218,16 @@ export class RecordStore {
         }
       }
     });
-    if (this.#vacuum) {
-      this.#vacuum = false;
-      this.#db.exec("PRAGMA incremental_vacuum");
-    }
+  }
+
+  /** While writes fail: the oldest waiting records past {@link HELD_BYTES} go; retries later. */
+  #hold(): void {
+    this.#pending.trimTo(HELD_BYTES, ({ processId, record }) => {
+      const usage = this.#usageOf(processId);
+      usage.bytes -= record.bytes.length;
+      usage.hooks.dropped?.(record, record.bytes.length);
+    });
+    this.#commitSoon(RETRY_MS);
   }
 
   /**
@@ -216,12 +243,13 @@ export class RecordStore {
     const bounds = [base + after("stdin"), base + after("stdout"), base + after("stderr")];
     let low = Math.min(...bounds);
     if (q.sinceTimestamp !== undefined && !q.newest) {
-      low = Math.max(low, this.#lastKeyBefore(processId, q.sinceTimestamp));
+      low = Math.max(low, this.#frames.lastKeyBefore(base, q.sinceTimestamp));
     }
     const scan = this.#scan(processId, low, bounds, q.newest ?? false);
     const text = new RecordText(
       q.dropCR ?? false,
       (source, seq) => this.#before(processId, source, seq),
+      q.encoding,
     );
     const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
     return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
@@ -246,29 +274,33 @@ export class RecordStore {
   deleteRecords(processId: number): void {
     this.flush();
     const base = processId * SEQ_SPAN;
-    this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1);
+    // The journal of the delete and of the vacuum holds the deleted pages: emptied after each.
+    this.#db.exec(TRUNCATE_JOURNAL.on);
+    this.writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
+    this.#pending.forget(processId); // Records wait only while the file cannot be written.
     const usage = this.#usage.get(processId);
     if (usage) usage.bytes = 0;
     this.#vacuum = true;
     this.flush();
+    this.#db.exec(TRUNCATE_JOURNAL.off);
   }
 
-  /** Writes or replaces a process row. */
+  /** The highest process id the file has seen (0 when new): a reopened file's ids go on from there. */
+  highestProcessId(): number {
+    return this.#rows.highestId();
+  }
+
+  /** Writes or replaces a process row, with the next commit. */
   saveProcess(row: ProcessDetails): void {
-    const r = row;
-    const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
-    values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
-    this.#db.prepare(
-      `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
+    this.#rows.save(row);
+    if (!this.writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
   /** Deletes a process row and all its records. */
   deleteProcess(processId: number): void {
     this.deleteRecords(processId);
     this.#usage.delete(processId);
-    this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
+    this.#rows.delete(processId);
   }
 
   /** Commits what is buffered and closes the file. */
@@ -289,7 +321,8 @@ export class RecordStore {
       work();
       this.#db.exec("COMMIT");
     } catch (error) {
-      this.#db.exec("ROLLBACK");
+      // SQLite may have rolled back already (a full disk does).
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw error;
     }
   }
@@ -318,72 +351,23 @@ export class RecordStore {
     if (last >= 0) this.#sql.deleteRange.run(base, last);
   }
 
-  /**
-   * The last committed key of a process whose row's first record is older
-   * than `timestamp` (or the start of its range): a bisection, timestamps
-   * growing with seq, so a window starts there however long the history
-   * before it.
-   */
-  #lastKeyBefore(processId: number, timestamp: number): number {
-    let low = processId * SEQ_SPAN;
-    let high = low + SEQ_SPAN;
-    // Invariant: the answer is in [low, high); no record at or past `high` is older.
-    while (high - low > 1) {
-      const mid = Math.floor((low + high) / 2);
-      const row = this.#sql.first.get(mid, high) as { key: number; timestamp: number } | undefined;
-      if (row === undefined || row.timestamp >= timestamp) high = mid;
-      else low = row.key;
-    }
-    return low;
-  }
-
-  /**
-   * Records of a process in key order (committed, then buffered) with keys
-   * past `low` and past `bounds` per source.
-   */
+  /** Records of a process in key order (committed, then buffered), within `bounds` per source. */
   *#scan(processId: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
     const base = processId * SEQ_SPAN;
-    const high = base + SEQ_SPAN;
-    const wanted = (key: number, source: Source) => key > low && key > bounds[SOURCE_CODE[source]];
-    const pending = this.#pending
-      .filter((p) => p.processId === processId && wanted(p.key, p.record.source))
-      .map((p) => p.record);
+    const pending = this.#pending.filter((p) =>
+      p.processId === processId && p.key > low && p.key > bounds[SOURCE_CODE[p.record.source]]
+    );
     if (desc) yield* pending.reverse();
-    // A frame that starts at or before a bound may hold records past it: the SQL bounds
-    // move back to its start, and its records are picked one by one.
-    const rowBounds = [low, ...bounds].map((b) => b < high ? this.#frameStart(base, b) : b);
-    const statement = desc ? this.#sql.desc : this.#sql.asc;
-    for (const row of statement.iterate(...rowBounds.slice(0, 1), high, ...rowBounds.slice(1))) {
-      const records = [...unpackFrame(row as unknown as FrameRow, base)];
-      if (desc) records.reverse();
-      for (const record of records) {
-        if (wanted(base + record.seq, record.source)) yield record;
-      }
-    }
+    yield* this.#frames.records(base, low, bounds, desc);
     if (!desc) yield* pending;
-  }
-
-  /** `key` itself, or just before the start of a frame that holds it and more after it. */
-  #frameStart(base: number, key: number): number {
-    const row = this.#sql.frameAt.get(key, base) as { key: number; count: number } | undefined;
-    return row !== undefined && row.key + row.count - 1 > key ? row.key - 1 : key;
   }
 
   /** The record of `source` just before `seq`, looked for among the few records before it. */
   #before(processId: number, source: Source, seq: number): RawRecord | undefined {
     const base = processId * SEQ_SPAN;
-    for (let i = this.#pending.length - 1; i >= 0; i--) {
-      const p = this.#pending[i];
-      if (p.processId === processId && p.key < base + seq && p.record.source === source) {
-        return p.record;
-      }
-    }
-    // A frame holding the record before `seq` starts at most FRAME_RECORDS keys before it.
-    const from = Math.max(base, base + seq - 64 - FRAME_RECORDS);
-    const row = this.#sql.previous.get(from, base + seq, SOURCE_CODE[source]) as
-      | FrameRow
-      | undefined;
-    if (row === undefined) return undefined;
-    return [...unpackFrame(row, base)].findLast((record) => record.seq < seq);
+    const waiting = this.#pending.findLast((p) =>
+      p.processId === processId && p.key < base + seq && p.record.source === source
+    );
+    return waiting ?? this.#frames.before(base, source, seq);
   }
 }

@@ -26,7 +26,8 @@
  * @module
  */
 import { OutputDecoder } from "./output_decoder.ts";
-import type { Source } from "./schema.ts";
+import { Buffer } from "node:buffer";
+import type { Encoding, Source } from "./schema.ts";
 
 export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
 export const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];
@@ -79,14 +80,21 @@ const UTF8 = new TextDecoder();
 /** Decodes the records of one read; see the module doc. */
 export class RecordText {
   readonly #dropCR: boolean;
+  readonly #encoding: Encoding;
   readonly #before: (source: Source, seq: number) => RawRecord | undefined;
 
   /**
    * `dropCR`: the output came through a terminal. `before(source, seq)`: the
-   * record of `source` just before `seq`, if it is still stored.
+   * record of `source` just before `seq`, if it is still stored. `base64`:
+   * each record's bytes as they are, nothing decoded or stripped.
    */
-  constructor(dropCR: boolean, before: (source: Source, seq: number) => RawRecord | undefined) {
+  constructor(
+    dropCR: boolean,
+    before: (source: Source, seq: number) => RawRecord | undefined,
+    encoding: Encoding = "text",
+  ) {
     this.#dropCR = dropCR;
+    this.#encoding = encoding;
     this.#before = before;
   }
 
@@ -163,6 +171,7 @@ export class RecordText {
   /** A fresh decoder per source, each primed from the records before its first. */
   #decoders(): (row: RawRecord) => string {
     const decoders: Partial<Record<Source, OutputDecoder>> = {};
+    if (this.#encoding === "base64") return (row) => Buffer.from(row.bytes).toString("base64");
     return (row) => {
       if (row.source === "stdin") return UTF8.decode(row.bytes);
       let decoder = decoders[row.source];

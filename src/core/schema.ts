@@ -17,8 +17,10 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import {
+  LAUNCH_MAX_CHARS,
   MAX_CHARS,
   MAX_TIMEOUT_MS,
+  NAME_MAX_CHARS,
   PROGRAM_NAME_MAX,
   QUIET_MS,
   SCROLLBACK_LINES,
@@ -67,16 +69,39 @@ export type WaitReason = z.infer<typeof waitReason>;
 export const waitMatch = z.object({ text: z.string(), groups: z.record(z.string(), z.string()) });
 export type WaitMatch = z.infer<typeof waitMatch>;
 
+/**
+ * A string that ends up in a C string, a key or a name, where a NUL would cut
+ * it short: a NUL is an error, never a truncation. (A check, not a `pattern`:
+ * the tool list stays short.)
+ */
+export const withoutNul = <T extends z.ZodString>(schema: T) =>
+  schema.refine((text) => !text.includes("\0"), "must not contain NUL characters");
+
+/** A name a launch passes on: no NUL, at most {@link NAME_MAX_CHARS}. */
+export const name = () => withoutNul(z.string().max(NAME_MAX_CHARS));
+
+/** At most {@link LAUNCH_MAX_CHARS} characters in all of `texts`. */
+const launchSized = (texts: string[]) =>
+  texts.reduce((n, text) => n + text.length, 0) <= LAUNCH_MAX_CHARS;
+const LAUNCH_SIZE = `at most ${LAUNCH_MAX_CHARS} characters in all`;
+
 const terminalSize = (what: string) =>
   z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max).describe(what);
 
 /** What `process_start` takes: one launch, declared once. */
 export const startRequest = z.object({
-  command: z.string().min(1).describe("Executable name (looked up on PATH) or path."),
-  args: z.array(z.string()).optional().describe("Arguments, one per element; no shell parsing."),
-  cwd: z.string().optional().describe("Working directory (default: the server's)."),
-  env: z.record(z.string(), z.string()).optional().describe(
-    "Environment variables, merged over the server's environment.",
+  command: withoutNul(z.string().min(1).max(NAME_MAX_CHARS)).describe(
+    "Executable name (looked up on PATH) or path.",
+  ),
+  args: z.array(withoutNul(z.string())).refine(launchSized, LAUNCH_SIZE).optional().describe(
+    "Arguments, one per element; no shell parsing.",
+  ),
+  cwd: name().optional().describe("Working directory (default: the server's)."),
+  env: z.record(name(), withoutNul(z.string())).refine(
+    (env) => launchSized([...Object.keys(env), ...Object.values(env)]),
+    LAUNCH_SIZE,
+  ).optional().describe(
+    "Environment variables, merged over the server's. Values are never stored or shown.",
   ),
   timeout_ms: z.number().int().min(0).max(MAX_TIMEOUT_MS).optional().describe(
     "Idle timeout: with no read or write for this long, the process is killed and its data " +
@@ -87,7 +112,7 @@ export const startRequest = z.object({
   ),
   cols: terminalSize(`Terminal width (pty). Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
   rows: terminalSize(`Terminal height (pty). Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
-  prompt: z.string().optional().describe(
+  prompt: name().optional().describe(
     "Regex: when set, waits end once the last output line matches it (for programs state " +
       "misjudges).",
   ),
@@ -98,7 +123,7 @@ export type StartRequest = z.infer<typeof startRequest>;
 export function waitRequest(defaultWait: "ready" | "none") {
   return z.object({
     wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
-    expect: z.string().optional().describe("Regex (JS, m flag)."),
+    expect: name().optional().describe("Regex (JS, m flag)."),
     wait_ms: z.number().int().min(0).max(WAIT_MS.max).optional().describe(
       `Bound of the wait. Default ${WAIT_MS.default}.`,
     ),
@@ -163,9 +188,7 @@ export type ProcessSummary = z.infer<typeof processSummary>;
 export const processDetails = processSummary.extend({
   args: z.array(z.string()),
   cwd: z.string(),
-  env: z.record(z.string(), z.string()).describe(
-    "Variables given at start (merged over the server's).",
-  ),
+  env: z.array(z.string()),
   cols: z.number().nullable(),
   rows: z.number().nullable(),
   exit_code: z.number().nullable(),
@@ -200,6 +223,14 @@ export type KillAllResult = z.infer<typeof killAllResult>;
 
 export const source = z.enum(["stdout", "stderr", "stdin"]);
 export type Source = z.infer<typeof source>;
+
+/**
+ * How a record's content is given: `text` (UTF-8, invalid bytes as U+FFFD,
+ * escape sequences stripped, CR dropped on a PTY) or `base64` (the bytes
+ * exactly as the program wrote them, or as they were sent).
+ */
+export const encoding = z.enum(["text", "base64"]);
+export type Encoding = z.infer<typeof encoding>;
 
 /** One record as the read tools return it. */
 export const record = z.object({
@@ -258,10 +289,6 @@ export const screenSnapshot = z.object({
   scrollback: z.array(z.string()).optional(),
 });
 export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
-
-/** A string that ends up in a C string or a key, where a NUL would cut it short. */
-export const withoutNul = (schema: z.ZodString) =>
-  schema.regex(/^[^\0]*$/, "must not contain NUL characters");
 
 /** An executable name as the registry keys it. */
 export const programName = withoutNul(z.string().min(1).max(PROGRAM_NAME_MAX));

@@ -40,6 +40,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../bytes.ts";
 import { SCROLLBACK_LINES } from "../limits.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
 import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
@@ -251,12 +252,10 @@ export class Screen {
   /** Hands `chunks` to the emulator as one buffer (its own: the Worker takes it). */
   #feed(chunks: Chunk[]): void {
     if (chunks.length === 0) return;
-    const bytes = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.bytes.length, 0));
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk.bytes, offset);
-      offset += chunk.bytes.length;
-    }
+    // A single chunk is still the store's: it is copied too.
+    const bytes = chunks.length === 1
+      ? chunks[0].bytes.slice()
+      : concatBytes(chunks.map((chunk) => chunk.bytes));
     this.#fedSeq = chunks[chunks.length - 1].seq;
     this.#lag = Math.max(0, this.#lag - bytes.length);
     this.#parsed = this.#term.write(bytes);

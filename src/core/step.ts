@@ -9,17 +9,22 @@
  *
  * @module
  */
-import { PortalError } from "../errors.ts";
+import { PortalError, quote } from "../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../limits.ts";
 import type { OutputSource } from "../terminal/terminal.ts";
 import type { ManagedProcess } from "./managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "./schema.ts";
 import { waitForProgram } from "./wait.ts";
 
-/** How the MCP layer steers a long call: cancellation, and progress for the client. */
+/**
+ * How the MCP layer steers a long call: cancellation, progress for the
+ * client, and asking the person (never the model) for a secret, where the
+ * client can ask (`secret_prompt`).
+ */
 export interface CallControl {
   signal?: AbortSignal;
   onProgress?: (progress: { elapsedMs: number; totalMs: number; state: ProcessState }) => void;
+  askSecret?: (label: string) => Promise<string>;
 }
 
 /** A waiting call's request: the wait, and the cap on its output. */
@@ -33,8 +38,10 @@ export function compileRegex(source: string, argument: string): RegExp {
   try {
     return new RegExp(source, "m");
   } catch (error) {
+    // V8 quotes the whole pattern ("Invalid regular expression: /…/m: Unterminated group").
+    const reason = (error as Error).message.split(/\/m: /).at(-1);
     throw new PortalError(
-      `${argument} is not a valid JavaScript regular expression: ${(error as Error).message}`,
+      `${argument} ${quote(source)} is not a valid JavaScript regular expression: ${reason}.`,
     );
   }
 }

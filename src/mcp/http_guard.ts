@@ -81,15 +81,17 @@ export class RequestGuard {
     return undefined;
   }
 
-  /** Compares the token in constant time, so timing tells nothing of it. */
   #authorized(header: string): boolean {
     const given = new TextEncoder().encode(/^Bearer +(\S+) *$/i.exec(header)?.[1] ?? "");
-    let difference = given.length ^ this.#expected.length;
-    for (let i = 0; i < this.#expected.length; i++) {
-      difference |= this.#expected[i] ^ (given[i] ?? 0);
-    }
-    return difference === 0;
+    return sameInConstantTime(given, this.#expected);
   }
+}
+
+/** Whether `given` equals `expected`, compared so that timing tells nothing of `expected`. */
+export function sameInConstantTime(given: Uint8Array, expected: Uint8Array): boolean {
+  let difference = given.length ^ expected.length;
+  for (let i = 0; i < expected.length; i++) difference |= expected[i] ^ (given[i] ?? 0);
+  return difference === 0;
 }
 
 /** Whether `hostname` (`--http` HOST) is reachable from this machine only. */

@@ -10,7 +10,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import denoJson from "../../deno.json" with { type: "json" };
 import { INSTRUCTIONS } from "./instructions.ts";
 import type { Log, SessionLog } from "./logging.ts";
-import { registerTool, type ToolContext } from "./tools/tool.ts";
+import { boundToolErrors, registerTool, type ToolContext } from "./tools/tool.ts";
 import { TOOLS } from "./tools/index.ts";
 
 /** The version this server reports (`initialize`, `--version`): deno.json's. */
@@ -30,6 +30,7 @@ export function createServer(context: ToolContext, serverLog: Log): {
     { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
   );
   const log = serverLog.session(server);
+  boundToolErrors(server);
   for (const tool of TOOLS) registerTool(server, context, tool, log);
   return { server, log };
 }

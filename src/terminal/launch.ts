@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { PortalError } from "../errors.ts";
+import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
@@ -47,7 +47,7 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   for (const [name, value] of Object.entries(opts.env)) {
     if (name === "" || name.includes("=") || name.includes("\0") || value.includes("\0")) {
       throw new PortalError(
-        `Invalid environment variable ${JSON.stringify(name)}: names must be non-empty ` +
+        `Invalid environment variable ${quote(name)}: names must be non-empty ` +
           "without '=', and neither names nor values may contain NUL.",
       );
     }
@@ -77,8 +77,10 @@ function checkWorkingDirectory(cwd: string): void {
     info = Deno.statSync(cwd);
   } catch {
     throw new PortalError(
-      `cwd "${cwd}" does not exist. Give an existing directory, preferably as an absolute path.`,
+      `cwd ${
+        quote(cwd)
+      } does not exist. Give an existing directory, preferably as an absolute path.`,
     );
   }
-  if (!info.isDirectory) throw new PortalError(`cwd "${cwd}" is not a directory.`);
+  if (!info.isDirectory) throw new PortalError(`cwd ${quote(cwd)} is not a directory.`);
 }

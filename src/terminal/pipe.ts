@@ -153,6 +153,11 @@ class PipeTerminal implements Terminal {
     return this.#input.state();
   }
 
+  /** Pipes have no echo: nothing typed is shown by them. */
+  hidesInput(): boolean {
+    return false;
+  }
+
   /** Pipe output arrives through its streams: nothing can be taken early, only awaited. */
   collectOutput(): boolean {
     return !this.#input.outputPending();

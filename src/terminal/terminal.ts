@@ -129,6 +129,12 @@ export interface Terminal {
   /** What the program does with its input now (see {@link InputState}). */
   inputState(): InputState;
   /**
+   * Whether what is typed now goes unseen: a terminal with echo off in
+   * canonical mode (a password prompt), whatever the program is doing. False
+   * on pipes (no echo to speak of) and where the modes cannot be read (Windows).
+   */
+  hidesInput(): boolean;
+  /**
    * Hands output the OS already holds to `onData` now where the backend can
    * read it synchronously (a PTY master). Returns false while output is
    * still on its way (pipes: bytes in a pipe the stream has not read yet),

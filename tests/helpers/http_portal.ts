@@ -8,6 +8,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -82,16 +83,22 @@ export class HttpPortal implements AsyncDisposable {
 
   /**
    * A client connected to the server with the token and `headers`; `token:
-   * null` sends none. Closed with the server.
+   * null` sends none; it declares `capabilities`. Closed with the server.
    */
   async connect(
-    options: { headers?: Record<string, string>; token?: string | null } = {},
+    options: {
+      headers?: Record<string, string>;
+      token?: string | null;
+      capabilities?: ClientCapabilities;
+    } = {},
   ): Promise<Client> {
     const token = options.token === undefined ? this.token : options.token;
     const headers: Record<string, string> = { ...options.headers };
     if (token !== null) headers.authorization = `Bearer ${token}`;
     const transport = new StreamableHTTPClientTransport(this.url, { requestInit: { headers } });
-    const client = new Client({ name: "portal-http-test", version: "0.0.0" });
+    const client = new Client({ name: "portal-http-test", version: "0.0.0" }, {
+      capabilities: options.capabilities ?? {},
+    });
     await client.connect(transport);
     this.#clients.push(client);
     return client;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, maxChars, recordPage } from "../../core/schema.ts";
+import { encoding, id, maxChars, recordPage } from "../../core/schema.ts";
 import { DEFAULT_READ_WINDOW_MS, MAX_CHARS } from "../../limits.ts";
 
 export const processRead = defineTool({
@@ -25,6 +25,10 @@ export const processRead = defineTool({
     ),
     unit: z.enum(["ns", "us", "ms", "s"]).optional().describe("Unit of duration. Default ms."),
     max_chars: maxChars,
+    encoding: encoding.optional().describe(
+      "text (default): decoded, invalid UTF-8 as U+FFFD, escapes stripped. base64: the exact " +
+        "bytes of each record (max_chars counts base64 characters).",
+    ),
   }),
   output: recordPage,
   // Not read-only: it restarts the idle timeout.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processId } from "../../core/schema.ts";
+import { id, processId, withoutNul } from "../../core/schema.ts";
+import { SIGNAL_NAME_MAX_CHARS } from "../../limits.ts";
 import { listSignals } from "../../signals.ts";
 
 export const processSignal = defineTool({
@@ -17,9 +18,10 @@ export const processSignal = defineTool({
     listSignals() + ".",
   input: z.object({
     id,
-    signal: z.union([z.string().min(1), z.number().int()]).describe(
-      "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
-    ),
+    signal: z.union([withoutNul(z.string().min(1).max(SIGNAL_NAME_MAX_CHARS)), z.number().int()])
+      .describe(
+        "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
+      ),
   }),
   output: z.object({ id: processId, signal: z.string(), delivered_to: z.string() }),
   annotations: {

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, maxCharsParam, processId, stepReply, waitRequest } from "../../core/schema.ts";
-import { STEP_MAX_CHARS } from "../../limits.ts";
+import { id, maxCharsParam, name, processId, stepReply, waitRequest } from "../../core/schema.ts";
+import {
+  CONTENT_MAX_CHARS,
+  KEYS_MAX,
+  SECRET_LABEL_MAX,
+  SECRET_MAX_CHARS,
+  STEP_MAX_CHARS,
+} from "../../limits.ts";
 
 export const processWrite = defineTool({
   name: "process_write",
@@ -19,13 +25,25 @@ export const processWrite = defineTool({
     "timeout, none), match (text, groups), output: all new output since your last read (PTY: " +
     "echo included), at most max_chars (head and tail kept, omitted_chars counts the rest); " +
     "on vim/less the rendered screen (cursor set). It counts as read for process_read_new. " +
-    "Input is recorded as stdin.",
+    "Input is recorded as stdin.\n\n" +
+    "Passwords (state waiting_for_secret): send secret_env (a variable the person set for " +
+    "the server) or secret_prompt (the person types it; you never see it), else secret, plus " +
+    'keys ["Enter"]. A secret is never stored or returned: records and output show [secret]. ' +
+    "On a PTY it goes only to a password prompt (echo off) unless force.",
   input: z.object({
     id,
-    content: z.string().optional().describe("Text to write (UTF-8)."),
-    keys: z.array(z.string()).optional().describe(
+    content: z.string().max(CONTENT_MAX_CHARS).optional().describe("Text to write (UTF-8)."),
+    keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional().describe(
       'Sent after content, e.g. ["Up", "Enter"], ["Ctrl+C"]; case-insensitive.',
     ),
+    secret: z.string().max(SECRET_MAX_CHARS).optional().describe(
+      "Password or token, typed after content.",
+    ),
+    secret_env: name().optional().describe("Name of a server env variable: its value."),
+    secret_prompt: z.string().max(SECRET_LABEL_MAX).optional().describe(
+      "Label: the person is asked (MCP elicitation).",
+    ),
+    force: z.boolean().optional().describe("Type the secret even though echo is on."),
     eof: z.boolean().optional().describe(
       "Then end the input: pipes close stdin (for programs that read to EOF, like sort); a " +
         "PTY gets Ctrl+D (Windows: Ctrl+Z Enter). Default false.",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact, programName } from "../../core/schema.ts";
+import { programFact, programName, withoutNul } from "../../core/schema.ts";
 import { NOTES_MAX } from "../../limits.ts";
 
 export const programRecord = defineTool({
@@ -16,7 +16,7 @@ export const programRecord = defineTool({
   input: z.object({
     program: programName.describe("Executable name, e.g. 'psql'."),
     needs_pty: z.boolean().describe("Whether it needs a PTY."),
-    notes: z.string().max(NOTES_MAX).optional().describe(
+    notes: withoutNul(z.string().max(NOTES_MAX)).optional().describe(
       `Caveats, e.g. which flags make it interactive (at most ${NOTES_MAX} characters).`,
     ),
   }),

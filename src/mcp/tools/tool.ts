@@ -6,25 +6,34 @@
  * Every call is logged, by its tool and process id only (arguments can hold
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
  * it fail. The request's cancellation (`notifications/cancelled`) reaches the
- * handler as an AbortSignal, and a progress token as a callback that sends
- * `notifications/progress`: the core takes both without knowing MCP.
+ * handler as an AbortSignal, a progress token as a callback that sends
+ * `notifications/progress`, and a client that can ask its person as a
+ * callback that does (`secret_prompt`): the core takes them without knowing MCP.
+ *
+ * Arguments are checked at the door: the schemas' limits, no argument the
+ * tool does not know (`additionalProperties: false`), and no lone surrogate
+ * in any string (it is not text: UTF-8 cannot carry it). Every error reply
+ * is {@link bounded}, the SDK's too ({@link boundToolErrors}).
  *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type {
-  CallToolResult,
-  ServerNotification,
-  ServerRequest,
-  ToolAnnotations,
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { PortalError } from "../../errors.ts";
+import { bounded, PortalError, quote } from "../../errors.ts";
+import { QUOTED_CHARS } from "../../limits.ts";
 import type { ProcessManager } from "../../core/process_manager.ts";
 import type { ProgramRegistry } from "../../core/program_registry.ts";
 import type { CallControl } from "../../core/step.ts";
 import type { SessionLog } from "../logging.ts";
+import { secretPrompt } from "../secret_prompt.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -61,12 +70,16 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** The request's cancellation and, if the client gave a token, progress notifications. */
-function callControl(extra: Extra): CallControl {
+/**
+ * The request's cancellation, a way to ask the person for a secret if the
+ * client can, and, if the client gave a token, progress notifications.
+ */
+function callControl(extra: Extra, server: McpServer): CallControl {
   const token = extra._meta?.progressToken;
-  if (token === undefined) return { signal: extra.signal };
+  const control = { signal: extra.signal, askSecret: secretPrompt(server.server, extra) };
+  if (token === undefined) return control;
   return {
-    signal: extra.signal,
+    ...control,
     onProgress: ({ elapsedMs, totalMs, state }) => {
       extra.sendNotification({
         method: "notifications/progress",
@@ -91,7 +104,9 @@ export function registerTool(
   const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
     const { requestId } = extra;
     try {
-      const result = await tool.run(context, args, callControl(extra)) as Record<string, unknown>;
+      checkText(args, "");
+      const control = callControl(extra, server);
+      const result = await tool.run(context, args, control) as Record<string, unknown>;
       log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
       return {
         content: [{ type: "text", text: JSON.stringify(result) }],
@@ -99,8 +114,9 @@ export function registerTool(
       };
     } catch (error) {
       if (error instanceof PortalError) {
-        log.log("info", "tools", `${callName(tool, args)} refused: ${error.message}`, requestId);
-        return { content: [{ type: "text", text: error.message }], isError: true };
+        const message = bounded(error.message);
+        log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
+        return { content: [{ type: "text", text: message }], isError: true };
       }
       // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
       if (extra.signal.aborted) {
@@ -110,10 +126,12 @@ export function registerTool(
       log.log(
         "error",
         "tools",
-        `${tool.name} failed: ${(error as Error)?.stack ?? error}`,
+        bounded(`${tool.name} failed: ${(error as Error)?.stack ?? error}`),
         requestId,
       );
-      const message = `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`;
+      const message = bounded(
+        `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
+      );
       return { content: [{ type: "text", text: message }], isError: true };
     }
   };
@@ -122,13 +140,76 @@ export function registerTool(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.input,
+      inputSchema: tool.input.strict(),
       outputSchema: tool.output,
       annotations: { title: tool.title, ...tool.annotations },
     },
     // The SDK's callback type is generic over every schema flavour; ours is one of them.
     handler as unknown as Parameters<McpServer["registerTool"]>[2],
   );
+}
+
+/**
+ * Bounds every tool error `server` sends, the SDK's own too: it answers an
+ * unknown tool or arguments that fail their schema with messages that quote
+ * names and keys as given (`Invalid key in record at env.KKK…`), so in those
+ * ("MCP error …") a word past {@link SDK_WORD_MAX} characters keeps only its
+ * first {@link QUOTED_CHARS}. The SDK installs its `tools/call` handler through
+ * `setRequestHandler` when the first tool is registered: call this before,
+ * and that handler is wrapped on its way in.
+ */
+export function boundToolErrors(server: McpServer): void {
+  type Handler = (request: unknown, extra: unknown) => Promise<CallToolResult>;
+  const low = server.server;
+  const install = low.setRequestHandler.bind(low) as (schema: unknown, handler: Handler) => void;
+  const shorten = (text: string) =>
+    bounded(
+      text.startsWith("MCP error")
+        ? text.replace(
+          new RegExp(`\\S{${SDK_WORD_MAX + 1},}`, "g"),
+          (word) => `${word.slice(0, QUOTED_CHARS)}…[${word.length} characters]`,
+        )
+        : text,
+    );
+  const boundedReplies = (handler: Handler): Handler => async (request, extra) => {
+    const result = await handler(request, extra);
+    if (!result.isError) return result;
+    const content = result.content.map((c: CallToolResult["content"][number]) =>
+      c.type === "text" ? { ...c, text: shorten(c.text) } : c
+    );
+    return { ...result, content };
+  };
+  (low as { setRequestHandler: unknown }).setRequestHandler = (schema: unknown, handler: Handler) =>
+    install(schema, schema === CallToolRequestSchema ? boundedReplies(handler) : handler);
+}
+
+/** Longest word of an SDK error message kept whole (a tool name, an argument's path). */
+const SDK_WORD_MAX = 200;
+
+/**
+ * Throws when a string in `value` (an argument, an element, a key) holds a
+ * lone surrogate: it is not text, and UTF-8 would silently turn it into
+ * U+FFFD on its way to a program or the records.
+ */
+function checkText(value: unknown, path: string): void {
+  const check = (text: string, where: string) => {
+    if (text.isWellFormed()) return;
+    const at = [...text].findIndex((c) => /^[\ud800-\udfff]$/.test(c));
+    const unit = text.codePointAt([...text].slice(0, at).join("").length)!;
+    throw new PortalError(
+      `${where} holds a lone surrogate (U+${unit.toString(16).toUpperCase()}), which is not ` +
+        "text: UTF-8 cannot carry it. Send well-formed Unicode (a JSON \\u escape of a " +
+        "surrogate must come in a high-low pair).",
+    );
+  };
+  if (typeof value === "string") check(value, path);
+  else if (Array.isArray(value)) value.forEach((item, i) => checkText(item, `${path}[${i}]`));
+  else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      check(key, `a name in ${path || "the arguments"}`);
+      checkText(item, path === "" ? key : `${path}[${quote(key)}]`);
+    }
+  }
 }
 
 /** A call as the log names it: the tool, and the process it concerns if any. */

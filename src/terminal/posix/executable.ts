@@ -6,7 +6,7 @@
  * @module
  */
 import { C, cString, libc } from "../../../ffi/libc.ts";
-import { PortalError } from "../../errors.ts";
+import { PortalError, quote } from "../../errors.ts";
 
 /** PATH when the environment has none (execvp's fallback, without the current directory). */
 const DEFAULT_PATH = "/usr/bin:/bin";
@@ -26,7 +26,7 @@ export function resolveExecutable(
     const path = absolute(command);
     if (isExecutableFile(path)) return path;
     throw new PortalError(
-      `Command not found: ${command} (${path} is not an executable file). ` +
+      `Command not found: ${quote(command)} (${quote(path)} is not an executable file). ` +
         "Check the path, or pass a program name to look up in PATH.",
     );
   }
@@ -39,7 +39,7 @@ export function resolveExecutable(
       "args ['-c', '…'] for pipelines."
     : "";
   throw new PortalError(
-    `Command not found: ${command}. It is in no directory of the program's PATH ` +
+    `Command not found: ${quote(command)}. It is in no directory of the program's PATH ` +
       `(${pathVar}). Pass an absolute path, or set PATH in env.${shellHint}`,
   );
 }

@@ -123,10 +123,14 @@ export class InputWatch {
 
   /** What the program is doing with its input now. */
   state(): InputState {
-    const modes = this.#modes();
-    const secret = modes !== null && !modes.echo && modes.canonical;
     const activity = C.PROC_STAT ? this.#activity() : "unknown";
-    return { activity, secret: activity !== "busy" && activity !== "stopped" && secret };
+    return { activity, secret: activity !== "busy" && activity !== "stopped" && this.hidden() };
+  }
+
+  /** Echo off in canonical mode: a password prompt's terminal. */
+  hidden(): boolean {
+    const modes = this.#modes();
+    return modes !== null && !modes.echo && modes.canonical;
   }
 
   /** Whether an output pipe holds bytes the server has not read yet. */

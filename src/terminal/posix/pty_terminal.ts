@@ -60,7 +60,6 @@ export class PtyTerminal implements Terminal {
   #outputEnded = false;
   #exited = false;
   #exitInfo: ExitInfo = { code: null, signal: null };
-  #masterClosed: Promise<void> = Promise.resolve();
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
   #killing: Promise<void> | undefined;
   readonly #exit = Promise.withResolvers<void>();
@@ -130,6 +129,10 @@ export class PtyTerminal implements Terminal {
     // Input still queued here has not reached the program: it cannot be waiting for it.
     if (this.#input.pending) return { activity: "busy", secret: false };
     return this.#watch.state();
+  }
+
+  hidesInput(): boolean {
+    return !this.#outputEnded && this.#watch.hidden();
   }
 
   collectOutput(): boolean {
@@ -251,7 +254,7 @@ export class PtyTerminal implements Terminal {
     this.#session.leaderReaped();
     this.#exitInfo = exit;
     if (this.#outputEnded) {
-      this.#reportExit();
+      this.#closeMaster();
       return;
     }
     this.#graceTimer = setTimeout(() => {
@@ -260,20 +263,28 @@ export class PtyTerminal implements Terminal {
     }, EIO_GRACE_MS);
   }
 
-  /** No more output will be read: close the master (once no wait uses it). */
+  /**
+   * No more output will be read. The master stays open until the program is
+   * reaped: a program that closes its terminal before it exits (GNU cat
+   * does) is still running, and closing the master would hang up its
+   * session and kill it with SIGHUP.
+   */
   #endOutput(): void {
     if (this.#outputEnded) return;
     this.#outputEnded = true;
     clearTimeout(this.#graceTimer);
     this.#input.clear();
-    this.#masterClosed = readinessLoop.unregister(this.#master);
-    if (this.#reaped) this.#reportExit();
-    else childReaper.expectExit(this.pid);
+    if (this.#reaped) {
+      this.#closeMaster();
+      return;
+    }
+    readinessLoop.setEvents(this.#master, 0);
+    childReaper.expectExit(this.pid);
   }
 
   /** Runs once: both the output has ended and the child was reaped. */
-  #reportExit(): void {
-    this.#masterClosed.then(() => {
+  #closeMaster(): void {
+    readinessLoop.unregister(this.#master).then(() => {
       this.#exited = true;
       this.#exit.resolve();
       this.#events.onExit(this.#exitInfo);

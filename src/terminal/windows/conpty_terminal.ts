@@ -166,6 +166,11 @@ export class ConPtyTerminal implements Terminal, Pollable {
     return { activity: "unknown", secret: false };
   }
 
+  /** A console's modes cannot be read from outside: never known to hide what is typed. */
+  hidesInput(): boolean {
+    return false;
+  }
+
   /** Reads what the console's output pipe holds now (the wait's settle then sees it). */
   collectOutput(): boolean {
     if (!this.#ended) this.#readOutput(performance.now());

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { PortalError } from "../../errors.ts";
+import { PortalError, quote } from "../../errors.ts";
 import { SIGNALS } from "../../signals.ts";
 import type { PipeChild } from "../pipe.ts";
 import type { ExitInfo, SpawnOptions } from "../terminal.ts";
@@ -81,7 +81,7 @@ function exitInfo(status: Deno.CommandStatus): ExitInfo {
 function spawnError(command: string, error: unknown): PortalError {
   if (error instanceof Deno.errors.NotFound) {
     return new PortalError(
-      `Command not found: "${command}". Give an executable on PATH or an absolute path; ` +
+      `Command not found: ${quote(command)}. Give an executable on PATH or an absolute path; ` +
         "commands run directly, not through a shell (for pipes or globbing, start sh -c '…').",
     );
   }

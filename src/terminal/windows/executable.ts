@@ -21,7 +21,7 @@
  * @module
  */
 import { win32 } from "node:path";
-import { PortalError } from "../../errors.ts";
+import { PortalError, quote } from "../../errors.ts";
 import { lookupVariable } from "./environment_block.ts";
 
 /** PATHEXT when the environment has none: what Windows itself falls back to. */
@@ -53,8 +53,10 @@ export function findWindowsProgram(
     const found = candidates(base).find(isFile);
     if (found !== undefined) return found;
     throw new PortalError(
-      `Command not found: ${command} (no program ${base}, with or without an extension of ` +
-        `PATHEXT ${extensions.join(";")}). Check the path, or pass a program name to look up ` +
+      `Command not found: ${quote(command)} (no program ${base}, with or without an ` +
+        `extension of PATHEXT ${
+          extensions.join(";")
+        }). Check the path, or pass a program name to look up ` +
         "in PATH.",
     );
   }
@@ -70,7 +72,7 @@ export function findWindowsProgram(
       "with args ['/c', '…']."
     : "";
   throw new PortalError(
-    `Command not found: ${command}. No ${command} with an extension of PATHEXT ` +
+    `Command not found: ${quote(command)}. No such program with an extension of PATHEXT ` +
       `(${extensions.join(";")}) is in a directory of the program's PATH (${pathVar}). Pass an ` +
       `absolute path, or set PATH in env.${shellHint}`,
   );

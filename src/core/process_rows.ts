@@ -1,0 +1,78 @@
+/**
+ * The `processes` table of the records database: a row per process, kept in
+ * memory until the store's next commit writes it with the records (so a row
+ * waits, like a record, while the file cannot be written), and the highest id
+ * the file has seen, from which a reopened database's new ids go on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import { ProcessRows } from "./process_rows.ts";
+ * import { SCHEMA } from "./record_schema.ts";
+ *
+ * const db = new DatabaseSync(":memory:");
+ * db.exec(SCHEMA);
+ * const rows = new ProcessRows(db);
+ * assert.equal(rows.highestId(), 0);
+ * db.exec("INSERT INTO records VALUES (7 * 4294967296 + 1, 0, 1, x'41', 1, NULL)");
+ * assert.equal(rows.highestId(), 7);
+ * ```
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ProcessDetails } from "./schema.ts";
+
+/** Rows of processes, written with the store's commits. */
+export class ProcessRows {
+  readonly #db: DatabaseSync;
+  readonly #upsert: StatementSync;
+  readonly #unsaved = new Map<number, ProcessDetails>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#upsert = db.prepare(
+      `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
+        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    );
+  }
+
+  /** Keeps `row` for the next commit (a later one for the same id replaces it). */
+  save(row: ProcessDetails): void {
+    this.#unsaved.set(row.id, row);
+  }
+
+  /** Whether rows wait for a commit. */
+  get waiting(): boolean {
+    return this.#unsaved.size > 0;
+  }
+
+  /** Writes the rows that wait, inside the commit's transaction; {@link written} once it held. */
+  write(): void {
+    for (const r of this.#unsaved.values()) {
+      const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
+      values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
+      this.#upsert.run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
+    }
+  }
+
+  /** The commit that wrote them held. */
+  written(): void {
+    this.#unsaved.clear();
+  }
+
+  /** Forgets a process's row, waiting or written. */
+  delete(processId: number): void {
+    this.#unsaved.delete(processId);
+    this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
+  }
+
+  /** The highest process id the file has seen, rows and records both (0 when new). */
+  highestId(): number {
+    const row = this.#db.prepare(
+      `SELECT max(coalesce((SELECT max(id) FROM processes), 0),
+        coalesce((SELECT max(key) FROM records), 0) >> 32) AS id`,
+    ).get() as { id: number };
+    return row.id;
+  }
+}

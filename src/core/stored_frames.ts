@@ -1,0 +1,80 @@
+/**
+ * Reads committed records out of the frames of the `records` table (see
+ * record_frames.ts), by key range: each query starts where it is asked to,
+ * so its cost does not grow with the history before it. A process's keys run
+ * from `base` (`process_id · 2³²`) to `base + 2³²`.
+ *
+ * @module
+ */
+import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./record_frames.ts";
+import type { RecordStatements } from "./record_schema.ts";
+import { type RawRecord, SOURCE_CODE } from "./record_text.ts";
+import type { Source } from "./schema.ts";
+
+/** Keys per process. */
+const SPAN = 2 ** 32;
+
+/** The committed records of every process, read through the store's statements. */
+export class StoredFrames {
+  readonly #sql: RecordStatements;
+
+  constructor(sql: RecordStatements) {
+    this.#sql = sql;
+  }
+
+  /**
+   * The last key of the process at `base` whose row's first record is older
+   * than `timestamp` (or `base`): a bisection, timestamps growing with seq, so
+   * a window starts there however long the history before it.
+   */
+  lastKeyBefore(base: number, timestamp: number): number {
+    let low = base;
+    let high = base + SPAN;
+    // Invariant: the answer is in [low, high); no record at or past `high` is older.
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      const row = this.#sql.first.get(mid, high) as { key: number; timestamp: number } | undefined;
+      if (row === undefined || row.timestamp >= timestamp) high = mid;
+      else low = row.key;
+    }
+    return low;
+  }
+
+  /**
+   * The records of the process at `base` whose keys are past `low` and past
+   * `bounds` (one per source code), in key order or (`desc`) newest first.
+   */
+  *records(base: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
+    const high = base + SPAN;
+    const wanted = (record: RawRecord) =>
+      base + record.seq > low && base + record.seq > bounds[SOURCE_CODE[record.source]];
+    // A frame that starts at or before a bound may hold records past it: the SQL bounds
+    // move back to its start, and its records are picked one by one.
+    const [from, ...sources] = [low, ...bounds].map((b) =>
+      b < high ? this.#frameStart(base, b) : b
+    );
+    const statement = desc ? this.#sql.desc : this.#sql.asc;
+    for (const row of statement.iterate(from, high, ...sources)) {
+      const records = [...unpackFrame(row as unknown as FrameRow, base)];
+      if (desc) records.reverse();
+      yield* records.filter(wanted);
+    }
+  }
+
+  /** The committed record of `source` just before `seq`, looked for among the few before it. */
+  before(base: number, source: Source, seq: number): RawRecord | undefined {
+    // A frame holding the record before `seq` starts at most FRAME_RECORDS keys before it.
+    const from = Math.max(base, base + seq - 64 - FRAME_RECORDS);
+    const row = this.#sql.previous.get(from, base + seq, SOURCE_CODE[source]) as
+      | FrameRow
+      | undefined;
+    if (row === undefined) return undefined;
+    return [...unpackFrame(row, base)].findLast((record) => record.seq < seq);
+  }
+
+  /** `key` itself, or just before the start of a frame that holds it and more after it. */
+  #frameStart(base: number, key: number): number {
+    const row = this.#sql.frameAt.get(key, base) as { key: number; count: number } | undefined;
+    return row !== undefined && row.key + row.count - 1 > key ? row.key - 1 : key;
+  }
+}

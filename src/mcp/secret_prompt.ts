@@ -1,0 +1,159 @@
+/**
+ * `secret_prompt`: the person at the client is asked for a secret through MCP
+ * elicitation, and the answer goes to the program, never to the model.
+ *
+ * URL mode first, as MCP 2025-11-25 requires for credentials: the client
+ * opens a {@link openSecretPage | page of Portal's own} on 127.0.0.1, so the
+ * value passes neither the model nor the client; once the page has it, the
+ * client is told (`notifications/elicitation/complete`). A client that only
+ * declared form mode gets a form: the value then passes through the client
+ * application, but not the model. A client that declared neither cannot be
+ * asked: the call control has no `askSecret`, and the core says what to use
+ * instead. The person has {@link SECRET_PROMPT_MS} either way; a decline, the
+ * deadline or the call's cancellation ends the question, and nothing is typed.
+ *
+ * @module
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type ElicitRequestParams,
+  type ElicitResult,
+  ErrorCode,
+  type McpError,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { PortalError } from "../errors.ts";
+import { SECRET_PROMPT_MS } from "../limits.ts";
+import { openSecretPage } from "./secret_page.ts";
+
+/** One question to the person: where it goes, and when it ends. */
+interface Question {
+  server: Server;
+  /** The call that asks: over HTTP, the question travels on its stream. */
+  requestId: RequestId;
+  /** Aborted by the call's cancellation or the deadline. */
+  until: AbortSignal;
+}
+
+/**
+ * Asks the person at `server`'s client during the call `request`, or
+ * undefined when that client cannot be asked.
+ */
+export function secretPrompt(
+  server: Server,
+  request: { signal: AbortSignal; requestId: RequestId },
+): ((label: string) => Promise<string>) | undefined {
+  const modes = server.getClientCapabilities()?.elicitation;
+  const ask = modes?.url ? askOnPage : modes?.form ? askInForm : undefined;
+  if (ask === undefined) return undefined;
+  const { signal, requestId } = request;
+  return async (label) => {
+    const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
+    try {
+      return await ask({ server, requestId, until: AbortSignal.any([signal, deadline]) }, label);
+    } catch (error) {
+      if (signal.aborted || error instanceof PortalError) throw error;
+      // The client's message is not passed on: it might quote what the person typed.
+      const timedOut = deadline.aborted ||
+        (error as McpError | undefined)?.code === ErrorCode.RequestTimeout;
+      const why = timedOut
+        ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
+        : "the client reported an error";
+      throw new PortalError(`The person was asked (secret_prompt), but ${why}; nothing was typed.`);
+    }
+  };
+}
+
+/** URL mode: the person enters the secret on a page of Portal's own. */
+async function askOnPage(question: Question, label: string): Promise<string> {
+  const page = openSecretPage(label);
+  const answered = new AbortController();
+  try {
+    const elicitationId = crypto.randomUUID();
+    const consent = elicit(question, {
+      mode: "url",
+      url: page.url,
+      elicitationId,
+      message: intro(label) +
+        "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
+        "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
+        "client sees it, and Portal does not store it.",
+    }, AbortSignal.any([question.until, answered.signal]));
+    // A client may answer once the page is done with, so the page's answer alone will do.
+    const secret = await Promise.race([
+      page.secret,
+      consent.then((result) => (given(result), page.secret)),
+      abortion(question.until),
+    ]);
+    await question.server.createElicitationCompletionNotifier(elicitationId, {
+      relatedRequestId: question.requestId,
+    })().catch(() => {/* The client is gone; the call ends anyway. */});
+    return secret;
+  } finally {
+    answered.abort();
+    await page.close();
+  }
+}
+
+/** Form mode: the client shows a form, and passes the answer on. */
+async function askInForm(question: Question, label: string): Promise<string> {
+  const result = await elicit(question, {
+    mode: "form",
+    message: intro(label) +
+      "What you enter is typed into that program. The agent does not see it, and Portal does " +
+      "not store it.",
+    requestedSchema: {
+      type: "object",
+      properties: { secret: { type: "string", title: label } },
+      required: ["secret"],
+    },
+  }, question.until);
+  given(result);
+  const secret = result.content?.secret;
+  if (typeof secret !== "string") throw notGiven("no text");
+  return secret;
+}
+
+function intro(label: string): string {
+  return `A program run by your AI agent through Portal asks for: ${label}\n`;
+}
+
+/**
+ * Sends the question, and withdraws it (`notifications/cancelled`) if `until`
+ * aborts while it is open, and only then: the SDK would also cancel a request
+ * already answered.
+ */
+function elicit(
+  question: Question,
+  params: ElicitRequestParams,
+  until: AbortSignal,
+): Promise<ElicitResult> {
+  const open = new AbortController();
+  const withdraw = () => open.abort(until.reason);
+  if (until.aborted) withdraw();
+  else until.addEventListener("abort", withdraw, { once: true });
+  return question.server.elicitInput(params, {
+    signal: open.signal,
+    timeout: SECRET_PROMPT_MS,
+    relatedRequestId: question.requestId,
+  }).finally(() => until.removeEventListener("abort", withdraw));
+}
+
+/** Throws unless the person accepted. */
+function given(result: ElicitResult): void {
+  if (result.action !== "accept") throw notGiven(result.action);
+}
+
+function notGiven(why: string): PortalError {
+  return new PortalError(
+    `The person did not give the secret (${why}); nothing was typed. Ask them how to go on.`,
+  );
+}
+
+/** Rejects with `signal`'s reason once it aborts. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * The bad input matrix: every tool, every argument, given what it must not
+ * take (missing, unknown, wrong-typed, out of range, NUL in a name, lone
+ * surrogates, megabytes), gets a tool error that names the argument, quotes
+ * at most a short prefix of the value, and stays short; the server serves on.
+ * The arguments and their types come from the tools/list the server sends,
+ * so a new argument is covered without touching this file.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { Portal } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { ERROR_MAX_CHARS, QUOTED_CHARS } from "../src/limits.ts";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { pidAlive } from "./helpers/processes.ts";
+import { portalTest } from "./helpers/portal.ts";
+import { posixTest } from "./helpers/platform.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** Arguments that carry a name into a C string, a key or a pattern: a NUL there is an error. */
+const NAMES = ["command", "cwd", "prompt", "expect", "signal", "program", "notes", "args", "env"];
+
+/** A call that must fail: its message, checked for what every error message promises. */
+async function refused(portal: Portal, tool: string, args: Json, names: string): Promise<string> {
+  const result = await portal.client.callTool({ name: tool, arguments: args }) as CallToolResult;
+  const text = (result.content[0] as { text: string } | undefined)?.text ?? "";
+  const what = `${tool} ${JSON.stringify(args).slice(0, 120)}`;
+  assert(result.isError, `${what} should fail, got ${JSON.stringify(result).slice(0, 300)}`);
+  assert(text.length <= ERROR_MAX_CHARS, `${what}: a ${text.length}-character error`);
+  assert(!/Internal error/.test(text), `${what}: ${text}`);
+  const named = new RegExp(`(^|[^\\w])${names.replace(/[[\]]/g, "\\$&")}($|[^\\w])`, "i");
+  assert(named.test(text), `${what}: the error should name ${names}: ${text}`);
+  // A value is quoted by a short prefix only: no long run of what was sent comes back.
+  assert(!/(.)\1{100,}/.test(text), `${what}: the error echoes the value: ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** One value of the wrong type for a JSON schema property. */
+function wrongType(schema: Json): unknown {
+  if (schema.anyOf) return true;
+  if (schema.enum) return 5;
+  return { string: 123, integer: "7", number: "7", boolean: "yes", array: "x", object: "x" }[
+    schema.type as string
+  ];
+}
+
+/** Numbers the property's bounds refuse, among the awkward ones (negative, huge, fractional, 0, 100000). */
+function badNumbers(schema: Json): number[] {
+  const min = schema.minimum ?? -Infinity;
+  const max = schema.maximum ?? Infinity;
+  const above = schema.exclusiveMinimum;
+  const out = (n: number) =>
+    n < min || n > max || (above !== undefined && n <= above) ||
+    (schema.type === "integer" && !Number.isInteger(n));
+  return [-1, 1.5, 1e300, 0, 100_000].filter(out);
+}
+
+portalTest(
+  "bad input matrix: every tool and argument, refused with a short error naming it",
+  async (portal) => {
+    const tools: Tool[] = (await portal.client.listTools()).tools;
+    const live = await portal.spawn("cat", [], { pty: true });
+    const valid: Record<string, Json> = {
+      process_start: { command: "true" },
+      process_write: { id: live, content: "x" },
+      process_signal: { id: live, signal: "SIGWINCH" },
+      program_query: { program: "ssh" },
+      program_record: { program: "ssh", needs_pty: true },
+    };
+    let calls = 0;
+    for (const tool of tools) {
+      const schema = tool.inputSchema as Json;
+      const base = valid[tool.name] ?? ("id" in schema.properties ? { id: live } : {});
+      const fail = (args: Json, names: string) => {
+        calls++;
+        return refused(portal, tool.name, args, names);
+      };
+      await fail({ ...base, bogus_argument: 1 }, "bogus_argument");
+      for (const required of schema.required ?? []) {
+        const { [required]: _, ...without } = base;
+        await fail(without, required);
+      }
+      for (const [name, property] of Object.entries<Json>(schema.properties)) {
+        await fail({ ...base, [name]: wrongType(property) }, name);
+        await fail({ ...base, [name]: null }, name);
+        if (property.type === "integer" || property.type === "number") {
+          for (const n of badNumbers(property)) await fail({ ...base, [name]: n }, name);
+        }
+        const strings = property.type === "string" || property.anyOf;
+        if (strings) {
+          await fail({ ...base, [name]: "a\ud800b" }, name);
+          await fail({ ...base, [name]: "x".repeat(2 << 20) }, name);
+          if (NAMES.includes(name)) await fail({ ...base, [name]: "a\0b" }, name);
+        }
+        if (property.type === "array") {
+          await fail({ ...base, [name]: ["a\ud800b"] }, `${name}[0]`);
+          await fail({ ...base, [name]: [7] }, name);
+          await fail({ ...base, [name]: ["x".repeat(300_000)] }, name);
+          if (NAMES.includes(name)) await fail({ ...base, [name]: ["a\0b"] }, name);
+        }
+        if (property.type === "object") {
+          for (const env of [{ A: 1 }, { A: null }, { A: true }, { A: "a\0b" }, { "A\0": "b" }]) {
+            await fail({ ...base, [name]: env }, name);
+          }
+          await fail({ ...base, [name]: { "\ud800": "x" } }, name);
+          await fail({ ...base, [name]: { ["K".repeat(1 << 20)]: "v" } }, name);
+          await fail({ ...base, [name]: { A: "v".repeat(300_000) } }, name);
+        }
+      }
+    }
+    assert(calls > 250, `${calls} calls`);
+    // Nothing above ran: the one process is still the only one, running, untouched.
+    const { processes } = await portal.call("process_list");
+    assertEquals(processes.map((p: Json) => [p.id, p.status, p.io_count]), [[live, "running", 0]]);
+  },
+);
+
+portalTest("bad input: the values themselves (patterns, signals, ids, sizes)", async (portal) => {
+  const id = await portal.spawn("cat");
+  const fail = (tool: string, args: Json, names: string) => refused(portal, tool, args, names);
+  // Patterns: a clear reason, the pattern quoted by its first characters.
+  for (const tool of ["process_write", "process_read_new"]) {
+    assertMatch(
+      await fail(
+        tool,
+        { id, content: tool === "process_write" ? "x" : undefined, expect: "(" },
+        "expect",
+      ),
+      /expect "\(" is not a valid JavaScript regular expression: Unterminated group/,
+    );
+  }
+  const long = `(${"a".repeat(4000)}`;
+  const message = await fail("process_start", { command: "cat", prompt: long }, "prompt");
+  assertMatch(message, new RegExp(`prompt "\\(a{${QUOTED_CHARS - 1}}"… \\(4001 characters\\)`));
+  // Signals by name and number.
+  for (const signal of ["SIGBOGUS", "SIGRTMIN+99", "KILL ME", "0", 0, 65, 999, -9, 1e10]) {
+    await fail("process_signal", { id, signal }, "signal");
+  }
+  // Sizes: 0 and 100000 where the bounds refuse them; the ones they allow work.
+  await fail("process_start", { command: "cat", pty: true, cols: 0 }, "cols");
+  await fail("process_start", { command: "cat", pty: true, rows: 100_000 }, "rows");
+  await fail("process_read", { id, max_chars: 0 }, "max_chars");
+  await fail("process_read_new", { id, quiet_ms: 100_000 }, "quiet_ms");
+  assertEquals((await portal.call("process_read", { id, max_chars: 100_000 })).records, []);
+  // 10 MB of content, a 9 MiB command: short errors.
+  await fail("process_write", { id, content: "y".repeat(10_000_000) }, "content");
+  await fail("process_start", { command: "z".repeat(9 << 20) }, "command");
+  // Ids that were cleaned up, for every tool that takes one.
+  const gone = await portal.spawn("true");
+  await portal.waitExit(gone);
+  await portal.call("process_cleanup", { id: gone });
+  for (
+    const [tool, extra] of [
+      ["process_read", {}],
+      ["process_read_new", {}],
+      ["process_write", { content: "x" }],
+      ["process_signal", { signal: "SIGINT" }],
+      ["process_inspect", {}],
+      ["process_kill", {}],
+      ["process_clear", {}],
+      ["process_cleanup", {}],
+      ["process_screen", {}],
+    ] as const
+  ) {
+    assertMatch(await fail(tool, { id: gone, ...extra }, String(gone)), /was cleaned up/);
+  }
+  // An unknown tool, named with a megabyte: the SDK's own error, bounded.
+  const result = await portal.client.callTool({ name: "t".repeat(1 << 20), arguments: {} });
+  const text = (result.content as { text: string }[])[0].text;
+  assert(result.isError && text.length <= ERROR_MAX_CHARS, `${text.length} characters`);
+  assertMatch(
+    text,
+    new RegExp(`^MCP error -32602: Tool t{${QUOTED_CHARS}}…\\[1048576 characters\\] not found$`),
+  );
+  // And the server serves on.
+  await portal.call("process_write", { id, content: "still here\n", wait: "none" });
+  await portal.readUntil(id, (t) => t.includes("still here"));
+});
+
+posixTest(
+  "an 11 MiB request is answered with an error; the server serves on and still stops when stdin closes",
+  async () => {
+    const portal = await Portal.start({ captureStderr: true });
+    const server = portal.transport.pid!;
+    try {
+      const id = await portal.spawn("cat");
+      const error = await portal.client.callTool({
+        name: "process_write",
+        arguments: { id, content: "q".repeat(11 << 20) },
+      }).then(() => null, (e: unknown) => e);
+      assert(error instanceof McpError, String(error));
+      assertMatch(error.message, /A message of \d+ bytes is larger than Portal reads \(10485760/);
+      assertMatch(portal.stderr, /A message of \d+ bytes is larger than Portal reads/);
+      // Later calls are answered, on the same connection.
+      await portal.call("process_write", { id, content: "after\n", wait: "none" });
+      await portal.readUntil(id, (t) => t.includes("after"));
+      assertEquals((await portal.call("process_list")).processes.length, 1);
+    } finally {
+      await portal.close();
+    }
+    await waitFor("the server to exit once its stdin closed", () => !pidAlive(server));
+  },
+);

@@ -1,0 +1,204 @@
+/**
+ * Secrets: a `getpass` prompt answered each way (typed as content at the
+ * prompt, `secret`, `secret_env`; `secret_prompt` has secret_prompt_test.ts),
+ * a secret refused at a shell prompt unless forced, env values, and deleted
+ * records. After each, every byte the server wrote (its database, journal,
+ * registry, the home of its programs, stderr at debug level and the log
+ * notifications) is searched for the secret: it must not be there.
+ */
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Portal, type Rec } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { SECRET_MAX_CHARS } from "../src/limits.ts";
+import { Secrets } from "../src/core/secrets.ts";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { linuxTest } from "./helpers/portal.ts";
+import { posixTest } from "./helpers/platform.ts";
+import {
+  assertAnswered,
+  assertNoTrace,
+  filesHolding,
+  getpass,
+  loggingPortal,
+  newSecret,
+} from "./helpers/secrets.ts";
+
+linuxTest("(a) typed as content at a getpass prompt: stored as [secret: N chars]", async () => {
+  const { portal, heard } = await loggingPortal();
+  await using _ = portal;
+  const secret = newSecret();
+  const id = await getpass(portal);
+  const reply = await portal.call("process_write", { id, content: `${secret}\n` });
+  await assertAnswered(portal, id, reply, secret);
+  // From then on it is a secret of the process: typed again in the clear, it is masked too.
+  const again = await portal.call("process_write", { id, content: `${secret}\n`, wait: "exit" });
+  assertEquals(again.output, "[secret]\n");
+  const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
+  assertEquals(stdin.records.at(-1).content, "[secret]\n");
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+linuxTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
+  const { portal, heard } = await loggingPortal();
+  await using _ = portal;
+  const secret = newSecret();
+  const id = await getpass(portal);
+  const reply = await portal.call("process_write", { id, secret, keys: ["Enter"] });
+  assertEquals(reply.bytes_written, secret.length + 1);
+  await assertAnswered(portal, id, reply, secret);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+posixTest(
+  "(b) a secret printed in two pieces stays whole while a wait watches the last line",
+  async () => {
+    await using portal = await Portal.start();
+    const secret = newSecret();
+    // With a prompt given, every check of the wait reads the last line: it must not let out
+    // the start of the secret held back after the first piece.
+    const { id } = await portal.call("process_start", {
+      command: "sh",
+      args: [
+        "-c",
+        'read -r p; printf "half %.5s" "$p"; sleep 0.3; printf "%s end\\n" "${p#?????}"; read -r x',
+      ],
+      prompt: "^$",
+    });
+    const reply = await portal.call("process_write", { id, secret, keys: ["Enter"] });
+    assertEquals([reply.reason, reply.output], ["ready", "half [secret] end\n"]);
+  },
+);
+
+linuxTest("(b) secret_env: the value of a server variable the model only names", async () => {
+  const secret = newSecret();
+  const { portal, heard } = await loggingPortal({ env: { PORTAL_TEST_PASSWORD: secret } });
+  await using _ = portal;
+  const id = await getpass(portal);
+  const missing = await portal.fail("process_write", { id, secret_env: "NO_SUCH_VARIABLE_X" });
+  assertMatch(missing, /no environment variable of the name given as secret_env/);
+  const reply = await portal.call("process_write", {
+    id,
+    secret_env: "PORTAL_TEST_PASSWORD",
+    keys: ["Enter"],
+  });
+  await assertAnswered(portal, id, reply, secret);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+linuxTest("(d) a secret at a shell prompt is refused unless forced", async () => {
+  const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
+  await using _ = portal;
+  const secret = newSecret();
+  let asked = 0;
+  portal.client.setRequestHandler(ElicitRequestSchema, () => {
+    asked++;
+    return { action: "accept", content: { secret } };
+  });
+  const { id } = await portal.call("process_start", {
+    command: "bash",
+    args: ["--norc", "--noprofile", "-i"],
+    pty: true,
+    env: { PS1: "READY$ ", HISTFILE: "" },
+    wait: "ready",
+  });
+  for (const way of [{ secret }, { secret_prompt: "Password" }]) {
+    const refused = await portal.fail("process_write", { id, ...way, keys: ["Enter"] });
+    assertMatch(refused, /not at a password prompt .* Nothing was typed\. .* force: true/s);
+  }
+  assertEquals(asked, 0, "the person was asked although the secret would be refused");
+  assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
+  // A value too long is refused without being quoted.
+  const long = await portal.fail("process_write", {
+    id,
+    secret: secret + "x".repeat(SECRET_MAX_CHARS),
+  });
+  assert(!long.includes(secret), long);
+  // Forced: typed, and the shell's echo of it is redacted.
+  const forced = await portal.call("process_write", {
+    id,
+    content: "echo ",
+    secret,
+    keys: ["Enter"],
+    force: true,
+  });
+  assertEquals(forced.output, "echo [secret]\n[secret]\nREADY$ ");
+  // Typed later in the clear, it is still kept out of the records.
+  const plain = await portal.call("process_write", { id, content: `echo ${secret}\n` });
+  assertEquals(plain.output, "echo [secret]\n[secret]\nREADY$ ");
+  const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
+  assertEquals(stdin.records.map((r: Rec) => r.content), [
+    `echo [secret: ${secret.length} chars]\r`,
+    "echo [secret]\n",
+  ]);
+  await assertNoTrace(portal, heard, [secret]);
+});
+
+posixTest("(f) env values are not stored: process_inspect names them only", async () => {
+  const token = newSecret();
+  const { portal, heard } = await loggingPortal();
+  await using _ = portal;
+  const { id } = await portal.call("process_start", {
+    command: "sh",
+    args: ["-c", 'read x; echo "${API_TOKEN:+token set}"'],
+    env: { API_TOKEN: token, MODE: "test" },
+  });
+  const reply = await portal.call("process_write", { id, content: "go\n", wait: "exit" });
+  assertEquals(reply.output, "token set\n");
+  const info = await portal.call("process_inspect", { id });
+  assertEquals(info.env, ["API_TOKEN", "MODE"]);
+  assert(!JSON.stringify(await portal.call("process_list")).includes(token));
+  await assertNoTrace(portal, heard, [token]);
+});
+
+posixTest("(e) process_clear and process_cleanup leave no text of the records behind", async () => {
+  await using portal = await Portal.start();
+  // The marker is made by the program, so no argument (stored with the process) holds it.
+  const script = "m = 'ZQ' + 'X' + '-' * 3\n" +
+    "print('\\n'.join(m + str(i) for i in range(2000)))\n" +
+    "print(m * 30000)\n" +
+    "input()";
+  const marker = "ZQX---";
+  const files = () => filesHolding(portal.dir, marker);
+  // Each has printed everything once it waits for input.
+  const start = () =>
+    portal.call("process_start", { command: "python3", args: ["-c", script], wait: "ready" });
+  const first = (await start()).id;
+  const second = (await start()).id;
+  // Committed within 200 ms: the files hold the marker (the search works).
+  await waitFor("the marker in the database", files, { until: (f) => f.length > 0 });
+  await portal.call("process_clear", { id: first });
+  await portal.call("process_write", { id: second, content: "\n", wait: "exit" });
+  await portal.call("process_kill", { id: first });
+  await portal.call("process_cleanup", { id: second });
+  assertEquals(await files(), []);
+  // Once the server is gone too; its files are its user's alone.
+  await portal.client.close();
+  assertEquals(await files(), []);
+  for (const name of ["records.db", "records.db-journal"]) {
+    assertEquals(Deno.statSync(`${portal.dir}/${name}`).mode! & 0o777, 0o600, name);
+  }
+});
+
+Deno.test("the output filter: splits, overlaps, and a read between two chunks", () => {
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const secrets = new Secrets();
+  secrets.add("abcdef\nabXY");
+  const pass = (...chunks: string[]) =>
+    chunks.map((c) => text(secrets.redact("stdout", bytes(c)))).join("") +
+    text(secrets.release("stdout"));
+  // One secret across three chunks, and a chunk that is nothing but its start.
+  assertEquals(pass("1 ab", "cd", "ef 2"), "1 [secret] 2");
+  assertEquals(pass("x a", "b", "XY."), "x [secret].");
+  // Where two could match, the earliest wins, then the longest.
+  assertEquals(pass("abcdefabXYab"), "[secret][secret]ab");
+  // A read between two chunks stores what was held; what follows is still caught.
+  assertEquals(text(secrets.redact("stdout", bytes("> abc"))), "> ");
+  assertEquals(text(secrets.release("stdout")), "abc");
+  assertEquals(text(secrets.redact("stdout", bytes("def <"))), "[secret] <");
+  // Lines typed at a password prompt: erase and kill apply; each completed line is a secret.
+  const typed = new Secrets();
+  assertEquals(typed.typed("wrong\x15pw1x\x7f", true), "[secret: 11 chars]");
+  assertEquals(typed.typed("2\r", true), "[secret: 1 chars]\r");
+  assertEquals(text(typed.scrub(bytes("pw12 pw1"))), "[secret] pw1");
+});
