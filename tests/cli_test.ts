@@ -17,7 +17,16 @@ Deno.test("--help prints every flag, variable and file on stdout, and creates no
     assertEquals([run.code, run.stderr], [0, ""]);
     assertMatch(run.stdout, /^Portal \d+\.\d+\.\d+: /);
     for (const { names } of FLAGS) assertStringIncludes(run.stdout, names[0]);
-    for (const word of ["doctor", "PORTAL_DB_PATH", "PORTAL_DATA_DIR", "PORTAL_TOKEN"]) {
+    for (
+      const word of [
+        "doctor",
+        "PORTAL_DB_PATH",
+        "PORTAL_DATA_DIR",
+        "PORTAL_MAX_OUTPUT_BYTES",
+        "PORTAL_RETENTION_DAYS",
+        "PORTAL_TOKEN",
+      ]
+    ) {
       assertStringIncludes(run.stdout, word);
     }
     assertStringIncludes(run.stdout, `${dir.path}/data/programs.db`);

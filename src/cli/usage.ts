@@ -14,7 +14,7 @@
  * @module
  */
 import { dataDir, recordsDir } from "../core/paths.ts";
-import { DEFAULT_RETENTION_DAYS } from "../limits.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_RETENTION_DAYS } from "../limits.ts";
 import { VERSION } from "../mcp/server.ts";
 import { FLAGS } from "./args.ts";
 
@@ -44,6 +44,11 @@ export function usage(env: Record<string, string>): string {
     "Environment:",
     item("PORTAL_DB_PATH", "The records database; --db wins over it."),
     item("PORTAL_DATA_DIR", "The program registry's directory; --data-dir wins over it."),
+    item(
+      "PORTAL_MAX_OUTPUT_BYTES",
+      "Bytes of records kept per process before the oldest are dropped; 0: no cap " +
+        `(default ${DEFAULT_MAX_OUTPUT_BYTES}, ${DEFAULT_MAX_OUTPUT_BYTES >> 20} MiB).`,
+    ),
     item(
       "PORTAL_RETENTION_DAYS",
       `Days a records database stays in ${recordsDir(env)} after its server ended ` +
