@@ -63,7 +63,12 @@ async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; 
   ]);
   const bash = ids.at(-1)!;
   await portal.readUntil(bash, (t) => t.includes("READY$"));
-  await portal.call("process_write", { id: bash, content: "(trap '' HUP; exec sleep 300) &\n" });
+  // wait "none": the job's "[1] PID" stays unread, for the read below.
+  await portal.call("process_write", {
+    id: bash,
+    content: "(trap '' HUP; exec sleep 300) &\n",
+    wait: "none",
+  });
   for (const id of ids.slice(0, -1)) await portal.readUntil(id, (t) => t.endsWith("\n"));
   await portal.readUntil(bash, (t) => /\[1\] \d+/.test(t));
   const sids = (await portal.call("process_list")).processes.map((p: { os_pid: number }) =>
