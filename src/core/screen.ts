@@ -44,7 +44,8 @@ import { concatBytes } from "../bytes.ts";
 import { SCROLLBACK_LINES } from "../limits.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
 import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
-import { ModeScanner, QueryScanner } from "./terminal_queries.ts";
+import { ModeTracker } from "./mode_tracker.ts";
+import { QueryScanner } from "./terminal_queries.ts";
 
 export type { TerminalModes } from "./emulator.ts";
 
@@ -85,10 +86,12 @@ export class Screen {
   /** Resizes wait for the output written before them. */
   #resizes: { afterSeq: number; cols: number; rows: number }[] = [];
   readonly #queries = new QueryScanner();
-  /** The modes as parsed up to seq `asOf`, and the last seq that may have changed them. */
-  #modes: { modes: TerminalModes; asOf: number } | null = null;
-  readonly #modeChanges = new ModeScanner();
+  /** The modes as the output written so far sets them, exact since seq `#modesSyncedAt`. */
+  readonly #modes = new ModeTracker();
+  #modesSyncedAt = 0;
+  /** The last seq that changed the modes, and the last that did so in a way not tracked. */
   #modeChangedAt = 0;
+  #modeUnknownAt = 0;
   #disposed = false;
 
   /**
@@ -120,7 +123,9 @@ export class Screen {
     if (!this.#backlog) this.#held.push({ seq, bytes });
     this.#lag += bytes.length;
     this.#lastWrite = performance.now();
-    if (this.#modeChanges.asks(bytes)) this.#modeChangedAt = seq;
+    const change = this.#modes.scan(bytes);
+    if (change !== "none") this.#modeChangedAt = seq;
+    if (change === "unknown") this.#modeUnknownAt = seq;
     if (this.#queries.asks(bytes)) this.#catchUp(seq);
     else if (this.#lag > this.#maxLag) this.#catchUp(0);
     else this.#schedule();
@@ -145,19 +150,23 @@ export class Screen {
   }
 
   /**
-   * The input modes the program set, once everything written so far has been
-   * parsed: how keys must be encoded (cursor keys in application mode send
-   * `ESC O A`, not `ESC [ A`), whether a paste must be bracketed, and whether
-   * a full-screen program is drawing on the alternate buffer. Known without
-   * parsing while nothing written since could have changed them.
+   * The input modes the program set with everything written so far: how keys
+   * must be encoded (cursor keys in application mode send `ESC O A`, not
+   * `ESC [ A`), whether a paste must be bracketed, and whether a full-screen
+   * program is drawing on the alternate buffer. Followed on the bytes as they
+   * arrive ({@link ModeTracker}); only after a reset is the emulator asked,
+   * once it has parsed that far.
    */
   async modes(): Promise<TerminalModes> {
-    const known = this.#modes;
-    if (known !== null && this.#modeChangedAt <= known.asOf) return known.modes;
+    if (this.#modeUnknownAt <= this.#modesSyncedAt) return this.#modes.modes;
     const asOf = this.#writtenSeq;
     await this.#settled();
     const modes = await this.#term.modes();
-    this.#modes = { modes, asOf };
+    // Exact as of `asOf`; a change since may or may not be parsed: ask again next time.
+    if (this.#modeChangedAt <= asOf) {
+      this.#modes.modes = modes;
+      this.#modesSyncedAt = asOf;
+    }
     return modes;
   }
 

@@ -1,0 +1,105 @@
+/**
+ * The input modes a PTY program sets, followed on raw bytes as they arrive,
+ * so a step learns how to type (cursor keys, pastes) and whether a
+ * full-screen program is drawing without waiting for the emulator to parse
+ * the output (a round trip to its Worker, twice per step, for a shell that
+ * toggles bracketed paste around every prompt). It applies what xterm.js does
+ * with DECSET and DECRST (`CSI ? Pm h` / `l`) of modes 1 (cursor keys), 2004
+ * (bracketed paste) and 47, 1047, 1049 (alternate buffer); for the rest that
+ * may change them (RIS `ESC c`, DECSTR `CSI ! p`, XTSAVE/XTRESTORE) it says
+ * "unknown", and the screen asks the emulator.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ModeTracker } from "./mode_tracker.ts";
+ *
+ * const tracker = new ModeTracker();
+ * const bytes = (s: string) => new TextEncoder().encode(s);
+ * assert.equal(tracker.scan(bytes("plain\x1b[1mbold\x1b[?25l")), "none");
+ * assert.equal(tracker.scan(bytes("\x1b[?1;2004h\x1b[?104")), "known");
+ * assert.equal(tracker.scan(bytes("9h")), "known"); // ?1049h, split in two
+ * assert.deepEqual(tracker.modes, {
+ *   applicationCursorKeys: true,
+ *   bracketedPaste: true,
+ *   alternateBuffer: true,
+ * });
+ * assert.equal(tracker.scan(bytes("\x1bc")), "unknown"); // a full reset
+ * ```
+ * @module
+ */
+import type { TerminalModes } from "./emulator.ts";
+import { EscapeSequences } from "./escape_sequences.ts";
+
+/** What a chunk did to the modes. */
+export type ModeChange = "none" | "known" | "unknown";
+
+const code = (c: string) => c.charCodeAt(0);
+const isParam = (b: number) => (b >= 0x30 && b <= 0x3b);
+
+/** The modes of one output stream, as its DEC private mode sequences set them. */
+export class ModeTracker {
+  #modes: TerminalModes = {
+    applicationCursorKeys: false,
+    bracketedPaste: false,
+    alternateBuffer: false,
+  };
+  readonly #sequences = new EscapeSequences();
+
+  /** The modes after every chunk scanned (a copy). */
+  get modes(): TerminalModes {
+    return { ...this.#modes };
+  }
+
+  /** Starts again from `modes` (the emulator's, when a change was unknown). */
+  set modes(modes: TerminalModes) {
+    this.#modes = { ...modes };
+  }
+
+  /** Applies the mode sequences of `bytes`, which follows the chunks scanned before. */
+  scan(bytes: Uint8Array): ModeChange {
+    let change: ModeChange = "none";
+    this.#sequences.walk(bytes, (b, at) => {
+      const found = this.#sequenceAt(b, at);
+      if (found === "unknown" || (found === "known" && change === "none")) change = found;
+      return found !== undefined;
+    });
+    return change;
+  }
+
+  /** Applies the sequence at `at` (an ESC); `undefined` when the chunk ends too soon. */
+  #sequenceAt(b: Uint8Array, at: number): ModeChange | undefined {
+    const next = b[at + 1];
+    if (next === undefined) return undefined;
+    if (next === code("c")) return "unknown";
+    if (next !== code("[")) return "none";
+    const prefix = b[at + 2];
+    if (prefix === undefined) return undefined;
+    if (prefix === code("!")) {
+      return b[at + 3] === undefined ? undefined : b[at + 3] === code("p") ? "unknown" : "none";
+    }
+    if (prefix !== code("?")) return "none";
+    let end = at + 3;
+    while (end < b.length && isParam(b[end])) end++;
+    if (end >= b.length) return undefined;
+    const final = b[end];
+    if (final === code("r") || final === code("s")) return "unknown";
+    if (final !== code("h") && final !== code("l")) return "none";
+    const on = final === code("h");
+    const params = new TextDecoder().decode(b.subarray(at + 3, end)).split(";");
+    let change: ModeChange = "none";
+    for (const param of params) {
+      const mode = param === "1"
+        ? "applicationCursorKeys"
+        : param === "2004"
+        ? "bracketedPaste"
+        : ["47", "1047", "1049"].includes(param)
+        ? "alternateBuffer"
+        : undefined;
+      if (mode === undefined) continue;
+      this.#modes[mode] = on;
+      change = "known";
+    }
+    return change;
+  }
+}
