@@ -268,3 +268,72 @@ portalTest(
     assertEquals(late.output, "await new Promise((r) => setTimeout(r, 300)); 'late'\n'late'\n> ");
   },
 );
+
+/**
+ * Takes a key in raw mode; after a lone ESC it waits 25 ms, then 100 ms (as vim
+ * does, the second being its key-sequence timeout), and only then acts on it.
+ */
+const KEY_READER = `import os, select, sys, tty
+tty.setraw(0)
+os.write(1, b"keys> ")
+while True:
+    key = os.read(0, 100)
+    if key.endswith(b"\\x1b"):
+        select.select([0], [], [], 0.025)
+        select.select([0], [], [], 0.1)
+    os.write(1, b"took " + repr(key).encode() + b"\\r\\nkeys> ")
+`;
+
+linuxTest(
+  "a lone Escape: the reply waits out every short wait the program makes for the rest of a key",
+  async (portal) => {
+    const { id } = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", KEY_READER],
+      pty: true,
+      wait: "ready",
+    });
+    for (const keys of [["Escape"], ["a", "Escape"]]) {
+      const typed = await portal.call("process_write", { id, keys });
+      assertEquals([typed.state, typed.reason], ["waiting_for_input", "ready"]);
+      assertMatch(typed.output, /took b'a?\\x1b'\nkeys> $/);
+    }
+  },
+);
+
+/**
+ * Asks its terminal for the cursor position at start, as vim does, and reads
+ * the answer in raw mode before it prompts; the lines before the question
+ * keep the emulator busy a while before it can answer.
+ */
+const ASKS_AT_START = `import os, sys, tty
+for i in range(20000): print("line", i)
+sys.stdout.flush()
+tty.setraw(0)
+os.write(1, b"\\x1b[6n")
+answer = b""
+while not answer.endswith(b"R"):
+    answer += os.read(0, 1)
+os.write(1, b"answered " + repr(answer).encode() + b"\\r\\n> ")
+os.write(1, b"got " + repr(os.read(0, 100)).encode() + b"\\r\\n")
+`;
+
+linuxTest(
+  "a program waiting for its terminal's answer is not waiting for input: start returns after it",
+  async (portal) => {
+    const started = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", ASKS_AT_START],
+      pty: true,
+      wait: "ready",
+    });
+    assertEquals([started.state, started.reason], ["waiting_for_input", "ready"]);
+    assertMatch(started.output, /answered b'\\x1b\[24;1R'\n> $/);
+    const typed = await portal.call("process_write", {
+      id: started.id,
+      content: "x",
+      wait: "exit",
+    });
+    assertStringIncludes(typed.output, "got b'x'");
+  },
+);

@@ -191,7 +191,13 @@ export class ManagedProcess implements Waitable {
   }
 
   inputState(): InputState {
-    return this.#terminal.inputState();
+    const state = this.#terminal.inputState();
+    // Reading, but the answer to its question to the terminal is on its way: vim at start
+    // asks for the cursor position and more, and would take typed keys for the answers.
+    if (state.activity === "reading" && this.#screen?.owesReplies) {
+      return { ...state, activity: "busy" };
+    }
+    return state;
   }
 
   collectOutput(): boolean {

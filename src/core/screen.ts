@@ -77,6 +77,9 @@ export class Screen {
   /** Highest seq handed to the emulator, and highest written. */
   #fedSeq = 0;
   #writtenSeq = 0;
+  /** The last seq that held a query to the terminal, and the highest seq parsed (answered). */
+  #queryAt = 0;
+  #parsedSeq = 0;
   #lag = 0;
   #lastWrite = 0;
   #catchingUp: Promise<void> | undefined;
@@ -126,8 +129,10 @@ export class Screen {
     const change = this.#modes.scan(bytes);
     if (change !== "none") this.#modeChangedAt = seq;
     if (change === "unknown") this.#modeUnknownAt = seq;
-    if (this.#queries.asks(bytes)) this.#catchUp(seq);
-    else if (this.#lag > this.#maxLag) this.#catchUp(0);
+    if (this.#queries.asks(bytes)) {
+      this.#queryAt = seq;
+      this.#catchUp(seq);
+    } else if (this.#lag > this.#maxLag) this.#catchUp(0);
     else this.#schedule();
   }
 
@@ -135,6 +140,15 @@ export class Screen {
   resize(cols: number, rows: number): void {
     this.#resizes.push({ afterSeq: this.#writtenSeq, cols, rows });
     this.#catchUp(this.#writtenSeq);
+  }
+
+  /**
+   * Whether the program asked its terminal something (cursor position, device
+   * attributes) that has not been answered yet: it waits for the terminal,
+   * not for its user, and the answer is on its way.
+   */
+  get owesReplies(): boolean {
+    return !this.#disposed && this.#queryAt > this.#parsedSeq;
   }
 
   /** The highest seq the emulator has taken: the store may drop records up to it. */
@@ -265,9 +279,13 @@ export class Screen {
     const bytes = chunks.length === 1
       ? chunks[0].bytes.slice()
       : concatBytes(chunks.map((chunk) => chunk.bytes));
-    this.#fedSeq = chunks[chunks.length - 1].seq;
+    const seq = chunks[chunks.length - 1].seq;
+    this.#fedSeq = seq;
     this.#lag = Math.max(0, this.#lag - bytes.length);
-    this.#parsed = this.#term.write(bytes);
+    // The emulator's replies to what it parsed came before this.
+    this.#parsed = this.#term.write(bytes).then(() => {
+      this.#parsedSeq = Math.max(this.#parsedSeq, seq);
+    });
   }
 
   /** Applies the resizes whose output has been handed over (xterm resizes after parsing it). */

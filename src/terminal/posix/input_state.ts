@@ -15,7 +15,8 @@
  *   an ESC at the end of the input as the start of one and wait, with a
  *   short timeout, for the rest; only when it expires do they act on it. A
  *   reader in a wait of at most {@link KEY_SEQUENCE_WAIT_MS} after such input
- *   counts once it has woken once more.
+ *   counts once it has woken from the longest such wait it was seen in.
+ * - **A poll that does not wait** (timeout 0) is work, not a wait.
  * - **Relays** (ssh, docker exec, telnet) poll the terminal and a socket at
  *   all times, so they say nothing about the far side: `unknown`, and the
  *   caller falls back to silence and a prompt-like line.
@@ -67,12 +68,12 @@ export interface InputSource {
 /** What one thread is doing with respect to the input. */
 type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unknown";
 
-/** A thread of the group, classified; a reader's wait may have a timeout (ms, read lazily). */
+/** A thread of the group, classified; a reader's wait may have a timeout (ms). */
 interface Thread {
   pid: number;
   tid: number;
   activity: ThreadActivity;
-  timeoutMs?: () => number;
+  timeoutMs?: number;
 }
 
 /** The group's readers just before a write: who was reading, and how often each had run. */
@@ -80,8 +81,11 @@ interface Mark {
   at: number;
   incompleteLine: boolean;
   runs: Map<number, number>;
-  /** The input ended with ESC: per reader, its run count once it had taken the input. */
-  escape: Map<number, number> | null;
+  /**
+   * The input ended with ESC: per reader, the longest short wait it was seen in
+   * since, and its run count then.
+   */
+  escape: Map<number, { timeoutMs: number; runs: number }> | null;
 }
 
 const POLLFD_SIZE = 8;
@@ -166,11 +170,17 @@ export class InputWatch {
     const took = before === undefined || now > before ||
       (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
     if (!took || mark.escape === null) return took;
-    if ((thread.timeoutMs?.() ?? Infinity) > KEY_SEQUENCE_WAIT_MS) return true;
-    // After a lone ESC, a short wait is the wait for the rest of a key sequence.
+    const timeoutMs = thread.timeoutMs ?? Infinity;
+    if (timeoutMs > KEY_SEQUENCE_WAIT_MS) return true;
+    // After a lone ESC, a short wait may be the wait for the rest of a key sequence, and
+    // need not be the first: vim waits 25 ms, then its ttimeoutlen. The reader counts once it
+    // has woken from the longest short wait it was seen in.
     const seen = mark.escape.get(thread.tid);
-    if (seen === undefined) mark.escape.set(thread.tid, now);
-    return seen !== undefined && now > seen;
+    if (seen === undefined || timeoutMs > seen.timeoutMs) {
+      mark.escape.set(thread.tid, { timeoutMs, runs: now });
+      return false;
+    }
+    return now > seen.runs;
   }
 
   /** The group that owns the input, and every live thread of it, classified. */
@@ -208,7 +218,7 @@ export class InputWatch {
     pid: number,
     tid: number,
     targets: Map<string, string | null>,
-  ): { activity: ThreadActivity; timeoutMs?: () => number } {
+  ): { activity: ThreadActivity; timeoutMs?: number } {
     const call = syscallOf(pid, tid);
     if (call === "running") return { activity: "busy" };
     if (call === null) return { activity: readStat(pid, tid) === null ? "busy" : "unknown" };
@@ -226,8 +236,13 @@ export class InputWatch {
     if (watched === undefined) return { activity: "busy" };
     if (watched === null) return { activity: "unknown" };
     if (!watched.some((fd) => this.#isInput(target(fd)))) return { activity: "busy" };
+    // A poll that does not wait is a look between two steps of work (vim checks for typeahead
+    // so, dozens of times per key): seen only when the thread was preempted in it, on a busy
+    // machine, where taking it for a wait ended a step before vim had acted on the input.
+    const timeoutMs = timeoutOf(pid, nr, args);
+    if (timeoutMs === 0) return { activity: "busy" };
     const relay = watched.some((fd) => target(fd)?.startsWith("socket:"));
-    return { activity: relay ? "relay" : "reading", timeoutMs: () => timeoutOf(pid, nr, args) };
+    return { activity: relay ? "relay" : "reading", timeoutMs };
   }
 
   /**
