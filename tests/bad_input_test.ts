@@ -12,6 +12,7 @@ import { Portal } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { ERROR_MAX_CHARS, QUOTED_CHARS } from "../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { ID_TOOLS } from "./helpers/id_tools.ts";
 import { pidAlive } from "./helpers/processes.ts";
 import { portalTest } from "./helpers/portal.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -151,19 +152,7 @@ portalTest("bad input: the values themselves (patterns, signals, ids, sizes)", a
   const gone = await portal.spawn("true");
   await portal.waitExit(gone);
   await portal.call("process_cleanup", { id: gone });
-  for (
-    const [tool, extra] of [
-      ["process_read", {}],
-      ["process_read_new", {}],
-      ["process_write", { content: "x" }],
-      ["process_signal", { signal: "SIGINT" }],
-      ["process_inspect", {}],
-      ["process_kill", {}],
-      ["process_clear", {}],
-      ["process_cleanup", {}],
-      ["process_screen", {}],
-    ] as const
-  ) {
+  for (const [tool, extra] of ID_TOOLS) {
     assertMatch(await fail(tool, { id: gone, ...extra }, String(gone)), /was cleaned up/);
   }
   // An unknown tool, named with a megabyte: the SDK's own error, bounded.

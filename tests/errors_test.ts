@@ -1,18 +1,7 @@
 import { assertEquals, assertMatch } from "./helpers/assert.ts";
 import { tempDir } from "../dev/temp_dir.ts";
+import { ID_TOOLS } from "./helpers/id_tools.ts";
 import { portalTest } from "./helpers/portal.ts";
-
-const ID_TOOLS = [
-  ["process_read", {}],
-  ["process_read_new", {}],
-  ["process_write", { content: "x" }],
-  ["process_signal", { signal: "SIGINT" }],
-  ["process_inspect", {}],
-  ["process_kill", {}],
-  ["process_clear", {}],
-  ["process_cleanup", {}],
-  ["process_screen", {}],
-] as const;
 
 portalTest(
   "an unknown id is a tool error that points to process_list, for every tool",
