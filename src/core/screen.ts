@@ -79,7 +79,7 @@ export class Screen {
   #writtenSeq = 0;
   /** The last seq that held a query to the terminal, and the highest seq parsed (answered). */
   #queryAt = 0;
-  #parsedSeq = 0;
+  #answeredSeq = 0;
   #lag = 0;
   #lastWrite = 0;
   #catchingUp: Promise<void> | undefined;
@@ -148,7 +148,7 @@ export class Screen {
    * not for its user, and the answer is on its way.
    */
   get owesReplies(): boolean {
-    return !this.#disposed && this.#queryAt > this.#parsedSeq;
+    return !this.#disposed && this.#queryAt > this.#answeredSeq;
   }
 
   /** The highest seq the emulator has taken: the store may drop records up to it. */
@@ -284,7 +284,7 @@ export class Screen {
     this.#lag = Math.max(0, this.#lag - bytes.length);
     // The emulator's replies to what it parsed came before this.
     this.#parsed = this.#term.write(bytes).then(() => {
-      this.#parsedSeq = Math.max(this.#parsedSeq, seq);
+      this.#answeredSeq = Math.max(this.#answeredSeq, seq);
     });
   }
 
