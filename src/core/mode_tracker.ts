@@ -36,6 +36,14 @@ export type ModeChange = "none" | "known" | "unknown";
 
 const code = (c: string) => c.charCodeAt(0);
 const isParam = (b: number) => (b >= 0x30 && b <= 0x3b);
+/** The DEC private modes followed, by number, as xterm.js applies them. */
+const MODES = new Map<number, keyof TerminalModes>([
+  [1, "applicationCursorKeys"],
+  [2004, "bracketedPaste"],
+  [47, "alternateBuffer"],
+  [1047, "alternateBuffer"],
+  [1049, "alternateBuffer"],
+]);
 
 /** The modes of one output stream, as its DEC private mode sequences set them. */
 export class ModeTracker {
@@ -86,16 +94,19 @@ export class ModeTracker {
     if (final === code("r") || final === code("s")) return "unknown";
     if (final !== code("h") && final !== code("l")) return "none";
     const on = final === code("h");
-    const params = new TextDecoder().decode(b.subarray(at + 3, end)).split(";");
     let change: ModeChange = "none";
-    for (const param of params) {
-      const mode = param === "1"
-        ? "applicationCursorKeys"
-        : param === "2004"
-        ? "bracketedPaste"
-        : ["47", "1047", "1049"].includes(param)
-        ? "alternateBuffer"
-        : undefined;
+    // Each `;`-separated number names a mode; its sub-parameters (after `:`) do not count.
+    let param = 0;
+    let sub = false;
+    for (let i = at + 3; i <= end; i++) {
+      if (i < end && b[i] !== code(";")) {
+        if (b[i] === code(":")) sub = true;
+        else if (!sub) param = param * 10 + b[i] - 0x30;
+        continue;
+      }
+      const mode = MODES.get(param);
+      param = 0;
+      sub = false;
       if (mode === undefined) continue;
       this.#modes[mode] = on;
       change = "known";
