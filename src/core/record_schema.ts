@@ -10,6 +10,12 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 
+/**
+ * Keys per process: a record's key is `process_id · SEQ_SPAN + seq` (the
+ * `process_records` view splits it with `>> 32`).
+ */
+export const SEQ_SPAN = 2 ** 32;
+
 /** SQLite header field `application_id` of a Portal records database: "Port" (see records_files.ts). */
 export const PORTAL_APPLICATION_ID = 0x506f7274;
 

@@ -52,6 +52,7 @@ import {
   prepareStatements,
   type RecordStatements,
   SCHEMA,
+  SEQ_SPAN,
   TRUNCATE_JOURNAL,
 } from "./record_schema.ts";
 import { type Pending, PendingRecords } from "./pending_records.ts";
@@ -73,8 +74,6 @@ export const COMMIT_INTERVAL_MS = 200;
  */
 export const COMMIT_BYTES = 1 << 20;
 
-/** Sequence numbers per process: a key is `process_id · SEQ_SPAN + seq`. */
-const SEQ_SPAN = 2 ** 32;
 /** Process ids whose keys stay exact in a double. */
 const MAX_PROCESS_ID = 2 ** 21 - 1;
 

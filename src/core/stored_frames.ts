@@ -7,12 +7,9 @@
  * @module
  */
 import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./record_frames.ts";
-import type { RecordStatements } from "./record_schema.ts";
+import { type RecordStatements, SEQ_SPAN } from "./record_schema.ts";
 import { type RawRecord, SOURCE_CODE } from "./record_text.ts";
 import type { Source } from "./schema.ts";
-
-/** Keys per process. */
-const SPAN = 2 ** 32;
 
 /** The committed records of every process, read through the store's statements. */
 export class StoredFrames {
@@ -29,7 +26,7 @@ export class StoredFrames {
    */
   lastKeyBefore(base: number, timestamp: number): number {
     let low = base;
-    let high = base + SPAN;
+    let high = base + SEQ_SPAN;
     // Invariant: the answer is in [low, high); no record at or past `high` is older.
     while (high - low > 1) {
       const mid = Math.floor((low + high) / 2);
@@ -45,7 +42,7 @@ export class StoredFrames {
    * `bounds` (one per source code), in key order or (`desc`) newest first.
    */
   *records(base: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
-    const high = base + SPAN;
+    const high = base + SEQ_SPAN;
     const wanted = (record: RawRecord) =>
       base + record.seq > low && base + record.seq > bounds[SOURCE_CODE[record.source]];
     // A frame that starts at or before a bound may hold records past it: the SQL bounds
