@@ -27,6 +27,7 @@
  * ```
  * @module
  */
+import { PROGRESS_INTERVAL_MS } from "../limits.ts";
 import { sleep } from "../platform.ts";
 import type { InputState } from "../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "./schema.ts";
@@ -68,9 +69,8 @@ export interface WaitOptions {
   quietMs: number;
   /** Aborting ends the wait at once: it rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Called about every `progressMs` while the wait lasts. */
+  /** Called every {@link PROGRESS_INTERVAL_MS} while the wait lasts. */
   onProgress?: (elapsedMs: number) => void;
-  progressMs?: number;
 }
 
 /** How a wait ended. */
@@ -109,8 +109,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   const { expect, signal, onProgress } = options;
   const start = performance.now();
   const deadline = start + options.waitMs;
-  const progressMs = options.progressMs ?? 1000;
-  let nextProgress = start + progressMs;
+  let nextProgress = start + PROGRESS_INTERVAL_MS;
   let text = options.seen ?? "";
   let scanFrom = 0;
   let wake: (() => void) | null = null;
@@ -171,7 +170,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       if (now >= deadline) return { reason: "timeout" };
       if (onProgress !== undefined && now >= nextProgress) {
         onProgress(Math.round(now - start));
-        nextProgress += progressMs;
+        nextProgress += PROGRESS_INTERVAL_MS;
       }
       const until = Math.min(nextCheck, deadline, onProgress ? nextProgress : Infinity);
       const woken = new AbortController();
