@@ -10,7 +10,7 @@
  * @module
  */
 import { tempDir } from "../dev/temp_dir.ts";
-import { RecordStore } from "../src/core/record_store.ts";
+import { RecordStore } from "../src/core/store/record_store.ts";
 import { median, ms, row } from "./lib.ts";
 
 const CALLS = 300;

@@ -48,7 +48,7 @@ if (import.meta.main) {
       args: [
         "compile",
         ...PERMISSIONS,
-        ...["--include", "src/core/emulator_worker.ts"],
+        ...["--include", "src/core/screen/emulator_worker.ts"],
         ...["--target", target, "--output", output, "main.ts"],
       ],
       cwd: root,

@@ -8,7 +8,7 @@ import { killMidFlood } from "../dev/kill_mid_flood.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
-import { COMMIT_INTERVAL_MS } from "../src/core/record_store.ts";
+import { COMMIT_INTERVAL_MS } from "../src/core/store/record_store.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { pidAlive } from "./helpers/processes.ts";
 import { posixTest } from "./helpers/platform.ts";

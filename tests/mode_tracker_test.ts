@@ -4,8 +4,8 @@
  * random places, must leave both with the same modes after every chunk,
  * unless the tracker said "unknown" (then the screen asks the emulator).
  */
-import { Emulator } from "../src/core/emulator.ts";
-import { ModeTracker } from "../src/core/mode_tracker.ts";
+import { Emulator } from "../src/core/screen/emulator.ts";
+import { ModeTracker } from "../src/core/screen/mode_tracker.ts";
 import { assertEquals } from "./helpers/assert.ts";
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */

@@ -4,9 +4,9 @@
  * batches of every size, then read through every kind of query. Each answer
  * must equal the same query over the records kept in an array.
  */
-import { type RawRecord, RecordStore } from "../src/core/record_store.ts";
-import { RecordText } from "../src/core/record_text.ts";
-import type { Source } from "../src/core/schema.ts";
+import { type RawRecord, RecordStore } from "../src/core/store/record_store.ts";
+import { RecordText } from "../src/core/output/record_text.ts";
+import type { Source } from "../src/core/model/schema.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 
 /** A deterministic generator (mulberry32), so a failure can be replayed. */

@@ -10,7 +10,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Portal, type Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { SECRET_MAX_CHARS } from "../src/limits.ts";
-import { Secrets } from "../src/core/secrets.ts";
+import { Secrets } from "../src/core/input/secrets.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
 import { posixTest } from "./helpers/platform.ts";

@@ -18,10 +18,10 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import { dataDir, recordsDbPath, stateDir } from "../core/paths.ts";
-import { ProcessManager } from "../core/process_manager.ts";
-import { RecordStore } from "../core/record_store.ts";
-import { describeRecordsFile } from "../core/records_files.ts";
+import { dataDir, recordsDbPath, stateDir } from "../core/store/paths.ts";
+import { ProcessManager } from "../core/process/manager.ts";
+import { RecordStore } from "../core/store/record_store.ts";
+import { describeRecordsFile } from "../core/store/database_file.ts";
 import { VERSION } from "../mcp/server.ts";
 import { TERMINAL_PROBE } from "../platform.ts";
 

@@ -9,11 +9,15 @@
  */
 import process from "node:process";
 import { settlesWithin } from "../async.ts";
-import { dataDir, recordsDbPath, recordsDir } from "../core/paths.ts";
-import { type IdCounter, ProcessManager } from "../core/process_manager.ts";
-import { ProgramRegistry } from "../core/program_registry.ts";
-import { RecordStore } from "../core/record_store.ts";
-import { claimRecordsFile, type RecordsFile, removeOldRecords } from "../core/records_files.ts";
+import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
+import { type IdCounter, ProcessManager } from "../core/process/manager.ts";
+import { ProgramRegistry } from "../core/registry/program_registry.ts";
+import { RecordStore } from "../core/store/record_store.ts";
+import {
+  claimRecordsFile,
+  type RecordsFile,
+  removeOldRecords,
+} from "../core/store/database_file.ts";
 import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";

@@ -13,7 +13,7 @@
  * ```
  * @module
  */
-import { dataDir, recordsDir } from "../core/paths.ts";
+import { dataDir, recordsDir } from "../core/store/paths.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_RETENTION_DAYS } from "../limits.ts";
 import { VERSION } from "../mcp/server.ts";
 import { FLAGS } from "./args.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processId } from "../../core/schema.ts";
+import { id, processId } from "../../core/model/schema.ts";
 
 export const processClear = defineTool({
   name: "process_clear",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processDetails } from "../../core/schema.ts";
+import { id, processDetails } from "../../core/model/schema.ts";
 
 export const processInspect = defineTool({
   name: "process_inspect",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, killResult } from "../../core/schema.ts";
+import { id, killResult } from "../../core/model/schema.ts";
 
 export const processKill = defineTool({
   name: "process_kill",

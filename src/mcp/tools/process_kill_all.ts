@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { killAllResult } from "../../core/schema.ts";
+import { killAllResult } from "../../core/model/schema.ts";
 
 export const processKillAll = defineTool({
   name: "process_kill_all",

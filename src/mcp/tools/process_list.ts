@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { processSummary } from "../../core/schema.ts";
+import { processSummary } from "../../core/model/schema.ts";
 
 export const processList = defineTool({
   name: "process_list",

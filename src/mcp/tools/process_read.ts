@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { encoding, id, maxChars, recordPage } from "../../core/schema.ts";
+import { encoding, id, maxChars, recordPage } from "../../core/model/schema.ts";
 import { DEFAULT_READ_WINDOW_MS, MAX_CHARS } from "../../limits.ts";
 
 export const processRead = defineTool({

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, maxChars, record, recordPage, stepReply, waitRequest } from "../../core/schema.ts";
+import {
+  id,
+  maxChars,
+  record,
+  recordPage,
+  stepReply,
+  waitRequest,
+} from "../../core/model/schema.ts";
 
 export const processReadNew = defineTool({
   name: "process_read_new",

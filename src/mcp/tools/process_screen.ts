@@ -1,5 +1,5 @@
 import { defineTool } from "./tool.ts";
-import { id, screenRequest, screenSnapshot } from "../../core/schema.ts";
+import { id, screenRequest, screenSnapshot } from "../../core/model/schema.ts";
 
 export const processScreen = defineTool({
   name: "process_screen",

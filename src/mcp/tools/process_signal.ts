@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, processId, withoutNul } from "../../core/schema.ts";
+import { id, processId, withoutNul } from "../../core/model/schema.ts";
 import { SIGNAL_NAME_MAX_CHARS } from "../../limits.ts";
 import { listSignals } from "../../signals.ts";
 

@@ -5,7 +5,7 @@ import {
   startRequest,
   stepReply,
   waitRequest,
-} from "../../core/schema.ts";
+} from "../../core/model/schema.ts";
 import { STEP_MAX_CHARS } from "../../limits.ts";
 
 export const processStart = defineTool({

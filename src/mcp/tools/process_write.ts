@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { id, maxCharsParam, name, processId, stepReply, waitRequest } from "../../core/schema.ts";
+import {
+  id,
+  maxCharsParam,
+  name,
+  processId,
+  stepReply,
+  waitRequest,
+} from "../../core/model/schema.ts";
 import {
   CONTENT_MAX_CHARS,
   KEYS_MAX,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact, programName } from "../../core/schema.ts";
+import { programFact, programName } from "../../core/model/schema.ts";
 
 export const programQuery = defineTool({
   name: "program_query",

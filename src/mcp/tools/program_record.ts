@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { programFact, programName, withoutNul } from "../../core/schema.ts";
+import { programFact, programName, withoutNul } from "../../core/model/schema.ts";
 import { NOTES_MAX } from "../../limits.ts";
 
 export const programRecord = defineTool({

@@ -29,9 +29,9 @@ import {
 import type { z } from "zod";
 import { bounded, PortalError, quote } from "../../errors.ts";
 import { QUOTED_CHARS } from "../../limits.ts";
-import type { ProcessManager } from "../../core/process_manager.ts";
-import type { ProgramRegistry } from "../../core/program_registry.ts";
-import type { CallControl } from "../../core/step.ts";
+import type { ProcessManager } from "../../core/process/manager.ts";
+import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
+import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { secretPrompt } from "../secret_prompt.ts";
 

@@ -8,8 +8,8 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
- * import { ProcessRows } from "./process_rows.ts";
- * import { SCHEMA } from "./record_schema.ts";
+ * import { ProcessRows } from "./processes_table.ts";
+ * import { SCHEMA } from "./tables.ts";
  *
  * const db = new DatabaseSync(":memory:");
  * db.exec(SCHEMA);
@@ -21,7 +21,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { ProcessDetails } from "./schema.ts";
+import type { ProcessDetails } from "../model/schema.ts";
 
 /** Rows of processes, written with the store's commits. */
 export class ProcessRows {

@@ -5,7 +5,7 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import { HAS_FILE_MODES, userDirs } from "../platform.ts";
+import { HAS_FILE_MODES, userDirs } from "../../platform.ts";
 
 /**
  * Portal's per-user state directory: `portal/` under the user's state

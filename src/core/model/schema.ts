@@ -26,7 +26,7 @@ import {
   SCROLLBACK_LINES,
   TERMINAL_SIZE,
   WAIT_MS,
-} from "../limits.ts";
+} from "../../limits.ts";
 
 /** The fields of `value` that `schema` declares: a narrower view of a wider object. */
 export function project<S extends z.ZodObject>(schema: S, value: z.infer<S>): z.infer<S> {

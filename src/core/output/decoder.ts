@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { OutputDecoder } from "./output_decoder.ts";
+ * import { OutputDecoder } from "./decoder.ts";
  *
  * const decoder = new OutputDecoder({ dropCR: true });
  * const bytes = new TextEncoder().encode("\x1b[1mé\r\n");

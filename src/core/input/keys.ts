@@ -23,7 +23,7 @@
  * ```
  * @module
  */
-import { PortalError, quote } from "../errors.ts";
+import { PortalError, quote } from "../../errors.ts";
 
 /** What the encoding depends on. */
 export interface KeyModes {

@@ -7,7 +7,7 @@
  * @module
  */
 import xterm from "@xterm/headless";
-import type { BufferName, ScreenRequest, ScreenSnapshot } from "./schema.ts";
+import type { BufferName, ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 
 /** Input modes a program sets on its terminal (see `Screen.modes`). */
 export interface TerminalModes {

@@ -22,9 +22,9 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
-import { SECRET_MAX_CHARS } from "../limits.ts";
-import type { CallControl } from "./step.ts";
+import { PortalError } from "../../errors.ts";
+import { SECRET_MAX_CHARS } from "../../limits.ts";
+import type { CallControl } from "../steps/step.ts";
 
 /** The secret fields of process_write. */
 export interface SecretRequest {

@@ -8,8 +8,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ProcessManager } from "./process_manager.ts";
- * import { RecordStore } from "./record_store.ts";
+ * import { ProcessManager } from "./manager.ts";
+ * import { RecordStore } from "../store/record_store.ts";
  *
  * const manager = new ProcessManager(new RecordStore(":memory:"));
  * const { id, status } = await manager.start({ command: "sleep", args: ["10"] });
@@ -22,19 +22,19 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
-import { withTimeout } from "../async.ts";
+import { PortalError } from "../../errors.ts";
+import { withTimeout } from "../../async.ts";
 import {
   DEFAULT_READ_WINDOW_MS,
   KILL_DEADLINE_MS,
   KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
-} from "../limits.ts";
-import { CTRL_BREAK_EVENT, resolveSignal } from "../signals.ts";
+} from "../../limits.ts";
+import { CTRL_BREAK_EVENT, resolveSignal } from "../../signals.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
-import type { RecordStore } from "./record_store.ts";
+import type { RecordStore } from "../store/record_store.ts";
 import {
   type Encoding,
   type KillAllResult,
@@ -51,10 +51,16 @@ import {
   type Source,
   type StartRequest,
   type StepReply,
-} from "./schema.ts";
-import { type CallControl, checkStep, compileRegex, runStep, type StepRequest } from "./step.ts";
-import { hasSecret, secretOf, type SecretRequest } from "./secret_request.ts";
-import type { OutputSource } from "../terminal/terminal.ts";
+} from "../model/schema.ts";
+import {
+  type CallControl,
+  checkStep,
+  compileRegex,
+  runStep,
+  type StepRequest,
+} from "../steps/step.ts";
+import { hasSecret, secretOf, type SecretRequest } from "../input/secret_request.ts";
+import type { OutputSource } from "../../terminal/terminal.ts";
 
 /** What process_write sends: text, a secret, named keys, then maybe the end of input. */
 export interface WriteRequest extends StepRequest, SecretRequest {

@@ -27,10 +27,10 @@
  * ```
  * @module
  */
-import { PROGRESS_INTERVAL_MS } from "../limits.ts";
-import { sleep } from "../platform.ts";
-import type { InputState } from "../terminal/terminal.ts";
-import type { ProcessState, WaitMatch, WaitReason } from "./schema.ts";
+import { PROGRESS_INTERVAL_MS } from "../../limits.ts";
+import { sleep } from "../../platform.ts";
+import type { InputState } from "../../terminal/terminal.ts";
+import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
 
 /** Output must stay quiet this long, with the program still reading, before a wait ends. */
 export const SETTLE_MS = 2;

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./record_frames.ts";
-import { type RecordStatements, SEQ_SPAN } from "./record_schema.ts";
-import { type RawRecord, SOURCE_CODE } from "./record_text.ts";
-import type { Source } from "./schema.ts";
+import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./frames.ts";
+import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
+import { type RawRecord, SOURCE_CODE } from "../output/record_text.ts";
+import type { Source } from "../model/schema.ts";
 
 /** The committed records of every process, read through the store's statements. */
 export class StoredFrames {

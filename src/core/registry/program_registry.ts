@@ -19,8 +19,8 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
-import type { ProgramFact } from "./schema.ts";
-import { createPrivateDir, ensurePrivateFile } from "./paths.ts";
+import type { ProgramFact } from "../model/schema.ts";
+import { createPrivateDir, ensurePrivateFile } from "../store/paths.ts";
 
 interface FactRow {
   program: string;

@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { PortalError } from "../errors.ts";
-import { QUIET_MS } from "../limits.ts";
-import { spawnPipe, spawnPty } from "../platform.ts";
-import type { ExitInfo, InputState, OutputSource, Terminal } from "../terminal/terminal.ts";
-import { keyBytes } from "./keys.ts";
-import { pasteOf } from "./paste.ts";
-import { type LogPage, ProcessLog } from "./process_log.ts";
-import type { RecordStore } from "./record_store.ts";
+import { PortalError } from "../../errors.ts";
+import { QUIET_MS } from "../../limits.ts";
+import { spawnPipe, spawnPty } from "../../platform.ts";
+import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
+import { keyBytes } from "../input/keys.ts";
+import { pasteOf } from "../input/paste.ts";
+import { type LogPage, ProcessLog } from "./log.ts";
+import type { RecordStore } from "../store/record_store.ts";
 import type {
   Encoding,
   LaunchSpec,
@@ -25,9 +25,9 @@ import type {
   ScreenSnapshot,
   Source,
   Status,
-} from "./schema.ts";
-import { Screen, type TerminalModes } from "./screen.ts";
-import { readiness, type Waitable } from "./wait.ts";
+} from "../model/schema.ts";
+import { Screen, type TerminalModes } from "../screen/screen.ts";
+import { readiness, type Waitable } from "../steps/wait.ts";
 
 /** A piece of input, and whether it is a secret. */
 interface Typed {

@@ -21,7 +21,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { claimRecordsFile } from "./records_files.ts";
+ * import { claimRecordsFile } from "./database_file.ts";
  *
  * const dir = await Deno.makeTempDir();
  * const file = claimRecordsFile(`${dir}/r.db`);
@@ -35,9 +35,9 @@
  * @module
  */
 import { basename, dirname, join, resolve } from "node:path";
-import { HAS_FILE_MODES } from "../platform.ts";
+import { HAS_FILE_MODES } from "../../platform.ts";
 import { createPrivateDir, ensurePrivateFile } from "./paths.ts";
-import { PORTAL_APPLICATION_ID } from "./record_schema.ts";
+import { PORTAL_APPLICATION_ID } from "./tables.ts";
 
 const SQLITE_MAGIC = "SQLite format 3\0";
 /** Where SQLite keeps `application_id` in the header. */

@@ -25,9 +25,9 @@
  * ```
  * @module
  */
-import { OutputDecoder } from "./output_decoder.ts";
+import { OutputDecoder } from "./decoder.ts";
 import { Buffer } from "node:buffer";
-import type { Encoding, Source } from "./schema.ts";
+import type { Encoding, Source } from "../model/schema.ts";
 
 export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
 export const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];

@@ -8,8 +8,8 @@
  * @module
  */
 import type { EmulatorEvent, EmulatorRequest, TerminalModes } from "./emulator_worker.ts";
-import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
-import { PortalError } from "../errors.ts";
+import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
+import { PortalError } from "../../errors.ts";
 
 export type { TerminalModes } from "./emulator_worker.ts";
 

@@ -8,8 +8,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ProcessLog } from "./process_log.ts";
- * import { RecordStore } from "./record_store.ts";
+ * import { ProcessLog } from "./log.ts";
+ * import { RecordStore } from "../store/record_store.ts";
  *
  * const store = new RecordStore(":memory:");
  * const log = new ProcessLog(store, 1, { dropCR: true });
@@ -21,13 +21,13 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
-import type { OutputSource } from "../terminal/terminal.ts";
-import { OutputDecoder } from "./output_decoder.ts";
-import { newestPage, ReadCursor } from "./read_cursor.ts";
-import type { IoRecord, RawRecord, RecordStore } from "./record_store.ts";
-import type { Encoding, Source } from "./schema.ts";
-import { Secrets } from "./secrets.ts";
+import { PortalError } from "../../errors.ts";
+import type { OutputSource } from "../../terminal/terminal.ts";
+import { OutputDecoder } from "../output/decoder.ts";
+import { newestPage, ReadCursor } from "../output/read_cursor.ts";
+import type { IoRecord, RawRecord, RecordStore } from "../store/record_store.ts";
+import type { Encoding, Source } from "../model/schema.ts";
+import { Secrets } from "../input/secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;

@@ -40,10 +40,10 @@
  * ```
  * @module
  */
-import { concatBytes } from "../bytes.ts";
-import { SCROLLBACK_LINES } from "../limits.ts";
+import { concatBytes } from "../../bytes.ts";
+import { SCROLLBACK_LINES } from "../../limits.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
-import type { ScreenRequest, ScreenSnapshot } from "./schema.ts";
+import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 import { ModeTracker } from "./mode_tracker.ts";
 import { QueryScanner } from "./terminal_queries.ts";
 

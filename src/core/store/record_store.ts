@@ -37,15 +37,15 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { maxOutputBytes } from "../limits.ts";
+import { maxOutputBytes } from "../../limits.ts";
 import {
   type QueryResult,
   type RawRecord,
   RecordText,
   SOURCE_CODE,
   SOURCE_NAME,
-} from "./record_text.ts";
-import { frameRecords, type FrameRow, packFrames } from "./record_frames.ts";
+} from "../output/record_text.ts";
+import { frameRecords, type FrameRow, packFrames } from "./frames.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {
   PRAGMAS,
@@ -54,13 +54,13 @@ import {
   SCHEMA,
   SEQ_SPAN,
   TRUNCATE_JOURNAL,
-} from "./record_schema.ts";
+} from "./tables.ts";
 import { type Pending, PendingRecords } from "./pending_records.ts";
-import { ProcessRows } from "./process_rows.ts";
-import type { Encoding, ProcessDetails, Source } from "./schema.ts";
+import { ProcessRows } from "./processes_table.ts";
+import type { Encoding, ProcessDetails, Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
-export type { IoRecord, QueryResult, RawRecord } from "./record_text.ts";
+export type { IoRecord, QueryResult, RawRecord } from "../output/record_text.ts";
 
 /**
  * Buffered records are committed this often: the bound on what a SIGKILLed

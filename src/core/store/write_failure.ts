@@ -25,7 +25,7 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
+import { PortalError } from "../../errors.ts";
 
 /** While the file cannot be written, a commit is tried again this often. */
 export const RETRY_MS = 1000;

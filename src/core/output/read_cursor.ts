@@ -16,7 +16,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { RecordStore } from "./record_store.ts";
+ * import { RecordStore } from "../store/record_store.ts";
  * import { ReadCursor } from "./read_cursor.ts";
  *
  * const store = new RecordStore(":memory:");
@@ -30,11 +30,11 @@
  * ```
  * @module
  */
-import { REPLY_OUTPUT_BYTES } from "../limits.ts";
-import type { OutputSource } from "../terminal/terminal.ts";
+import { REPLY_OUTPUT_BYTES } from "../../limits.ts";
+import type { OutputSource } from "../../terminal/terminal.ts";
 import { Buffer } from "node:buffer";
-import type { IoRecord, RecordStore } from "./record_store.ts";
-import type { Encoding } from "./schema.ts";
+import type { IoRecord, RecordStore } from "../store/record_store.ts";
+import type { Encoding } from "../model/schema.ts";
 
 /**
  * A cursor's place: after record `seq`, or inside it once `offset` characters

@@ -36,7 +36,7 @@
  * ```
  * @module
  */
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../../bytes.ts";
 
 /** What a secret is replaced by in output and input records. */
 export const REDACTED = "[secret]";

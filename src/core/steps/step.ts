@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { PortalError, quote } from "../errors.ts";
-import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../limits.ts";
-import type { OutputSource } from "../terminal/terminal.ts";
-import type { ManagedProcess } from "./managed_process.ts";
-import type { ProcessState, StepReply, WaitRequest } from "./schema.ts";
+import { PortalError, quote } from "../../errors.ts";
+import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
+import type { OutputSource } from "../../terminal/terminal.ts";
+import type { ManagedProcess } from "../process/managed_process.ts";
+import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
 import { waitForProgram } from "./wait.ts";
 
 /**

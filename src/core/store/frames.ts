@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { packFrames, unpackFrame } from "./record_frames.ts";
+ * import { packFrames, unpackFrame } from "./frames.ts";
  *
  * const bytes = (s: string) => new TextEncoder().encode(s);
  * const records = [
@@ -28,7 +28,7 @@
  * ```
  * @module
  */
-import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./record_text.ts";
+import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../output/record_text.ts";
 
 /** A frame grows by small records only up to this many bytes (a flood's chunks stand alone). */
 export const FRAME_BYTES = 64 * 1024;
