@@ -119,17 +119,37 @@ posixTest(
 
     assertEquals((await callTool(bob, "process_list")).processes, []);
     for (const tool of ["process_inspect", "process_read_new", "process_kill", "process_cleanup"]) {
-      assertMatch(await failTool(bob, tool, { id }), new RegExp(`^No process with id ${id}\\b`));
+      assertMatch(
+        await failTool(bob, tool, { id }),
+        new RegExp(`^No process with id ${id} you can use: it belongs to another client's session`),
+      );
     }
     const { id: own } = await callTool(bob, "process_start", { command: "sleep", args: ["60"] });
     assert(own !== id, "ids are never shared between sessions");
     assertEquals((await callTool(alice, "process_list")).processes.map((p: Json) => p.id), [id]);
     assertEquals((await callTool(bob, "process_list")).processes.map((p: Json) => p.id), [own]);
+    // A kept process is every session's, and outlives the session that started it.
+    const kept = await callTool(alice, "process_start", {
+      command: "cat",
+      keep: true,
+      name: "shared-cat",
+    });
+    assertEquals([kept.name, kept.keep], ["shared-cat", true]);
+    assertEquals((await callTool(bob, "process_list")).processes.map((p: Json) => p.id), [
+      own,
+      kept.id,
+    ]);
 
     // Alice's session ends (her client deletes it): her program dies, Bob's runs on.
     await (alice.transport as StreamableHTTPClientTransport).terminateSession();
     await waitFor("alice's program to die with her session", () => !pidAlive(os_pid));
     assertEquals((await callTool(bob, "process_inspect", { id: own })).status, "running");
+    assertMatch(
+      await failTool(bob, "process_inspect", { id }),
+      /belonged to a client that has left/,
+    );
+    const step = await callTool(bob, "process_write", { id: kept.id, content: "still here\n" });
+    assertEquals(step.output, "still here\n");
   },
 );
 

@@ -25,7 +25,7 @@ portalTest(
   async (portal) => {
     for (const [lines, row] of [[0, 1], [5000, 24]]) {
       const id = await portal.spawn("python3", askCursor(lines), { pty: true });
-      const text = await portal.readUntil(id, (t) => t.includes("reply="), { timeoutMs: 30_000 });
+      const text = await portal.readUntil(id, (t) => /reply=.*\n/.test(t), { timeoutMs: 30_000 });
       assertEquals(text.slice(text.indexOf("reply=")), `reply=b'\\x1b[${row};4R'\n`);
     }
   },

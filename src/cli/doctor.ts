@@ -20,6 +20,7 @@ import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { dataDir, recordsDbPath, stateDir } from "../core/store/paths.ts";
 import { ProcessManager } from "../core/process/manager.ts";
+import { ProcessPool } from "../core/process/pool.ts";
 import { RecordStore } from "../core/store/record_store.ts";
 import { describeRecordsFile } from "../core/store/database_file.ts";
 import { VERSION } from "../mcp/server.ts";
@@ -67,7 +68,7 @@ function info(name: string, detail: string): Check {
 /** Starts the probe on a new terminal through the same code a tool call uses, and reads it. */
 async function terminalCheck(): Promise<Check> {
   const name = "terminal";
-  const manager = new ProcessManager(new RecordStore(":memory:"));
+  const manager = new ProcessManager(new ProcessPool(new RecordStore(":memory:")));
   try {
     const done = await manager.start({
       ...TERMINAL_PROBE,

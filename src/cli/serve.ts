@@ -10,7 +10,8 @@
 import process from "node:process";
 import { settlesWithin } from "../async.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
-import { type IdCounter, ProcessManager } from "../core/process/manager.ts";
+import { ProcessManager } from "../core/process/manager.ts";
+import { ProcessPool, type Session } from "../core/process/pool.ts";
 import { ProgramRegistry } from "../core/registry/program_registry.ts";
 import { RecordStore } from "../core/store/record_store.ts";
 import {
@@ -73,17 +74,20 @@ function serveOverHttp(
     Deno.exit(1);
   }
   const shared = openShared(paths, log);
-  let sharedManager: ProcessManager | undefined;
+  // With --share-processes every HTTP session is one session of the pool, which never ends.
+  const everyone: Session = { seesAll: true };
   let stopping = false;
   const openSession = (): SessionContext => {
     const { registry } = shared;
     if (options.shareProcesses) {
-      sharedManager ??= shared.manager();
-      return { context: { manager: sharedManager, registry }, end: () => Promise.resolve() };
+      return {
+        context: { manager: shared.manager(everyone), registry },
+        end: () => Promise.resolve(),
+      };
     }
     const manager = shared.manager();
     // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
-    const end = () => stopping ? manager.killAll().then(() => {}) : shared.endSession(manager);
+    const end = () => stopping ? Promise.resolve() : shared.endSession(manager.session);
     return { context: { manager, registry }, end };
   };
   onShutdown(() => {
@@ -138,17 +142,17 @@ function onShutdown(stop: () => Promise<void>): () => Promise<void> {
 /**
  * What every session of the server shares: one records database (so ids come
  * from one counter: the database keys records by process id), the program
- * registry, and the managers of the sessions, killed together at shutdown.
- * A database reopened after an earlier run keeps its records; ids go on after
- * the highest it holds, and the earlier run's processes are not this server's.
+ * registry, and the pool of every session's processes, killed together at
+ * shutdown. A database reopened after an earlier run keeps its records; ids
+ * go on after the highest it holds, and the earlier run's processes are not
+ * this server's.
  */
 class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
   readonly #file: RecordsFile;
-  readonly #ids: IdCounter;
-  readonly #managers = new Set<ProcessManager>();
+  readonly #pool: ProcessPool;
 
   constructor(paths: Record<string, string>, log: Log) {
     this.dbPath = recordsDbPath(paths);
@@ -163,8 +167,7 @@ class Shared {
           "server",
           failure ?? "The records database is written again.",
         );
-      const next = this.store.highestProcessId() + 1;
-      this.#ids = { next, first: next };
+      this.#pool = new ProcessPool(this.store);
       this.registry = new ProgramRegistry(dataDir(paths));
     } catch (error) {
       this.#file.release();
@@ -174,29 +177,28 @@ class Shared {
 
   /** The database for the startup line: its path, and whether an earlier server's records are in it. */
   get database(): string {
-    const first = this.#ids.first!;
+    const first = this.#pool.ids.first!;
     return this.#file.existed
       ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
       : this.dbPath;
   }
 
-  /** A new manager, for a session (or for the one client of stdio). */
-  manager(): ProcessManager {
-    const manager = new ProcessManager(this.store, this.#ids);
-    this.#managers.add(manager);
-    return manager;
+  /** The view of `session` (a new one by default: a client of stdio, or an HTTP session). */
+  manager(session: Session = {}): ProcessManager {
+    return new ProcessManager(this.#pool, session);
   }
 
-  /** A session's processes die with it, and its records go: no one can read them any more. */
-  async endSession(manager: ProcessManager): Promise<void> {
-    this.#managers.delete(manager);
-    await manager.killAll();
-    for (const { id } of manager.list()) manager.cleanup(id);
+  /**
+   * A session's unkept processes die with it, and their records go: no one
+   * can read them any more. Kept ones stay for the other sessions.
+   */
+  endSession(session: Session): Promise<void> {
+    return this.#pool.leave(session, { deleteRecords: true });
   }
 
   /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
   async close(first: Promise<void> = Promise.resolve()): Promise<void> {
-    const killed = first.then(() => Promise.all([...this.#managers].map((m) => m.killAll())));
+    const killed = first.then(() => this.manager({ seesAll: true }).killAll());
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.store.close();
     this.#file.release();

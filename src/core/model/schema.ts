@@ -85,6 +85,14 @@ const launchSized = (texts: string[]) =>
   texts.reduce((n, text) => n + text.length, 0) <= LAUNCH_MAX_CHARS;
 const LAUNCH_SIZE = `at most ${LAUNCH_MAX_CHARS} characters in all`;
 
+/**
+ * A process's label: letters, digits, `.`, `_`, `-`, not all digits (so a
+ * name never reads as an id).
+ */
+const NAME_RULE = "must be 1 to 64 letters, digits, '.', '_' or '-', and not only digits";
+export const processName = z.string().regex(/^[\w.-]{1,64}$/, NAME_RULE)
+  .refine((text) => !/^\d+$/.test(text), NAME_RULE);
+
 const terminalSize = (what: string) =>
   z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max).describe(what);
 
@@ -115,6 +123,12 @@ export const startRequest = z.object({
   prompt: name().optional().describe(
     "Regex: when set, waits end once the last output line matches it (for programs state " +
       "misjudges).",
+  ),
+  keep: z.boolean().optional().describe(
+    "Outlive this client; later clients see it. Default false.",
+  ),
+  name: processName.optional().describe(
+    "Label, unique among running processes.",
   ),
 });
 export type StartRequest = z.infer<typeof startRequest>;
@@ -167,17 +181,21 @@ export function launchSpec(request: StartRequest, cwd: string): LaunchSpec {
     cols: request.cols ?? TERMINAL_SIZE.defaultCols,
     rows: request.rows ?? TERMINAL_SIZE.defaultRows,
     prompt: request.prompt ?? "",
+    keep: request.keep ?? false,
+    name: request.name ?? "",
   };
 }
 
 /** One line of `process_list`. */
 export const processSummary = z.object({
   id: processId,
+  name: z.string().nullable(),
   command: z.string(),
   os_pid: z.number(),
   status,
   state: processState,
   pty: z.boolean(),
+  keep: z.boolean(),
   timeout_ms: z.number(),
   inactive_duration_ms: z.number(),
   io_count: z.number(),

@@ -286,11 +286,13 @@ export class ManagedProcess implements Waitable {
     const counts = this.#log.counts;
     return {
       id: this.id,
+      name: this.spec.name || null,
       command: this.spec.command,
       os_pid: this.pid,
       status: this.status,
       state: this.state(),
       pty: this.spec.pty,
+      keep: this.spec.keep,
       timeout_ms: this.spec.timeout_ms,
       inactive_duration_ms: this.idleMs,
       io_count: counts.stdin + counts.stdout + counts.stderr,

@@ -1,7 +1,8 @@
 /**
- * The core of Portal: the processes of one server, by id. It starts
- * programs, routes each operation to its {@link ManagedProcess}, keeps the
- * idle timers, and words what goes wrong for the agent. It knows nothing of
+ * The core of Portal: the processes one session (one client) sees in its
+ * server's {@link ProcessPool}, by id. It starts programs, routes each
+ * operation to its {@link ManagedProcess}, keeps the idle timers, and words
+ * what goes wrong for the agent. It knows nothing of
  * the MCP protocol, but its messages speak the tools' vocabulary (they name
  * process_list, process_kill, …), because the agent acts on them.
  *
@@ -9,9 +10,10 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { ProcessManager } from "./manager.ts";
+ * import { ProcessPool } from "./pool.ts";
  * import { RecordStore } from "../store/record_store.ts";
  *
- * const manager = new ProcessManager(new RecordStore(":memory:"));
+ * const manager = new ProcessManager(new ProcessPool(new RecordStore(":memory:")));
  * const { id, status } = await manager.start({ command: "sleep", args: ["10"] });
  * assert.equal(status, "running");
  * const sh = await manager.start({ command: "sh", args: ["-c", "read x; echo got $x"] });
@@ -22,7 +24,7 @@
  * ```
  * @module
  */
-import { PortalError } from "../../errors.ts";
+import { PortalError, quote } from "../../errors.ts";
 import { withTimeout } from "../../async.ts";
 import {
   DEFAULT_READ_WINDOW_MS,
@@ -32,9 +34,8 @@ import {
   SHUTDOWN_DEADLINE_MS,
 } from "../../limits.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../../signals.ts";
-import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
-import type { RecordStore } from "../store/record_store.ts";
+import type { PoolEntry, ProcessPool, Session } from "./pool.ts";
 import {
   type Encoding,
   type KillAllResult,
@@ -74,26 +75,17 @@ export type TimeUnit = "ns" | "us" | "ms" | "s";
 type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 
-/** The next process id, shared by the managers of a store; ids below `first` were a former server's. */
-export interface IdCounter {
-  next: number;
-  first?: number;
-}
-
-/** The processes of one server instance (over HTTP: of one session). */
+/**
+ * The processes one session sees: those it started, the kept ones, and those
+ * no live session owns (`session.seesAll`: every one).
+ */
 export class ProcessManager {
-  #store: RecordStore;
-  #processes = new Map<number, ManagedProcess>();
-  /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
-  #idle = new IdleTimeouts<ManagedProcess>(async (process) => {
-    await process.kill(KILL_GRACE_MS);
-    if (this.#processes.get(process.id) === process) this.#remove(process);
-  });
-  #ids: IdCounter;
+  readonly #pool: ProcessPool;
+  readonly session: Session;
 
-  constructor(store: RecordStore, ids: IdCounter = { next: 1 }) {
-    this.#store = store;
-    this.#ids = ids;
+  constructor(pool: ProcessPool, session: Session = {}) {
+    this.#pool = pool;
+    this.session = session;
   }
 
   /**
@@ -107,12 +99,14 @@ export class ProcessManager {
     if (request.prompt !== undefined) compileRegex(request.prompt, "prompt");
     checkStep(request);
     const spec = launchSpec(request, Deno.cwd());
-    const process = new ManagedProcess(this.#ids.next, spec, this.#store, (p) => this.#ended(p));
-    this.#ids.next++;
-    this.#processes.set(process.id, process);
+    this.#checkName(spec.name);
+    const { ids, store } = this.#pool;
+    const process = new ManagedProcess(ids.next, spec, store, (p) => this.#ended(p));
+    ids.next++;
+    this.#pool.add(process, this.session);
     const details = process.describe();
-    this.#store.saveProcess(details);
-    this.#idle.arm(process, this.#timeoutOf(process));
+    store.saveProcess(details);
+    this.#pool.idle.arm(process, this.#timeoutOf(process));
     const step = await this.#step(process, request, control, ["stdout", "stderr"], "none", false);
     return { ...project(processSummary, details), ...step };
   }
@@ -201,7 +195,7 @@ export class ProcessManager {
   }
 
   list(): ProcessSummary[] {
-    return [...this.#processes.values()].map((p) => project(processSummary, p.describe()));
+    return this.#visible().map((p) => project(processSummary, p.describe()));
   }
 
   inspect(id: number): ProcessDetails {
@@ -278,7 +272,7 @@ export class ProcessManager {
       );
     }
     if (process.hasLeftovers) await this.#kill(process);
-    if (this.#processes.get(id) === process) this.#remove(process);
+    if (this.#pool.get(id)?.process === process) this.#pool.remove(process, "cleaned up");
     return { id, removed: true };
   }
 
@@ -317,14 +311,36 @@ export class ProcessManager {
       await withTimeout(killing, deadlineMs, undefined);
     } finally {
       // The screens read from the store as they catch up: they go first.
-      for (const process of this.#processes.values()) process.dispose();
-      this.#store.close();
+      for (const process of this.#visible()) process.dispose();
+      this.#pool.store.close();
     }
+  }
+
+  /** The processes this session sees, oldest first. */
+  #visible(): ManagedProcess[] {
+    return this.#pool.entries().filter((entry) => this.#sees(entry)).map((e) => e.process);
+  }
+
+  #sees(entry: PoolEntry): boolean {
+    return entry.owner === this.session || entry.owner === null || entry.process.spec.keep ||
+      this.session.seesAll === true;
   }
 
   /** Running processes, and ended ones with leftovers. */
   #killable(): ManagedProcess[] {
-    return [...this.#processes.values()].filter((p) => p.status === "running" || p.hasLeftovers);
+    return this.#visible().filter((p) => p.status === "running" || p.hasLeftovers);
+  }
+
+  /** A name is unique among the running processes of the pool (every session's). */
+  #checkName(name: string): void {
+    if (name === "") return;
+    const taken = this.#pool.named(name);
+    if (!taken?.process.running) return;
+    const whose = this.#sees(taken) ? `process ${taken.process.id}` : "another client's process";
+    throw new PortalError(
+      `The name ${quote(name)} is taken by ${whose}, which is running: choose another name, ` +
+        "or use that process (process_list shows names).",
+    );
   }
 
   /** Runs one waiting step; the idle timeout holds off while the agent waits. */
@@ -336,26 +352,31 @@ export class ProcessManager {
     defaultWait: "ready" | "none",
     fresh: boolean,
   ): Promise<StepReply> {
-    this.#idle.hold(process);
+    this.#pool.idle.hold(process);
     try {
       return await runStep(process, request, control, { sources, defaultWait, fresh });
     } finally {
       process.touch();
-      this.#idle.release(process, this.#timeoutOf(process));
+      this.#pool.idle.release(process, this.#timeoutOf(process));
     }
   }
 
   #get(id: number): ManagedProcess {
-    const process = this.#processes.get(id);
-    if (!process) {
-      const why = id >= this.#ids.next
-        ? ""
-        : id < (this.#ids.first ?? 1)
-        ? " here (an earlier server's on this records database, which keeps its records)"
-        : " (it was cleaned up, or removed by its idle timeout)";
-      throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
-    }
-    return process;
+    const entry = this.#pool.get(id);
+    if (entry && this.#sees(entry)) return entry.process;
+    const { ids } = this.#pool;
+    const why = entry
+      ? " you can use: it belongs to another client's session, and only processes started " +
+        "with keep: true are shared between clients"
+      : this.#pool.goneWhy(id) === "left with its client"
+      ? ": it belonged to a client that has left, and ended with it (it was not started with " +
+        "keep: true)"
+      : id >= ids.next
+      ? ""
+      : id < (ids.first ?? 1)
+      ? " here (an earlier server's on this records database, which keeps its records)"
+      : " (it was cleaned up, or removed by its idle timeout)";
+    throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
   }
 
   #running(id: number, verb: string): ManagedProcess {
@@ -378,7 +399,7 @@ export class ProcessManager {
   /** Marks agent interaction, which restarts the idle timeout. */
   #touch(process: ManagedProcess): ManagedProcess {
     process.touch();
-    this.#idle.arm(process, this.#timeoutOf(process));
+    this.#pool.idle.arm(process, this.#timeoutOf(process));
     return process;
   }
 
@@ -388,15 +409,11 @@ export class ProcessManager {
   }
 
   #ended(process: ManagedProcess): void {
-    this.#idle.clear(process);
-    if (this.#processes.get(process.id) === process) this.#store.saveProcess(process.describe());
-  }
-
-  #remove(process: ManagedProcess): void {
-    this.#store.deleteProcess(process.id); // First: it fails while the file cannot be written.
-    this.#processes.delete(process.id);
-    this.#idle.clear(process);
-    process.dispose();
+    this.#pool.idle.clear(process);
+    if (this.#pool.get(process.id)?.process === process) {
+      this.#pool.store.saveProcess(process.describe());
+    }
+    this.#pool.changed();
   }
 }
 

@@ -31,9 +31,11 @@ export class ProcessRows {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
+    addMissingColumns(db);
     this.#upsert = db.prepare(
       `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        status, exit_code, exit_signal, started_at, ended_at, keep, name)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     );
   }
 
@@ -52,7 +54,8 @@ export class ProcessRows {
     for (const r of this.#unsaved.values()) {
       const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
       values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
-      this.#upsert.run(...values, r.exit_code, r.exit_signal, r.started_at, r.ended_at);
+      values.push(r.exit_code, r.exit_signal, r.started_at, r.ended_at, r.keep ? 1 : 0, r.name);
+      this.#upsert.run(...values);
     }
   }
 
@@ -75,4 +78,15 @@ export class ProcessRows {
     ).get() as { id: number };
     return row.id;
   }
+}
+
+/** Columns a database made by an earlier Portal lacks: `keep` and `name` came with the host. */
+function addMissingColumns(db: DatabaseSync): void {
+  const columns = new Set(
+    (db.prepare("PRAGMA table_info(processes)").all() as { name: string }[]).map((c) => c.name),
+  );
+  if (!columns.has("keep")) {
+    db.exec("ALTER TABLE processes ADD COLUMN keep INTEGER NOT NULL DEFAULT 0");
+  }
+  if (!columns.has("name")) db.exec("ALTER TABLE processes ADD COLUMN name TEXT");
 }

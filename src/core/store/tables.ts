@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS processes (
   id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
   env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
   status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
-  ended_at TEXT
+  ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT
 );
 CREATE TABLE IF NOT EXISTS records (
   key INTEGER PRIMARY KEY, timestamp INTEGER NOT NULL, source INTEGER NOT NULL,

@@ -5,10 +5,9 @@ import { processSummary } from "../../core/model/schema.ts";
 export const processList = defineTool({
   name: "process_list",
   title: "List processes",
-  description:
-    "List every process this server manages (running, exited or killed, until cleaned up): " +
-    "id, command, os_pid, status, state (waiting_for_input, running, …), pty, timeout_ms, " +
-    "inactive_duration_ms, io_count. For one " +
+  description: "List this client's processes and the kept ones (running, exited or killed, until " +
+    "cleaned up): id, name, command, os_pid, status, state (waiting_for_input, running, …), " +
+    "pty, keep, timeout_ms, inactive_duration_ms, io_count. For one " +
     "process's full details (exit code, counts per source, times) use process_inspect.",
   input: z.object({}),
   output: z.object({ processes: z.array(processSummary) }),

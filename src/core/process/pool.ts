@@ -1,0 +1,147 @@
+/**
+ * Every process of one server, whichever session started it: the id counter
+ * of its records database, the processes by id and by name, which session
+ * owns each, and their idle timers. A session sees the pool through its own
+ * {@link ProcessManager}: its own processes, the kept ones (`keep: true`) and
+ * those no live session owns (a former host's, read back from the database).
+ * A session that ends leaves its unkept processes to be killed
+ * ({@link ProcessPool.leave}); kept ones stay for the next client.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ProcessManager } from "./manager.ts";
+ * import { ProcessPool } from "./pool.ts";
+ * import { RecordStore } from "../store/record_store.ts";
+ *
+ * const pool = new ProcessPool(new RecordStore(":memory:"));
+ * const first = new ProcessManager(pool);
+ * const kept = await first.start({ command: "sleep", args: ["10"], keep: true, name: "nap" });
+ * const plain = await first.start({ command: "sleep", args: ["10"] });
+ * await pool.leave(first.session);
+ * const next = new ProcessManager(pool);
+ * assert.deepEqual(next.list().map((p) => [p.id, p.name, p.status]), [[kept.id, "nap", "running"]]);
+ * assert.equal(pool.get(plain.id), undefined);
+ * await next.shutdown();
+ * ```
+ * @module
+ */
+import { KILL_GRACE_MS } from "../../limits.ts";
+import type { RecordStore } from "../store/record_store.ts";
+import { IdleTimeouts } from "./idle_timeout.ts";
+import type { ManagedProcess } from "./managed_process.ts";
+
+/** The next process id, shared by the sessions of a store; ids below `first` were a former server's. */
+export interface IdCounter {
+  next: number;
+  first?: number;
+}
+
+/** One client's connection (an MCP session); its identity is the object. */
+export interface Session {
+  /** Sees every process of the pool (`--share-processes`, or a person's `portal ps`). */
+  readonly seesAll?: boolean;
+}
+
+/** A process and the session it belongs to (null: none alive, e.g. a former host's). */
+export interface PoolEntry {
+  readonly process: ManagedProcess;
+  owner: Session | null;
+}
+
+/** Why an id is not in the pool any more, for the error that names it. */
+export type Gone = "cleaned up" | "left with its client";
+
+/** The processes of one server, by id. */
+export class ProcessPool {
+  readonly store: RecordStore;
+  readonly ids: IdCounter;
+  readonly #entries = new Map<number, PoolEntry>();
+  /** Ids that left the pool, and how: a later call on one says why it is not there. */
+  readonly #gone = new Map<number, Gone>();
+  readonly #listeners = new Set<() => void>();
+  /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
+  readonly idle = new IdleTimeouts<ManagedProcess>(async (process) => {
+    await process.kill(KILL_GRACE_MS);
+    if (this.get(process.id)?.process === process) this.remove(process, "cleaned up");
+  });
+
+  /** `ids` default to going on after the highest id the store has seen. */
+  constructor(store: RecordStore, ids?: IdCounter) {
+    this.store = store;
+    const next = store.highestProcessId() + 1;
+    this.ids = ids ?? { next, first: next };
+  }
+
+  get(id: number): PoolEntry | undefined {
+    return this.#entries.get(id);
+  }
+
+  /** Why `id` is not here, when it was once (this host's lifetime). */
+  goneWhy(id: number): Gone | undefined {
+    return this.#gone.get(id);
+  }
+
+  entries(): PoolEntry[] {
+    return [...this.#entries.values()];
+  }
+
+  /** The running process called `name`, else the newest ended one. */
+  named(name: string): PoolEntry | undefined {
+    const named = this.entries().filter((entry) => entry.process.spec.name === name);
+    return named.find((entry) => entry.process.running) ?? named.at(-1);
+  }
+
+  add(process: ManagedProcess, owner: Session | null): void {
+    this.#entries.set(process.id, { process, owner });
+    this.changed();
+  }
+
+  /** Forgets `process` and everything stored about it; the caller made sure it has ended. */
+  remove(process: ManagedProcess, why: Gone): void {
+    this.store.deleteProcess(process.id); // First: it fails while the file cannot be written.
+    this.#drop(process, why);
+  }
+
+  /**
+   * `session` ended: its processes that are not kept are killed (waiting at
+   * most as long as a kill may take) and leave the pool; their records stay
+   * in the database unless `deleteRecords`. Kept ones stay, owned by no one.
+   */
+  async leave(session: Session, options: { deleteRecords?: boolean } = {}): Promise<void> {
+    const own = this.entries().filter((entry) => entry.owner === session);
+    for (const entry of own) if (entry.process.spec.keep) entry.owner = null;
+    const leaving = own.filter((entry) => !entry.process.spec.keep).map((e) => e.process);
+    await Promise.allSettled(leaving.map((process) => process.kill(KILL_GRACE_MS)));
+    for (const process of leaving) {
+      if (this.get(process.id)?.process !== process) continue;
+      if (options.deleteRecords) this.remove(process, "left with its client");
+      else this.#drop(process, "left with its client");
+    }
+    this.changed();
+  }
+
+  /** Whether a kept process still runs (a host stays up for it). */
+  get keepsRunning(): boolean {
+    return this.entries().some(({ process }) => process.spec.keep && process.running);
+  }
+
+  /** Calls `listener` whenever a process comes, goes, or ends; returns how to stop. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells the listeners (a process came, went or ended). */
+  changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  #drop(process: ManagedProcess, why: Gone): void {
+    this.#entries.delete(process.id);
+    this.#gone.set(process.id, why);
+    this.idle.clear(process);
+    process.dispose();
+    this.changed();
+  }
+}
