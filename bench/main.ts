@@ -14,6 +14,8 @@
  * - startup.ts: spawn → initialize reply, beside the peers.
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
+ * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
+ *   vim, less, getpass), beside main before issue 16; the size of tools/list.
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -30,6 +32,7 @@ const scripts = [
   "startup.ts",
   "step_latency.ts",
   "teardown.ts",
+  "agent_tasks.ts",
 ];
 const rows: Row[] = [];
 let failed = false;

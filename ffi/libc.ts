@@ -357,15 +357,18 @@ export function cStringArray(
 
 /**
  * The echo and canonical bits of the terminal on `fd` (a master reports its
- * slave's), or null when `fd` is no terminal any more.
+ * slave's) and all its local modes (`c_lflag`), or null when `fd` is no
+ * terminal any more.
  */
-export function lineModes(fd: number): { echo: boolean; canonical: boolean } | null {
+export function lineModes(
+  fd: number,
+): { echo: boolean; canonical: boolean; flags: number } | null {
   const termios = new Uint8Array(C.SIZEOF_TERMIOS);
   if (libc().tcgetattr(fd, termios) !== 0) return null;
   const view = new DataView(termios.buffer);
   // Both flags sit in the low 32 bits of tcflag_t on these little-endian CPUs.
-  const lflag = view.getUint32(C.TERMIOS_LFLAG_OFFSET, true);
-  return { echo: (lflag & C.ECHO) !== 0, canonical: (lflag & C.ICANON) !== 0 };
+  const flags = view.getUint32(C.TERMIOS_LFLAG_OFFSET, true);
+  return { echo: (flags & C.ECHO) !== 0, canonical: (flags & C.ICANON) !== 0, flags };
 }
 
 /** Bytes a read of `fd` would return now (pipes, terminals); 0 when it cannot tell. */

@@ -11,11 +11,20 @@
  *   old `read`: a reader counts only once it has run since the write (its
  *   scheduler run count grew), or was not reading then. A canonical-mode line
  *   without its newline wakes nobody: it counts after {@link DELIVERY_GRACE_MS}.
- * - **A lone Escape.** Programs that read key sequences (vim, readline) take
- *   an ESC at the end of the input as the start of one and wait, with a
- *   short timeout, for the rest; only when it expires do they act on it. A
- *   reader in a wait of at most {@link KEY_SEQUENCE_WAIT_MS} after such input
- *   counts once it has woken from the longest such wait it was seen in.
+ * - **Pauses.** A short wait (at most {@link PAUSE_MAX_MS}) is sometimes a
+ *   pause on the way to something else, not a wait for the next input:
+ *   - after a lone Escape: programs that read key sequences (vim, readline)
+ *     take an ESC at the end of the input as the start of one and wait, with
+ *     a short timeout, for the rest; only when it expires do they act on it;
+ *   - after the terminal's local modes changed since the write: a program
+ *     leaving (vim on `:wq`) puts the shell's modes back, waits briefly for
+ *     the answers to its last questions to the terminal, then discards all
+ *     unread input (TCIFLUSH) and exits. Input sent during that pause is
+ *     echoed and lost; the next reader is the shell, once it has its prompt.
+ *   Then a reader in a short wait counts once it has woken from two short
+ *   waits it was seen in: a program pausing on its way makes at most two
+ *   (after an ESC vim waits 25 ms, then its ttimeoutlen, shorter or longer),
+ *   then acts; one idling in a loop of short waits makes more.
  * - **A poll that does not wait** (timeout 0) is work, not a wait.
  * - **Relays** (ssh, docker exec, telnet) poll the terminal and a socket at
  *   all times, so they say nothing about the far side: `unknown`, and the
@@ -48,10 +57,12 @@ import {
 export const DELIVERY_GRACE_MS = 20;
 
 /**
- * The longest wait after an ESC taken for the rest of a key sequence (vim's
- * timeoutlen is 1 s, readline's keyseq-timeout 0.5 s); longer waits are idle.
+ * The longest wait that can be a pause (see the module doc): after an ESC,
+ * the wait for the rest of a key sequence (vim's timeoutlen is 1 s,
+ * readline's keyseq-timeout 0.5 s); on the way out, vim's wait for late
+ * terminal answers (100 ms). Longer waits are idle.
  */
-export const KEY_SEQUENCE_WAIT_MS = 2000;
+export const PAUSE_MAX_MS = 2000;
 
 /** What the program reads its input from. */
 export interface InputSource {
@@ -68,12 +79,16 @@ export interface InputSource {
 /** What one thread is doing with respect to the input. */
 type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unknown";
 
-/** A thread of the group, classified; a reader's wait may have a timeout (ms). */
+/**
+ * A thread of the group, classified; a reader's wait may have a timeout (ms),
+ * and its run count is the one it had all the while it was looked at.
+ */
 interface Thread {
   pid: number;
   tid: number;
   activity: ThreadActivity;
   timeoutMs?: number;
+  runs?: number;
 }
 
 /** The group's readers just before a write: who was reading, and how often each had run. */
@@ -81,11 +96,12 @@ interface Mark {
   at: number;
   incompleteLine: boolean;
   runs: Map<number, number>;
-  /**
-   * The input ended with ESC: per reader, the longest short wait it was seen in
-   * since, and its run count then.
-   */
-  escape: Map<number, { timeoutMs: number; runs: number }> | null;
+  /** The input ended with ESC. */
+  escape: boolean;
+  /** The terminal's local modes (`c_lflag`) then; null on pipes. */
+  modes: number | null;
+  /** While short waits are pauses: per reader, its run count when last seen in one, and its wakes since. */
+  pauses: Map<number, { runs: number; wakes: number }>;
 }
 
 const POLLFD_SIZE = 8;
@@ -115,13 +131,15 @@ export class InputWatch {
     const runs = new Map<number, number>();
     for (const thread of this.#threads().threads) {
       if (thread.activity !== "reading" && thread.activity !== "relay") continue;
-      runs.set(thread.tid, runCount(thread.pid, thread.tid) ?? -1);
+      runs.set(thread.tid, thread.runs ?? -1);
     }
     this.#mark = {
       at: performance.now(),
       incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
       runs,
-      escape: bytes[bytes.length - 1] === ESC ? new Map() : null,
+      escape: bytes[bytes.length - 1] === ESC,
+      modes: modes?.flags ?? null,
+      pauses: new Map(),
     };
   }
 
@@ -142,7 +160,7 @@ export class InputWatch {
     return (this.#source.outputs ?? []).some((fd) => unreadBytes(fd) > 0);
   }
 
-  #modes(): { echo: boolean; canonical: boolean } | null {
+  #modes(): { echo: boolean; canonical: boolean; flags: number } | null {
     return this.#source.master === undefined ? null : lineModes(this.#source.master);
   }
 
@@ -150,7 +168,10 @@ export class InputWatch {
     const { group, threads } = this.#threads();
     const readers = threads.filter((t) => t.activity === "reading" || t.activity === "relay");
     if (readers.length > 0) {
-      if (!readers.some((t) => this.#sawInput(t))) return "busy";
+      const mark = this.#mark;
+      const pausing = mark !== null &&
+        (mark.escape || (mark.modes !== null && this.#modes()?.flags !== mark.modes));
+      if (!readers.some((t) => this.#sawInput(t, pausing))) return "busy";
       this.#mark = null;
       return readers.some((t) => t.activity === "reading") ? "reading" : "unknown";
     }
@@ -161,26 +182,30 @@ export class InputWatch {
     return stopped ? "stopped" : "busy";
   }
 
-  /** Whether reader `thread` has run since the last write (or cannot have missed it). */
-  #sawInput(thread: Thread): boolean {
+  /**
+   * Whether reader `thread` has run since the last write (or cannot have
+   * missed it), and, while short waits are pauses, is not in one.
+   */
+  #sawInput(thread: Thread, pausing: boolean): boolean {
     const mark = this.#mark;
     if (mark === null) return true;
     const before = mark.runs.get(thread.tid);
-    const now = runCount(thread.pid, thread.tid) ?? Infinity;
+    const now = thread.runs ?? Infinity;
     const took = before === undefined || now > before ||
       (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
-    if (!took || mark.escape === null) return took;
+    if (!took || !pausing) return took;
     const timeoutMs = thread.timeoutMs ?? Infinity;
-    if (timeoutMs > KEY_SEQUENCE_WAIT_MS) return true;
-    // After a lone ESC, a short wait may be the wait for the rest of a key sequence, and
-    // need not be the first: vim waits 25 ms, then its ttimeoutlen. The reader counts once it
-    // has woken from the longest short wait it was seen in.
-    const seen = mark.escape.get(thread.tid);
-    if (seen === undefined || timeoutMs > seen.timeoutMs) {
-      mark.escape.set(thread.tid, { timeoutMs, runs: now });
+    if (timeoutMs > PAUSE_MAX_MS) return true;
+    const seen = mark.pauses.get(thread.tid);
+    if (seen === undefined) {
+      mark.pauses.set(thread.tid, { runs: now, wakes: 0 });
       return false;
     }
-    return now > seen.runs;
+    if (now > seen.runs) {
+      seen.runs = now;
+      seen.wakes++;
+    }
+    return seen.wakes >= 2;
   }
 
   /** The group that owns the input, and every live thread of it, classified. */
@@ -207,10 +232,29 @@ export class InputWatch {
         const state = tid === pid ? stat.state : readStat(pid, tid)?.state;
         if (state === undefined || state === "Z" || state === "X") continue;
         if (state === "T" || state === "t") threads.push({ pid, tid, activity: "stopped" });
-        else threads.push({ pid, tid, ...this.#classify(pid, tid, targets) });
+        else threads.push({ pid, tid, ...this.#look(pid, tid, targets) });
       }
     }
     return { group, threads };
+  }
+
+  /**
+   * {@link classify}, checked: a reader that ran while its call, fds and
+   * memory were read may have been seen in two calls (the timeout a `pselect`
+   * left behind, 3.98 s, read for the 100 ms one that followed), so it counts
+   * as busy, which it was.
+   */
+  #look(
+    pid: number,
+    tid: number,
+    targets: Map<string, string | null>,
+  ): Omit<Thread, "pid" | "tid"> {
+    const before = runCount(pid, tid);
+    const seen = this.#classify(pid, tid, targets);
+    if (seen.activity !== "reading" && seen.activity !== "relay") return seen;
+    const runs = runCount(pid, tid);
+    if (runs !== before) return { activity: "busy" };
+    return runs === null ? seen : { ...seen, runs };
   }
 
   /** What thread `tid` of `pid` is blocked in, as far as the input is concerned. */
