@@ -160,13 +160,14 @@ class Shared {
     removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
     this.#file = claimRecordsFile(this.dbPath);
     try {
-      this.store = new RecordStore(this.dbPath);
-      this.store.writes.onChange = (failure) =>
-        log.log(
-          failure ? "error" : "notice",
-          "server",
-          failure ?? "The records database is written again.",
-        );
+      this.store = new RecordStore(this.dbPath, {
+        onWritesChange: (failure) =>
+          log.log(
+            failure ? "error" : "notice",
+            "server",
+            failure ?? "The records database is written again.",
+          ),
+      });
       this.#pool = new ProcessPool(this.store);
       this.registry = new ProgramRegistry(dataDir(paths));
     } catch (error) {

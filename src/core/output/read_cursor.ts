@@ -116,43 +116,25 @@ export class ReadCursor {
    * record is cut); the cursor moves past what is returned.
    */
   page(sources: OutputSource[], maxChars: number): Page {
-    const skip = Math.max(...sources.map((s) => this.#positions[s].offset));
-    const { records, complete, lastSeq } = this.#query(sources, { maxChars: maxChars + skip });
-    const page: IoRecord[] = [];
-    let chars = 0;
-    let bytes = 0;
-    let cut: { source: OutputSource; seq: number; offset: number; rest: number } | null = null;
-    for (const record of records) {
-      const content = this.#unreadPart(record);
-      const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
-      const roomChars = maxChars - chars;
-      const roomBytes = REPLY_OUTPUT_BYTES - bytes;
-      if (content.length > roomChars || cost > roomBytes) {
-        const fit = Math.min(roomChars, Math.floor(content.length * roomBytes / cost));
-        const take = cutPoint(content, page.length === 0 ? Math.max(1, fit) : fit);
-        if (take > 0) {
-          page.push({ ...record, content: content.slice(0, take) });
-          const offset = content === record.content ? 0 : record.content.length - content.length;
-          const rest = encoder.encode(content.slice(take)).length;
-          cut = {
-            source: record.source as OutputSource,
-            seq: record.seq,
-            offset: offset + take,
-            rest,
-          };
-        }
-        break;
-      }
-      page.push({ ...record, content });
-      chars += content.length;
-      bytes += cost;
-    }
-    const whole = complete && cut === null && page.length === records.length;
+    const budget = maxChars + this.#skipped(sources);
+    const { records, complete, lastSeq } = this.#query(sources, { maxChars: budget });
+    const unread = records.map((record) => ({ ...record, content: this.#unreadPart(record) }));
+    const { page, cut } = fitStart(unread, maxChars);
+    const whole = complete && !cut && page.length === records.length;
     // Records that decode to nothing (escape sequences only) are passed too.
     const end = whole ? Math.max(lastSeq ?? 0, page.at(-1)?.seq ?? 0) : page.at(-1)?.seq;
     if (end !== undefined && end > 0) {
       this.#moveTo(sources, end);
-      if (cut !== null) this.#positions[cut.source] = { ...cut };
+      if (cut) {
+        // The cursor stops inside the last record, past all of it that was returned.
+        const i = page.length - 1;
+        const taken = page[i].content.length;
+        this.#positions[records[i].source as OutputSource] = {
+          seq: records[i].seq,
+          offset: records[i].content.length - unread[i].content.length + taken,
+          rest: encoder.encode(unread[i].content.slice(taken)).length,
+        };
+      }
     }
     return { records: page, complete: whole };
   }
@@ -160,23 +142,26 @@ export class ReadCursor {
   /**
    * Everything unread as one text, at most `maxChars` long: past that, its
    * head and tail around a marker. The cursor moves to `endSeq` (the newest
-   * record of the process).
+   * record of the process). One read of the records: the unread output is
+   * decoded once, whatever its length (see the module doc).
    */
   text(sources: OutputSource[], maxChars: number, endSeq: number): Text {
-    const all = this.#query(sources, { maxChars: maxChars + 1 });
-    const whole = all.records.map((r) => this.#unreadPart(r)).join("");
-    if (all.complete && whole.length <= maxChars && jsonBytes(whole) <= REPLY_OUTPUT_BYTES) {
-      this.#moveTo(sources, endSeq);
+    const { records } = this.#query(sources, {});
+    const unread = records.map((record) => ({ ...record, content: this.#unreadPart(record) }));
+    const whole = join(unread);
+    const headChars = maxChars < MIN_HEAD_AND_TAIL ? 0 : Math.floor((maxChars - MARKER_ROOM) / 2);
+    // The head is the page a read of `headChars` would return: whole records, as a query gives.
+    const headRecords = oldestWithin(unread, records, headChars + this.#skipped(sources));
+    this.#moveTo(sources, endSeq);
+    if (whole.length <= maxChars && jsonBytes(whole) <= REPLY_OUTPUT_BYTES) {
       return { text: whole, omitted: 0 };
     }
-    const headChars = maxChars < MIN_HEAD_AND_TAIL ? 0 : Math.floor((maxChars - MARKER_ROOM) / 2);
-    const head = headChars === 0 ? "" : join(this.page(sources, headChars).records);
+    const head = headChars === 0 ? "" : join(fitStart(headRecords, headChars).page);
     const room = maxChars < MIN_HEAD_AND_TAIL ? maxChars : maxChars - MARKER_ROOM - head.length;
     const budget = REPLY_OUTPUT_BYTES - jsonBytes(head) - MARKER_ROOM;
-    const tail = this.#tail(sources, Math.max(0, room), budget);
-    // What lies between the head and the tail is counted, then passed over.
-    const omitted = this.#unreadChars(sources) - tail.length;
-    this.#moveTo(sources, endSeq);
+    const tail = fitEnd(whole.slice(head.length), Math.max(0, room), budget);
+    // What lies between the head and the tail is counted, and passed over.
+    const omitted = whole.length - head.length - tail.length;
     if (maxChars < MIN_HEAD_AND_TAIL) return { text: tail, omitted };
     const marker = `\n[… ${omitted} characters omitted; process_read has them …]\n`;
     return { text: head + marker + tail, omitted };
@@ -190,6 +175,11 @@ export class ReadCursor {
   /** The last `chars` characters of unread output, without moving the cursor. */
   peek(sources: OutputSource[], chars: number): string {
     return this.#tail(sources, chars, REPLY_OUTPUT_BYTES);
+  }
+
+  /** Characters of a record the cursor is inside that were returned already (a query counts them). */
+  #skipped(sources: OutputSource[]): number {
+    return Math.max(...sources.map((s) => this.#positions[s].offset));
   }
 
   #moveTo(sources: OutputSource[], seq: number): void {
@@ -209,11 +199,6 @@ export class ReadCursor {
   #unreadPart(record: IoRecord): string {
     const position = this.#positions[record.source as OutputSource];
     return record.seq === position.seq ? record.content.slice(position.offset) : record.content;
-  }
-
-  /** Characters not returned yet: decodes all of them (see the module doc). */
-  #unreadChars(sources: OutputSource[]): number {
-    return this.#query(sources, {}).records.reduce((n, r) => n + this.#unreadPart(r).length, 0);
   }
 
   /** The last `chars` unread characters within `bytes` of JSON. */
@@ -269,6 +254,47 @@ function lastBytesBase64(base64: string, chars: number): string {
 
 function join(records: IoRecord[]): string {
   return records.map((r) => r.content).join("");
+}
+
+/**
+ * The first of `unread` that a query oldest first with `maxChars` returns:
+ * while their whole `records` fit (at least one).
+ */
+function oldestWithin(unread: IoRecord[], records: IoRecord[], maxChars: number): IoRecord[] {
+  let chars = 0;
+  let n = 0;
+  while (n < records.length && (n === 0 || chars + records[n].content.length <= maxChars)) {
+    chars += records[n++].content.length;
+  }
+  return unread.slice(0, n);
+}
+
+/**
+ * The oldest of `records` within `maxChars` of content and a reply's bytes
+ * of JSON; `cut`: the last one kept is only its start (a page holds at least
+ * one character).
+ */
+function fitStart(records: IoRecord[], maxChars: number): { page: IoRecord[]; cut: boolean } {
+  const page: IoRecord[] = [];
+  let chars = 0;
+  let bytes = 0;
+  for (const record of records) {
+    const { content } = record;
+    const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
+    const roomChars = maxChars - chars;
+    const roomBytes = REPLY_OUTPUT_BYTES - bytes;
+    if (content.length > roomChars || cost > roomBytes) {
+      const fit = Math.min(roomChars, Math.floor(content.length * roomBytes / cost));
+      const take = cutPoint(content, page.length === 0 ? Math.max(1, fit) : fit);
+      if (take === 0) return { page, cut: false };
+      page.push({ ...record, content: content.slice(0, take) });
+      return { page, cut: true };
+    }
+    page.push(record);
+    chars += content.length;
+    bytes += cost;
+  }
+  return { page, cut: false };
 }
 
 /** Where to cut `text` to keep at most `n` characters, never between a surrogate pair. */

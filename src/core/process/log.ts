@@ -10,9 +10,10 @@
  * import assert from "node:assert/strict";
  * import { ProcessLog } from "./log.ts";
  * import { RecordStore } from "../store/record_store.ts";
+ * import { Secrets } from "../input/secrets.ts";
  *
  * const store = new RecordStore(":memory:");
- * const log = new ProcessLog(store, 1, { dropCR: true });
+ * const log = new ProcessLog(store, 1, { dropCR: true, secrets: new Secrets() });
  * log.append("stdout", new TextEncoder().encode("\x1b[1m>>> \r\n"));
  * const page = log.readNew({ sources: ["stdout"], maxChars: 100 });
  * assert.deepEqual(page.records.map((r) => r.content), [">>> \n"]);
@@ -21,13 +22,12 @@
  * ```
  * @module
  */
-import { PortalError } from "../../errors.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 import { OutputDecoder } from "../output/decoder.ts";
 import { newestPage, ReadCursor } from "../output/read_cursor.ts";
 import type { IoRecord, RawRecord, RecordStore } from "../store/record_store.ts";
 import type { Encoding, Source } from "../model/schema.ts";
-import { Secrets } from "../input/secrets.ts";
+import type { Secrets } from "../input/secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;
@@ -47,8 +47,8 @@ export class ProcessLog {
   readonly #dropCR: boolean;
   readonly #cursor: ReadCursor;
   readonly #onOutput: ((bytes: Uint8Array, seq: number) => void) | undefined;
-  /** What is kept out of the records (see secrets.ts). */
-  readonly secrets = new Secrets();
+  /** What is kept out of the records (see secrets.ts): its owner's. */
+  readonly #secrets: Secrets;
   /** Records per source since the last clear. */
   readonly counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
   /** `performance.now()` of the last output. */
@@ -71,16 +71,22 @@ export class ProcessLog {
 
   /**
    * `dropCR`: the output comes through a terminal, whose line ends are
-   * `\r\n`; `onOutput` hears each output record as stored (a screen).
+   * `\r\n`; `secrets`: what to keep out of the records; `onOutput` hears
+   * each output record as stored (a screen).
    */
   constructor(
     store: RecordStore,
     id: number,
-    options: { dropCR: boolean; onOutput?: (bytes: Uint8Array, seq: number) => void },
+    options: {
+      dropCR: boolean;
+      secrets: Secrets;
+      onOutput?: (bytes: Uint8Array, seq: number) => void;
+    },
   ) {
     this.#store = store;
     this.#id = id;
     this.#dropCR = options.dropCR;
+    this.#secrets = options.secrets;
     this.#onOutput = options.onOutput;
     this.#cursor = new ReadCursor(store, id, options);
   }
@@ -97,23 +103,22 @@ export class ProcessLog {
 
   /**
    * The one way bytes enter the records, exactly as they came but for the
-   * process's {@link secrets}: replaced, and at the end of an output chunk the
+   * process's secrets: replaced, and at the end of an output chunk the
    * start of one held back until the next chunk or a read.
    */
   append(source: Source, bytes: Uint8Array): void {
     if (source === "stdin") {
-      this.#record(source, this.secrets.scrub(bytes));
+      this.#record(source, this.#secrets.scrub(bytes));
       return;
     }
     this.lastOutputAt = performance.now();
-    const stored = this.secrets.redact(source, bytes);
+    const stored = this.#secrets.redact(source, bytes);
     if (stored.length > 0) this.#record(source, stored);
   }
 
   /** Throws while the store cannot write (a full disk): input sent now could not be recorded. */
   checkWritable(): void {
-    const failure = this.#store.writes.message;
-    if (failure) throw new PortalError(failure);
+    this.#store.checkWritable();
   }
 
   /** The program ended: its age stops, everything is committed, the watchers hear it. */
@@ -257,14 +262,14 @@ export class ProcessLog {
 
   /** What the secret filter holds back, as text (the start of a secret: no line end). */
   #heldText(): string {
-    const held = [this.secrets.held("stdout"), this.secrets.held("stderr")];
+    const held = [this.#secrets.held("stdout"), this.#secrets.held("stderr")];
     return held.map((bytes) => bytes.length === 0 ? "" : new TextDecoder().decode(bytes)).join("");
   }
 
   /** Stores what the secret filter holds back: every read sees all output so far. */
   #release(): void {
     for (const source of ["stdout", "stderr"] as const) {
-      const held = this.secrets.release(source);
+      const held = this.#secrets.release(source);
       if (held.length > 0) this.#record(source, held);
     }
   }

@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { PortalError } from "../../errors.ts";
 import { QUIET_MS } from "../../limits.ts";
 import { spawnPipe, spawnPty } from "../../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
 import { pasteOf } from "../input/paste.ts";
+import { Secrets } from "../input/secrets.ts";
 import { type LogPage, ProcessLog } from "./log.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type {
@@ -51,6 +51,8 @@ export class ManagedProcess implements Waitable {
   #size: { cols: number; rows: number };
   /** Its records: what it wrote and what it was sent. */
   readonly #log: ProcessLog;
+  /** What is kept out of its records (see secrets.ts). */
+  readonly #secrets = new Secrets();
   readonly prompt: RegExp | null;
   lastInputAt = -Infinity;
   #lastActivity = performance.now();
@@ -61,25 +63,27 @@ export class ManagedProcess implements Waitable {
   /**
    * Starts the program of `spec` (`cwd` absolute, every default applied) on
    * pipes or, with `spec.pty`, on a new terminal with a screen. Throws
-   * {@link PortalError} when it cannot start; `onEnd` runs once it ended.
+   * a PortalError when it cannot start. `prompt`: `spec.prompt`
+   * compiled (null for none); `onEnd` runs once it ended.
    */
   constructor(
     id: number,
     spec: LaunchSpec,
     store: RecordStore,
-    onEnd: (process: ManagedProcess) => void,
+    hooks: { prompt: RegExp | null; onEnd: (process: ManagedProcess) => void },
   ) {
     // Nothing starts whose records could not be stored (a full disk).
-    if (store.writes.message) throw new PortalError(store.writes.message);
+    store.checkWritable();
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
+      secrets: this.#secrets,
       onOutput: (bytes, seq) => this.#screen?.write(bytes, seq),
     });
-    this.prompt = spec.prompt === "" ? null : new RegExp(spec.prompt, "m");
-    this.#onEnd = onEnd;
+    this.prompt = hooks.prompt;
+    this.#onEnd = hooks.onEnd;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
     // the caller says otherwise; the server's own TERM describes some other terminal.
@@ -136,7 +140,7 @@ export class ManagedProcess implements Waitable {
     const bytes = new TextEncoder().encode(parts.map((p) => p.text).join(""));
     if (bytes.length === 0) return 0;
     // Known before the program can echo it.
-    const record = parts.map((p) => this.#log.secrets.typed(p.text, p.secret)).join("");
+    const record = parts.map((p) => this.#secrets.typed(p.text, p.secret)).join("");
     this.#terminal.write(bytes);
     this.lastInputAt = performance.now();
     this.#log.append("stdin", new TextEncoder().encode(record));
@@ -159,7 +163,7 @@ export class ManagedProcess implements Waitable {
     };
     const pressed = keys.map((name) => keyBytes(name, keyModes));
     const hidden = this.#terminal.hidesInput();
-    if (secret !== undefined) this.#log.secrets.add(secret);
+    if (secret !== undefined) this.#secrets.add(secret);
     const text = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
     const pending: Typed[] = [{ text, secret: hidden }];
     if (secret !== undefined) pending.push({ text: secret, secret: true });
@@ -276,9 +280,22 @@ export class ManagedProcess implements Waitable {
     return this.#page(this.#log.read(options));
   }
 
-  /** Where the read tools and the waits read: the process's records. */
-  get log(): ProcessLog {
-    return this.#log;
+  /** Unread output as one text, head and tail past `maxChars`; it counts as read. */
+  readNewText(
+    sources: OutputSource[],
+    maxChars: number,
+  ): { text: string; omitted: number; dropped: number } {
+    return this.#log.readText(sources, maxChars);
+  }
+
+  /** Marks all output so far as read (a reply showed the rendered screen instead). */
+  skipNew(sources: OutputSource[]): void {
+    this.#log.skipUnread(sources);
+  }
+
+  /** The last `chars` characters of unread output; they stay unread. */
+  peekNew(sources: OutputSource[], chars: number): string {
+    return this.#log.peekUnread(sources, chars);
   }
 
   /** Everything known about the process: the one source of every JSON view of it. */

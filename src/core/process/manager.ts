@@ -53,11 +53,12 @@ import {
   type StartRequest,
   type StepReply,
 } from "../model/schema.ts";
+import { compilePattern } from "../steps/pattern.ts";
 import {
   type CallControl,
-  checkStep,
-  compileRegex,
+  prepareStep,
   runStep,
+  type Step,
   type StepRequest,
 } from "../steps/step.ts";
 import { hasSecret, secretOf, type SecretRequest } from "../input/secret_request.ts";
@@ -74,6 +75,7 @@ export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
 type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+const BOTH: OutputSource[] = ["stdout", "stderr"];
 
 /**
  * The processes one session sees: those it started, the kept ones, and those
@@ -96,19 +98,21 @@ export class ProcessManager {
     request: StartRequest & StepRequest,
     control: CallControl = {},
   ): Promise<ProcessSummary & Partial<StepReply>> {
-    if (request.prompt !== undefined) compileRegex(request.prompt, "prompt");
-    checkStep(request);
+    const prompt = request.prompt ? compilePattern(request.prompt, "prompt") : null;
+    const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
     const spec = launchSpec(request, Deno.cwd());
     this.#checkName(spec.name);
     const { ids, store } = this.#pool;
-    const process = new ManagedProcess(ids.next, spec, store, (p) => this.#ended(p));
+    const process = new ManagedProcess(ids.next, spec, store, {
+      prompt,
+      onEnd: (p) => this.#ended(p),
+    });
     ids.next++;
     this.#pool.add(process, this.session);
     const details = process.describe();
     store.saveProcess(details);
     this.#pool.idle.arm(process, this.#timeoutOf(process));
-    const step = await this.#step(process, request, control, ["stdout", "stderr"], "none", false);
-    return { ...project(processSummary, details), ...step };
+    return { ...project(processSummary, details), ...await this.#step(process, step, control) };
   }
 
   /**
@@ -139,18 +143,18 @@ export class ProcessManager {
   ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
     const process = this.#touch(this.#get(id));
     const sources = sourcesOf(options.source ?? "both") as OutputSource[];
-    if ((options.wait ?? "none") === "none") {
-      checkStep(options);
+    const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
+    if (step.wait === "none") {
       const page = process.readNew({ sources, maxChars: options.max_chars ?? MAX_CHARS.default });
-      return { ...page, state: process.state(options.quiet_ms), reason: "none" };
+      return { ...page, state: process.state(step.quietMs), reason: "none" };
     }
-    const step = await this.#step(process, options, control, sources, "none", false);
+    const reply = await this.#step(process, step, control);
     return {
       id,
       status: process.status,
-      ...step,
-      truncated: step.truncated ?? false,
-      dropped_bytes: step.dropped_bytes ?? 0,
+      ...reply,
+      truncated: reply.truncated ?? false,
+      dropped_bytes: reply.dropped_bytes ?? 0,
     };
   }
 
@@ -171,13 +175,12 @@ export class ProcessManager {
           "without sending anything, call process_read_new with wait.",
       );
     }
-    checkStep(request);
+    const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
     const process = this.#touch(this.#running(id, "write to"));
     const secret = await secretOf(request, control, process);
     const bytes_written = await process.type(content, keys, secret);
     if (eof) process.endInput();
-    const step = await this.#step(process, request, control, ["stdout", "stderr"], "ready", true);
-    return { id, bytes_written, ...step };
+    return { id, bytes_written, ...await this.#step(process, step, control) };
   }
 
   /** Sends a signal; on a PTY it goes to the terminal's foreground process group. */
@@ -344,17 +347,10 @@ export class ProcessManager {
   }
 
   /** Runs one waiting step; the idle timeout holds off while the agent waits. */
-  async #step(
-    process: ManagedProcess,
-    request: StepRequest,
-    control: CallControl,
-    sources: OutputSource[],
-    defaultWait: "ready" | "none",
-    fresh: boolean,
-  ): Promise<StepReply> {
+  async #step(process: ManagedProcess, step: Step, control: CallControl): Promise<StepReply> {
     this.#pool.idle.hold(process);
     try {
-      return await runStep(process, request, control, { sources, defaultWait, fresh });
+      return await runStep(process, step, control);
     } finally {
       process.touch();
       this.#pool.idle.release(process, this.#timeoutOf(process));

@@ -1,20 +1,25 @@
 /**
  * One step of a conversation with a program, as the waiting calls
  * (process_write, process_read_new, process_start) end it: wait as asked
- * (src/core/wait.ts), then reply with the program's state, why the wait
- * ended, and the new output as one text sized for a model: at most
- * `max_chars` (head and tail kept), or the rendered screen while a
- * full-screen program shows the alternate buffer. The output returned counts
- * as read: `process_read_new` does not return it again.
+ * (wait.ts), then reply with the program's state, why the wait ended, and
+ * the new output as one text sized for a model: at most `max_chars` (head
+ * and tail kept), or the rendered screen while a full-screen program shows
+ * the alternate buffer. The output returned counts as read:
+ * `process_read_new` does not return it again.
+ *
+ * A step is checked and resolved ({@link prepareStep}) before anything is
+ * sent, so a bad pattern sends nothing; then {@link runStep} computes each
+ * part of the reply once: the state where the wait ended, the modes once,
+ * the text in one read of the records.
  *
  * @module
  */
-import { PortalError, quote } from "../../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 import type { ManagedProcess } from "../process/managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
-import { waitForProgram } from "./wait.ts";
+import { compilePattern } from "./pattern.ts";
+import { waitForProgram, type WaitOutcome } from "./wait.ts";
 
 /**
  * How the MCP layer steers a long call: cancellation, progress for the
@@ -30,81 +35,110 @@ export interface CallControl {
 /** A waiting call's request: the wait, and the cap on its output. */
 export type StepRequest = WaitRequest & { max_chars?: number };
 
+/** What the call itself decides about its step. */
+export interface StepKind {
+  /** `wait` when the request gives none. */
+  defaultWait: "ready" | "none";
+  /** The output the step replies with (and `expect` may match). */
+  sources: OutputSource[];
+  /**
+   * The output `expect` may match: only what arrives from now on (`"new"`,
+   * after a write), or the unread output too (`"unread"`: a read, a start).
+   */
+  expectIn: "new" | "unread";
+}
+
+/** A step with every default applied and its pattern compiled. */
+export interface Step {
+  wait: "ready" | "exit" | "none";
+  expect: RegExp | undefined;
+  waitMs: number;
+  quietMs: number;
+  maxChars: number;
+  sources: OutputSource[];
+  expectIn: "new" | "unread";
+}
+
 /** How much earlier unread output `expect` may match (process_read_new, process_start). */
 const EXPECT_SEEN_CHARS = 64 * 1024;
 
-/** `source` compiled as a JavaScript regex (m flag), or a tool error naming `argument`. */
-export function compileRegex(source: string, argument: string): RegExp {
-  try {
-    return new RegExp(source, "m");
-  } catch (error) {
-    // V8 quotes the whole pattern ("Invalid regular expression: /…/m: Unterminated group").
-    const reason = (error as Error).message.split(/\/m: /).at(-1);
-    throw new PortalError(
-      `${argument} ${quote(source)} is not a valid JavaScript regular expression: ${reason}.`,
-    );
-  }
+/** Checks `request` (throws on a bad `expect`) and applies the defaults, before anything is sent. */
+export function prepareStep(request: StepRequest, kind: StepKind): Step {
+  return {
+    wait: request.wait ?? kind.defaultWait,
+    expect: request.expect === undefined ? undefined : compilePattern(request.expect, "expect"),
+    waitMs: request.wait_ms ?? WAIT_MS.default,
+    quietMs: request.quiet_ms ?? QUIET_MS.default,
+    maxChars: request.max_chars ?? STEP_MAX_CHARS,
+    sources: kind.sources,
+    expectIn: kind.expectIn,
+  };
 }
 
-/** Checks a step request before anything is sent, so a bad pattern sends nothing. */
-export function checkStep(request: StepRequest): RegExp | undefined {
-  return request.expect === undefined ? undefined : compileRegex(request.expect, "expect");
-}
-
-/**
- * Waits as `request` says and builds the reply. `fresh` says which output
- * `expect` may match: only what arrives from now on (after a write), or the
- * unread output too (a read, a start).
- */
+/** Waits as `step` says and builds the reply. */
 export async function runStep(
   process: ManagedProcess,
-  request: StepRequest,
+  step: Step,
   control: CallControl,
-  options: { sources: OutputSource[]; defaultWait: "ready" | "none"; fresh: boolean },
 ): Promise<StepReply> {
-  const wait = request.wait ?? options.defaultWait;
-  const quietMs = request.quiet_ms ?? QUIET_MS.default;
-  const expect = checkStep(request);
-  if (wait === "none") return { state: process.state(quietMs), reason: "none" };
-  const waitMs = request.wait_ms ?? WAIT_MS.default;
-  const { onProgress } = control;
-  const outcome = await waitForProgram(process, {
-    until: wait,
-    expect,
-    seen: options.fresh ? "" : process.log.peekUnread(options.sources, EXPECT_SEEN_CHARS),
-    waitMs,
-    quietMs,
-    signal: control.signal,
-    onProgress: onProgress &&
-      ((elapsedMs) => onProgress({ elapsedMs, totalMs: waitMs, state: process.state(quietMs) })),
-  });
-  const reply: StepReply = { state: process.state(quietMs), reason: outcome.reason };
+  if (step.wait === "none") return { state: process.state(step.quietMs), reason: "none" };
+  const outcome = await wait(process, step, control);
+  const reply: StepReply = { state: outcome.state, reason: outcome.reason };
   if (outcome.match) reply.match = outcome.match;
-  const maxChars = request.max_chars ?? STEP_MAX_CHARS;
-  const modes = await process.modes();
-  if (modes?.alternateBuffer) {
-    // A full-screen program's stream is cursor moves and fragments: the screen is the answer.
-    process.log.skipUnread(options.sources);
-    const screen = await process.screen({});
-    const text = screen.lines.join("\n");
-    reply.output = text.slice(0, maxChars);
-    reply.cursor = screen.cursor;
-    if (text.length > maxChars) {
-      reply.truncated = true;
-      reply.omitted_chars = text.length - maxChars;
-    }
-  } else {
-    const { text, omitted, dropped } = process.log.readText(options.sources, maxChars);
-    reply.output = text;
-    if (omitted > 0) {
-      reply.truncated = true;
-      reply.omitted_chars = omitted;
-    }
-    if (dropped > 0) reply.dropped_bytes = dropped;
-  }
+  Object.assign(reply, await output(process, step));
   if (!process.running) {
     reply.exit_code = process.exit?.code ?? null;
     reply.exit_signal = process.exit?.signal ?? null;
   }
   return reply;
+}
+
+function wait(process: ManagedProcess, step: Step, control: CallControl): Promise<WaitOutcome> {
+  const { onProgress } = control;
+  return waitForProgram(process, {
+    until: step.wait === "exit" ? "exit" : "ready",
+    expect: step.expect,
+    seen: step.expectIn === "new" ? "" : process.peekNew(step.sources, EXPECT_SEEN_CHARS),
+    waitMs: step.waitMs,
+    quietMs: step.quietMs,
+    signal: control.signal,
+    onProgress: onProgress &&
+      ((elapsedMs) =>
+        onProgress({ elapsedMs, totalMs: step.waitMs, state: process.state(step.quietMs) })),
+  });
+}
+
+/** The output part of a reply: the rendered screen of a full-screen program, else the text. */
+type StepOutput = Pick<
+  StepReply,
+  "output" | "truncated" | "omitted_chars" | "dropped_bytes" | "cursor"
+>;
+
+async function output(process: ManagedProcess, step: Step): Promise<StepOutput> {
+  const modes = await process.modes();
+  return modes?.alternateBuffer ? await screenOutput(process, step) : textOutput(process, step);
+}
+
+/** A full-screen program's stream is cursor moves and fragments: the screen is the answer. */
+async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOutput> {
+  process.skipNew(step.sources);
+  const screen = await process.screen({});
+  const text = screen.lines.join("\n");
+  const result: StepOutput = { output: text.slice(0, step.maxChars), cursor: screen.cursor };
+  if (text.length > step.maxChars) {
+    result.truncated = true;
+    result.omitted_chars = text.length - step.maxChars;
+  }
+  return result;
+}
+
+function textOutput(process: ManagedProcess, step: Step): StepOutput {
+  const { text, omitted, dropped } = process.readNewText(step.sources, step.maxChars);
+  const result: StepOutput = { output: text };
+  if (omitted > 0) {
+    result.truncated = true;
+    result.omitted_chars = omitted;
+  }
+  if (dropped > 0) result.dropped_bytes = dropped;
+  return result;
 }

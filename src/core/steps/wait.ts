@@ -31,6 +31,7 @@ import { PROGRESS_INTERVAL_MS } from "../../limits.ts";
 import { sleep } from "../../platform.ts";
 import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
+import { matchOf } from "./pattern.ts";
 
 /** Output must stay quiet this long, with the program still reading, before a wait ends. */
 export const SETTLE_MS = 2;
@@ -73,9 +74,10 @@ export interface WaitOptions {
   onProgress?: (elapsedMs: number) => void;
 }
 
-/** How a wait ended. */
+/** How a wait ended, and the program's state then (the reply's: asked once). */
 export interface WaitOutcome {
   reason: Exclude<WaitReason, "none">;
+  state: ProcessState;
   match?: WaitMatch;
 }
 
@@ -106,7 +108,7 @@ export function readiness(p: Waitable, quietMs: number): { state: ProcessState; 
 
 /** Waits as `options` say; see the module doc. */
 export async function waitForProgram(p: Waitable, options: WaitOptions): Promise<WaitOutcome> {
-  const { expect, signal, onProgress } = options;
+  const { expect, quietMs, signal, onProgress } = options;
   const start = performance.now();
   const deadline = start + options.waitMs;
   let nextProgress = start + PROGRESS_INTERVAL_MS;
@@ -134,9 +136,11 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         const from = Math.max(0, scanFrom - EXPECT_OVERLAP);
         scanFrom = text.length;
         const found = expect.exec(text.slice(from));
-        if (found !== null) return { reason: "expect", match: matchOf(found) };
+        if (found !== null) {
+          return { reason: "expect", state: readiness(p, quietMs).state, match: matchOf(found) };
+        }
       }
-      if (!p.running) return { reason: "exit" };
+      if (!p.running) return { reason: "exit", state: "exited" };
       const now = performance.now();
       // The cadence backs off with the time since the last input (or the start).
       const gap = Math.min(
@@ -150,14 +154,16 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         if (readySince !== null || now >= due) {
           lastCheck = now;
           fresh = false;
-          if (readiness(p, options.quietMs).ready) {
+          const { state, ready } = readiness(p, quietMs);
+          if (ready) {
             // Output already in the OS is taken now; it restarts the settle, and expect is
             // tested on it before the next check can end the wait. Output still in a pipe
             // holds the settle off until the server has read it.
             const taken = p.collectOutput();
             readySince ??= now;
             const quiet = now - Math.max(readySince, p.lastOutputAt);
-            if (quiet >= SETTLE_MS && taken) return { reason: "ready" };
+            // Nothing came since the check (it would restart the settle): its state stands.
+            if (quiet >= SETTLE_MS && taken) return { reason: "ready", state };
             nextCheck = now + Math.max(MIN_CHECK_MS, SETTLE_MS - quiet);
           } else {
             readySince = null;
@@ -167,7 +173,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
           nextCheck = due;
         }
       }
-      if (now >= deadline) return { reason: "timeout" };
+      if (now >= deadline) return { reason: "timeout", state: readiness(p, quietMs).state };
       if (onProgress !== undefined && now >= nextProgress) {
         onProgress(Math.round(now - start));
         nextProgress += PROGRESS_INTERVAL_MS;
@@ -182,16 +188,4 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
     unwatch();
     signal?.removeEventListener("abort", nudge);
   }
-}
-
-/** The matched text and its capture groups: numbered ("1", "2", …) and named. */
-function matchOf(found: RegExpExecArray): WaitMatch {
-  const groups: Record<string, string> = {};
-  found.slice(1).forEach((value, i) => {
-    if (value !== undefined) groups[String(i + 1)] = value;
-  });
-  for (const [name, value] of Object.entries(found.groups ?? {})) {
-    if (value !== undefined) groups[name] = value;
-  }
-  return { text: found[0], groups };
 }

@@ -37,6 +37,7 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
+import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../limits.ts";
 import {
   type QueryResult,
@@ -107,10 +108,18 @@ interface Usage {
   hooks: RetentionHooks;
 }
 
+/** Options of a {@link RecordStore}. */
+export interface StoreOptions {
+  /** The per-process cap on stored records, 0 for none (default: {@link maxOutputBytes}). */
+  maxOutputBytes?: number;
+  /** Told when writing the file starts failing (with the message) and works again (null). */
+  onWritesChange?: (message: string | null) => void;
+}
+
 /** The records table and the processes table in one SQLite file. */
 export class RecordStore {
   /** Whether the file can be written now (see write_failure.ts). */
-  readonly writes: WriteFailure;
+  readonly #writes: WriteFailure;
   readonly #db: DatabaseSync;
   readonly #rows: ProcessRows;
   readonly #maxBytes: number;
@@ -124,10 +133,9 @@ export class RecordStore {
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
-   * `maxOutputBytes`: the per-process cap on stored records, 0 for none; by
-   * default `PORTAL_MAX_OUTPUT_BYTES` ({@link maxOutputBytes}).
+   * The cap defaults to `PORTAL_MAX_OUTPUT_BYTES` ({@link maxOutputBytes}).
    */
-  constructor(path: string, options: { maxOutputBytes?: number } = {}) {
+  constructor(path: string, options: StoreOptions = {}) {
     this.#maxBytes = options.maxOutputBytes ?? maxOutputBytes();
     // A small cap commits (and so trims) in smaller batches.
     this.#commitBytes = this.#maxBytes > 0
@@ -137,7 +145,8 @@ export class RecordStore {
     this.#db.exec(PRAGMAS);
     this.#db.exec(SCHEMA);
     this.#rows = new ProcessRows(this.#db);
-    this.writes = new WriteFailure(path);
+    this.#writes = new WriteFailure(path);
+    this.#writes.onChange = options.onWritesChange;
     this.#sql = prepareStatements(this.#db);
     this.#frames = new StoredFrames(this.#sql);
   }
@@ -145,6 +154,15 @@ export class RecordStore {
   /** The per-process cap on stored bytes; 0: none. */
   get maxOutputBytes(): number {
     return this.#maxBytes;
+  }
+
+  /**
+   * Throws while the file cannot be written (a full disk): what would be
+   * recorded now (a start, input) could not be, so the call is refused.
+   */
+  checkWritable(): void {
+    const failure = this.#writes.message;
+    if (failure) throw new PortalError(failure);
   }
 
   /** Registers what retention tells the owner of `processId`, and what it must keep. */
@@ -163,7 +181,7 @@ export class RecordStore {
     if (record.seq >= SEQ_SPAN) throw new RangeError(`record ${record.seq} is past 2^32`);
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
     this.#usageOf(processId).bytes += record.bytes.length;
-    if (this.writes.failing) this.#hold();
+    if (this.#writes.failing) this.#hold();
     else if (this.#pending.bytes >= this.#commitBytes) this.flush();
     else this.#commitSoon(COMMIT_INTERVAL_MS);
   }
@@ -182,22 +200,22 @@ export class RecordStore {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#pending.empty && !this.#vacuum && !this.#rows.waiting) {
-      return this.writes.succeeded(); // Nothing waits to be written.
+      return this.#writes.succeeded(); // Nothing waits to be written.
     }
     const batch = this.#pending.take();
     try {
       this.#commit(batch);
     } catch (error) {
-      this.writes.failed(error);
+      this.#writes.failed(error);
       this.#pending.restore(batch);
       return this.#hold();
     }
     this.#rows.written();
-    this.writes.succeeded();
+    this.#writes.succeeded();
     if (this.#vacuum) {
       this.#vacuum = false;
       // Stepped to the end: exec() would free a single page.
-      this.writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
+      this.#writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
     }
   }
 
@@ -275,7 +293,7 @@ export class RecordStore {
     const base = processId * SEQ_SPAN;
     // The journal of the delete and of the vacuum holds the deleted pages: emptied after each.
     this.#db.exec(TRUNCATE_JOURNAL.on);
-    this.writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
+    this.#writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
     this.#pending.forget(processId); // Records wait only while the file cannot be written.
     const usage = this.#usage.get(processId);
     if (usage) usage.bytes = 0;
@@ -292,7 +310,7 @@ export class RecordStore {
   /** Writes or replaces a process row, with the next commit. */
   saveProcess(row: ProcessDetails): void {
     this.#rows.save(row);
-    if (!this.writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
+    if (!this.#writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
   /** Deletes a process row and all its records. */

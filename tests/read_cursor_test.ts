@@ -1,0 +1,61 @@
+/**
+ * The read cursor of process_read_new on a real (in-memory) record store:
+ * pages of records and a waiting call's one text, every character returned
+ * exactly once, whatever the mix of calls.
+ */
+import { RecordStore } from "../src/core/store/record_store.ts";
+import { ReadCursor } from "../src/core/output/read_cursor.ts";
+import type { OutputSource } from "../src/terminal/terminal.ts";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+
+const BOTH: OutputSource[] = ["stdout", "stderr"];
+
+/** A store holding `records` of process 1, and a cursor over it. */
+function cursorOver(records: [OutputSource, string][]) {
+  const store = new RecordStore(":memory:", { maxOutputBytes: 0 });
+  records.forEach(([source, text], i) => {
+    const bytes = new TextEncoder().encode(text);
+    store.append(1, { seq: i + 1, timestamp: i + 1, source, bytes });
+  });
+  return { store, cursor: new ReadCursor(store, 1, { dropCR: false }), end: records.length };
+}
+
+const contents = (page: { records: { content: string }[] }) => page.records.map((r) => r.content);
+
+Deno.test("read cursor: the text of unread output that fits is all of it, and moves the cursor to the end", () => {
+  const { store, cursor, end } = cursorOver([["stdout", "one\n"], ["stderr", "two\n"]]);
+  assertEquals(cursor.text(BOTH, 100, end), { text: "one\ntwo\n", omitted: 0 });
+  assertEquals(cursor.text(BOTH, 100, end), { text: "", omitted: 0 });
+  assertEquals(cursor.page(BOTH, 100).records, []);
+  store.close();
+});
+
+Deno.test("read cursor: a long text keeps its head and tail, and counts what it left out", () => {
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${String(i).padStart(3, "0")}\n`);
+  const { store, cursor, end } = cursorOver(lines.map((line) => ["stdout", line]));
+  const whole = lines.join("");
+  const { text, omitted } = cursor.text(BOTH, 300, end);
+  assert(text.length <= 300, `${text.length} characters`);
+  const [head, tail] = text.split(/\n\[… \d+ characters omitted; process_read has them …\]\n/);
+  assert(whole.startsWith(head) && whole.endsWith(tail));
+  assertEquals(head.length + omitted + tail.length, whole.length);
+  assertMatch(text, new RegExp(`\\[… ${omitted} characters omitted`));
+  assertEquals(cursor.page(BOTH, 100).records, []);
+  store.close();
+});
+
+Deno.test("read cursor: after a page cut inside a record, a text of the rest that fits is whole", () => {
+  // The first page stops inside the long record; the rest of it, and what follows, fit.
+  const { store, cursor, end } = cursorOver([["stdout", "x".repeat(450)], ["stdout", "end\n"]]);
+  assertEquals(contents(cursor.page(BOTH, 300)), ["x".repeat(300)]);
+  assertEquals(cursor.text(BOTH, 300, end), { text: "x".repeat(150) + "end\n", omitted: 0 });
+  store.close();
+});
+
+Deno.test("read cursor: peek shows the end of the unread output and moves nothing", () => {
+  const { store, cursor, end } = cursorOver([["stdout", "abc"], ["stderr", "def"]]);
+  assertEquals(cursor.peek(BOTH, 4), "cdef");
+  assertEquals(cursor.peek(["stdout"], 10), "abc");
+  assertEquals(cursor.text(BOTH, 100, end).text, "abcdef");
+  store.close();
+});
