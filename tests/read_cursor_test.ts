@@ -59,3 +59,17 @@ Deno.test("read cursor: peek shows the end of the unread output and moves nothin
   assertEquals(cursor.text(BOTH, 100, end).text, "abcdef");
   store.close();
 });
+
+Deno.test("read cursor: reading one source on its own, then both, returns nothing twice", () => {
+  const { store, cursor, end } = cursorOver([
+    ["stdout", "out1 "],
+    ["stderr", "err2 "],
+    ["stdout", "out3 "],
+    ["stderr", "err4 "],
+  ]);
+  assertEquals(contents(cursor.page(["stderr"], 100)), ["err2 ", "err4 "]);
+  assertEquals(contents(cursor.page(BOTH, 5)), ["out1 "]);
+  assertEquals(contents(cursor.page(BOTH, 100)), ["out3 "]);
+  assertEquals(cursor.text(BOTH, 100, end).text, "");
+  store.close();
+});

@@ -108,7 +108,9 @@ export class ReadCursor {
 
   /** Back to the start (the records were deleted). */
   reset(): void {
-    this.#moveTo(["stdout", "stderr"], 0);
+    for (const source of ["stdout", "stderr"] as const) {
+      this.#positions[source] = { seq: 0, offset: 0, rest: 0 };
+    }
   }
 
   /**
@@ -182,8 +184,14 @@ export class ReadCursor {
     return Math.max(...sources.map((s) => this.#positions[s].offset));
   }
 
+  /**
+   * Moves the cursor of each of `sources` past record `seq`, never back: a
+   * source read further on its own (`source: "stderr"`) keeps its place.
+   */
   #moveTo(sources: OutputSource[], seq: number): void {
-    for (const source of sources) this.#positions[source] = { seq, offset: 0, rest: 0 };
+    for (const source of sources) {
+      if (this.#positions[source].seq <= seq) this.#positions[source] = { seq, offset: 0, rest: 0 };
+    }
   }
 
   #query(sources: OutputSource[], q: { maxChars?: number; newest?: boolean }) {
