@@ -4,8 +4,9 @@
  * batches of every size, then read through every kind of query. Each answer
  * must equal the same query over the records kept in an array.
  */
-import { type RawRecord, RecordStore } from "../src/core/store/record_store.ts";
-import { RecordText } from "../src/core/output/record_text.ts";
+import { RecordStore } from "../src/core/store/record_store.ts";
+import type { RawRecord } from "../src/core/store/records.ts";
+import { RecordDecoder } from "../src/core/output/record_decoder.ts";
 import type { Source } from "../src/core/model/schema.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 
@@ -52,7 +53,7 @@ function modelQuery(
   const rows = all.filter((r) => r.seq > after(r.source));
   const before = (source: Source, seq: number) =>
     all.filter((r) => r.source === source && r.seq < seq).at(-1);
-  const text = new RecordText(q.dropCR ?? false, before);
+  const text = new RecordDecoder(q.dropCR ?? false, before);
   const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
   return q.newest ? text.newest(rows.reverse(), limits) : text.oldest(rows, limits);
 }

@@ -5,6 +5,14 @@
  * output schemas, so a field cannot be added in one place and forgotten in
  * the other.
  *
+ * The `.describe()` text of a field is what an agent reads about it in the
+ * tool's input schema. It sits on the field, here, for the same reason: a
+ * field, its bounds (which the text quotes from limits.ts) and its meaning
+ * are declared once, and two tools that share a field (`id`, the wait of
+ * process_write, process_read_new and process_start) share its words. What
+ * is about a tool rather than a field (when to use it, its defaults and
+ * platform differences, fields no other tool has) is in src/mcp/tools/.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";

@@ -1,10 +1,10 @@
 /**
- * Reading a process's stored output under a hard cap. `max_chars` bounds
- * the content of every reply, even when one record is longer (a PTY chunk
- * can be 64 KiB): such a record is cut, and `process_read_new`'s cursor then
- * points inside it, so every character is still returned exactly once. Every
- * reply also stays within {@link REPLY_OUTPUT_BYTES} of JSON, far from the
- * 10 MiB message limit of the official SDK client.
+ * `process_read_new`'s cursor: what of a process's stored output was not
+ * returned yet, read under a hard cap. `max_chars` bounds the content of
+ * every reply, even when one record is longer (a PTY chunk can be 64 KiB):
+ * such a record is cut, and the cursor then points inside it, so every
+ * character is still returned exactly once. Every reply also stays within
+ * `REPLY_OUTPUT_BYTES` of JSON (reply_size.ts).
  *
  * A waiting call's `output` is the unread text in one string: when it is
  * longer than its cap, the head and the tail are kept around a marker that
@@ -32,9 +32,9 @@
  */
 import { REPLY_OUTPUT_BYTES } from "../../limits.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
-import { Buffer } from "node:buffer";
-import type { IoRecord, RecordStore } from "../store/record_store.ts";
-import type { Encoding } from "../model/schema.ts";
+import type { RecordStore } from "../store/record_store.ts";
+import type { IoRecord, Page } from "../store/records.ts";
+import { fitEnd, jsonBytes, RECORD_OVERHEAD_BYTES } from "./reply_size.ts";
 
 /**
  * A cursor's place: after record `seq`, or inside it once `offset` characters
@@ -46,31 +46,18 @@ interface Position {
   rest: number;
 }
 
-/** A page of records; `complete` is false when more remained. */
-export interface Page {
-  records: IoRecord[];
-  complete: boolean;
-}
-
 /** Unread output as one text; `omitted` characters were left out of its middle. */
 export interface Text {
   text: string;
   omitted: number;
 }
 
-/** JSON a record costs beyond its content: timestamp, source, keys and punctuation. */
-const RECORD_OVERHEAD_BYTES = 64;
 /** Room kept for the marker that stands for an omitted middle. */
 const MARKER_ROOM = 100;
 /** Below this cap, a text keeps only its tail: a head and a marker would not fit. */
 const MIN_HEAD_AND_TAIL = 2 * MARKER_ROOM;
 
 const encoder = new TextEncoder();
-
-/** Bytes `text` takes as a JSON string. */
-export function jsonBytes(text: string): number {
-  return encoder.encode(JSON.stringify(text)).length;
-}
 
 /** `process_read_new`'s position in one process's output, per source. */
 export class ReadCursor {
@@ -216,50 +203,6 @@ export class ReadCursor {
   }
 }
 
-/**
- * Records of the time window `q` selects, newest kept when `maxChars` or the
- * byte budget is reached (the oldest record kept may be cut at its start).
- */
-export function newestPage(
-  store: RecordStore,
-  processId: number,
-  q: {
-    sources: IoRecord["source"][];
-    sinceTimestamp: number;
-    maxChars: number;
-    dropCR: boolean;
-    encoding?: Encoding;
-  },
-): Page {
-  const { records, complete } = store.query(processId, { ...q, newest: true });
-  let chars = 0;
-  let bytes = 0;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const record = records[i];
-    const cost = jsonBytes(record.content) + RECORD_OVERHEAD_BYTES;
-    if (chars + record.content.length <= q.maxChars && bytes + cost <= REPLY_OUTPUT_BYTES) {
-      chars += record.content.length;
-      bytes += cost;
-      continue;
-    }
-    const room = Math.min(q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
-    const content = q.encoding === "base64"
-      ? lastBytesBase64(record.content, room)
-      : fitEnd(record.content, q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
-    const kept = content === "" ? records.slice(i + 1) : records.slice(i);
-    if (content !== "") kept[0] = { ...record, content };
-    return { records: kept.length > 0 ? kept : [{ ...record, content }], complete: false };
-  }
-  return { records, complete };
-}
-
-/** The base64 of the last bytes of `base64`'s bytes that fit in `chars` characters. */
-function lastBytesBase64(base64: string, chars: number): string {
-  const bytes = Buffer.from(base64, "base64");
-  const keep = Math.floor(Math.max(0, chars) / 4) * 3;
-  return keep === 0 ? "" : bytes.subarray(Math.max(0, bytes.length - keep)).toString("base64");
-}
-
 function join(records: IoRecord[]): string {
   return records.map((r) => r.content).join("");
 }
@@ -310,18 +253,4 @@ function cutPoint(text: string, n: number): number {
   if (n >= text.length) return text.length;
   const code = text.charCodeAt(n - 1);
   return n > 1 && code >= 0xd800 && code <= 0xdbff ? n - 1 : Math.max(0, n);
-}
-
-/** The end of `text`: at most `chars` characters and `bytes` bytes of JSON. */
-function fitEnd(text: string, chars: number, bytes: number): string {
-  let keep = Math.min(text.length, chars);
-  for (;;) {
-    let start = text.length - keep;
-    const code = text.charCodeAt(start);
-    if (start > 0 && code >= 0xdc00 && code <= 0xdfff) start++;
-    const end = text.slice(start);
-    const size = jsonBytes(end);
-    if (size <= bytes || end === "") return end;
-    keep = Math.floor(end.length * bytes / size * 0.95);
-  }
 }

@@ -1,8 +1,8 @@
 /**
  * One process's records, as its owner and the read tools see them: bytes go
- * in exactly as they came, stamped with a sequence number and a timestamp;
- * text comes out through the `process_read_new` cursor, a time window, or a
- * wait's watchers; and what the store's size cap dropped is counted so every
+ * in exactly as they came (but for secrets), stamped with a sequence number
+ * and a timestamp; text comes out through the `process_read_new` cursor or a
+ * time window; and what the store's size cap dropped is counted so every
  * read can say so.
  *
  * @example
@@ -23,14 +23,18 @@
  * @module
  */
 import type { OutputSource } from "../../terminal/terminal.ts";
-import { OutputDecoder } from "../output/decoder.ts";
-import { newestPage, ReadCursor } from "../output/read_cursor.ts";
-import type { IoRecord, RawRecord, RecordStore } from "../store/record_store.ts";
+import { newestPage } from "../output/newest_page.ts";
+import { ReadCursor } from "../output/read_cursor.ts";
+import type { RecordStore } from "../store/record_store.ts";
+import type { IoRecord, RawRecord } from "../store/records.ts";
 import type { Encoding, Source } from "../model/schema.ts";
 import type { Secrets } from "../input/secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;
+
+/** Hears each output record as it is stored. */
+type OnOutput = (source: OutputSource, bytes: Uint8Array, seq: number) => void;
 
 /** Records as a read returns them, before the process adds its id and status. */
 export interface LogPage {
@@ -46,7 +50,7 @@ export class ProcessLog {
   readonly #id: number;
   readonly #dropCR: boolean;
   readonly #cursor: ReadCursor;
-  readonly #onOutput: ((bytes: Uint8Array, seq: number) => void) | undefined;
+  readonly #onOutput: OnOutput | undefined;
   /** What is kept out of the records (see secrets.ts): its owner's. */
   readonly #secrets: Secrets;
   /** Records per source since the last clear. */
@@ -60,9 +64,6 @@ export class ProcessLog {
   /** The newest output seq, and the last line as of it (computed when asked). */
   #outputSeq = 0;
   #lastLine = { seq: 0, text: "" };
-  readonly #watchers = new Set<(text: string | null) => void>();
-  /** Decoders for the watchers only: records are stored raw and decoded when read. */
-  #liveDecoders: Record<OutputSource, OutputDecoder> | null = null;
   /** Bytes dropped by the store's cap per source, and the newest dropped record's timestamp. */
   readonly #dropped: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
   #droppedUntil = -1;
@@ -72,7 +73,7 @@ export class ProcessLog {
   /**
    * `dropCR`: the output comes through a terminal, whose line ends are
    * `\r\n`; `secrets`: what to keep out of the records; `onOutput` hears
-   * each output record as stored (a screen).
+   * each output record as stored (the screen, the watchers).
    */
   constructor(
     store: RecordStore,
@@ -80,7 +81,7 @@ export class ProcessLog {
     options: {
       dropCR: boolean;
       secrets: Secrets;
-      onOutput?: (bytes: Uint8Array, seq: number) => void;
+      onOutput?: OnOutput;
     },
   ) {
     this.#store = store;
@@ -121,17 +122,11 @@ export class ProcessLog {
     this.#store.checkWritable();
   }
 
-  /** The program ended: its age stops, everything is committed, the watchers hear it. */
+  /** The program ended: its age stops, and everything is committed. */
   end(): void {
     this.#release();
     this.#store.flush();
     this.#endNs = this.#nextTimestamp();
-    if (this.#liveDecoders !== null) {
-      for (const source of ["stdout", "stderr"] as const) {
-        this.#notify(this.#liveDecoders[source].decode());
-      }
-    }
-    for (const watcher of this.#watchers) watcher(null);
   }
 
   /** The output after its last newline (stdout and stderr), for prompts. */
@@ -149,22 +144,6 @@ export class ProcessLog {
     // What the secret filter holds back counts too, without being released: waits look at
     // the last line often (macOS, relays), and a release would let a split secret's start out.
     return this.#lastLine.text + this.#heldText();
-  }
-
-  /**
-   * Calls `listener` with each new chunk of output as text, and with null once
-   * the program ended; returns an unsubscribe.
-   */
-  watch(listener: (text: string | null) => void): () => void {
-    this.#watchers.add(listener);
-    this.#liveDecoders ??= {
-      stdout: new OutputDecoder({ dropCR: this.#dropCR }),
-      stderr: new OutputDecoder({ dropCR: this.#dropCR }),
-    };
-    return () => {
-      this.#watchers.delete(listener);
-      if (this.#watchers.size === 0) this.#liveDecoders = null;
-    };
   }
 
   /**
@@ -249,15 +228,14 @@ export class ProcessLog {
     return removed;
   }
 
-  /** Stores a record (output: tells the watchers and `onOutput`). */
+  /** Stores a record (output: tells `onOutput`). */
   #record(source: Source, bytes: Uint8Array): void {
     const record: RawRecord = { seq: ++this.#seq, timestamp: this.#nextTimestamp(), source, bytes };
     this.counts[source]++;
     this.#store.append(this.#id, record);
     if (source === "stdin") return;
     this.#outputSeq = record.seq;
-    if (this.#liveDecoders !== null) this.#notify(this.#liveDecoders[source].decode(bytes));
-    this.#onOutput?.(bytes, record.seq);
+    this.#onOutput?.(source, bytes, record.seq);
   }
 
   /** What the secret filter holds back, as text (the start of a secret: no line end). */
@@ -278,11 +256,6 @@ export class ProcessLog {
   #nextTimestamp(): number {
     this.#lastTimestamp = Math.max(this.elapsedNs(), this.#lastTimestamp + 1);
     return this.#lastTimestamp;
-  }
-
-  #notify(text: string): void {
-    if (text === "") return;
-    for (const watcher of this.#watchers) watcher(text);
   }
 
   /** Unread bytes of `sources` the cap dropped since the last read: reported once. */

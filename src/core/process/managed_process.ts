@@ -13,6 +13,7 @@ import type { ExitInfo, InputState, OutputSource, Terminal } from "../../termina
 import { keyBytes } from "../input/keys.ts";
 import { pasteOf } from "../input/paste.ts";
 import { Secrets } from "../input/secrets.ts";
+import { OutputWatchers } from "../output/watchers.ts";
 import { type LogPage, ProcessLog } from "./log.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type {
@@ -53,6 +54,8 @@ export class ManagedProcess implements Waitable {
   readonly #log: ProcessLog;
   /** What is kept out of its records (see secrets.ts). */
   readonly #secrets = new Secrets();
+  /** Who listens to its output as it comes (waits). */
+  readonly #watchers: OutputWatchers;
   readonly prompt: RegExp | null;
   lastInputAt = -Infinity;
   #lastActivity = performance.now();
@@ -77,10 +80,14 @@ export class ManagedProcess implements Waitable {
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
+    this.#watchers = new OutputWatchers({ dropCR: spec.pty });
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
       secrets: this.#secrets,
-      onOutput: (bytes, seq) => this.#screen?.write(bytes, seq),
+      onOutput: (source, bytes, seq) => {
+        this.#watchers.hear(source, bytes);
+        this.#screen?.write(bytes, seq);
+      },
     });
     this.prompt = hooks.prompt;
     this.#onEnd = hooks.onEnd;
@@ -105,7 +112,7 @@ export class ManagedProcess implements Waitable {
     }
     this.#screen = screen;
     store.track(id, {
-      keepAfter: screen && (() => screen.parsedSeq),
+      keepAfter: screen && (() => screen.fedSeq),
       dropped: (record, bytes) => this.#log.dropped(record, bytes),
     });
     // A real terminal answers the program's queries (cursor position, device attributes).
@@ -224,7 +231,7 @@ export class ManagedProcess implements Waitable {
   }
 
   watch(listener: (text: string | null) => void): () => void {
-    return this.#log.watch(listener);
+    return this.#watchers.watch(listener);
   }
 
   /** The input modes of a PTY's screen (null on pipes). */
@@ -365,6 +372,7 @@ export class ManagedProcess implements Waitable {
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
     this.#log.end();
+    this.#watchers.end();
     this.exit = info;
     this.endedAt = new Date();
     this.status = this.#killing ? "killed" : "exited";

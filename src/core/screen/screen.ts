@@ -151,8 +151,11 @@ export class Screen {
     return !this.#disposed && this.#queryAt > this.#answeredSeq;
   }
 
-  /** The highest seq the emulator has taken: the store may drop records up to it. */
-  get parsedSeq(): number {
+  /**
+   * The highest seq handed to the emulator (parsed or not: it holds the
+   * bytes), so the store may drop records up to it.
+   */
+  get fedSeq(): number {
     return this.#fedSeq;
   }
 
@@ -239,7 +242,7 @@ export class Screen {
       if (this.#fedSeq >= this.#until && flowing && this.#lag <= this.#maxLag / 2) return;
       const chunks = this.#next();
       if (chunks.length === 0) {
-        // Deleted before they were parsed (cannot happen while the store honours parsedSeq).
+        // Deleted before they were parsed (cannot happen while the store honours fedSeq).
         this.#fedSeq = this.#writtenSeq;
         break;
       }

@@ -28,7 +28,7 @@
  * ```
  * @module
  */
-import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../output/record_text.ts";
+import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
 
 /** A frame grows by small records only up to this many bytes (a flood's chunks stand alone). */
 export const FRAME_BYTES = 64 * 1024;

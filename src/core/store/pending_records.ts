@@ -21,7 +21,7 @@
  * ```
  * @module
  */
-import type { RawRecord } from "../output/record_text.ts";
+import type { RawRecord } from "./records.ts";
 
 /** A record, whose process it is, and its key in the records table. */
 export interface Pending {

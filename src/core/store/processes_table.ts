@@ -8,23 +8,23 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
- * import { ProcessRows } from "./processes_table.ts";
+ * import { ProcessesTable } from "./processes_table.ts";
  * import { SCHEMA } from "./tables.ts";
  *
  * const db = new DatabaseSync(":memory:");
  * db.exec(SCHEMA);
- * const rows = new ProcessRows(db);
- * assert.equal(rows.highestId(), 0);
+ * const table = new ProcessesTable(db);
+ * assert.equal(table.highestId(), 0);
  * db.exec("INSERT INTO records VALUES (7 * 4294967296 + 1, 0, 1, x'41', 1, NULL)");
- * assert.equal(rows.highestId(), 7);
+ * assert.equal(table.highestId(), 7);
  * ```
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ProcessDetails } from "../model/schema.ts";
 
-/** Rows of processes, written with the store's commits. */
-export class ProcessRows {
+/** The processes table: its rows, written with the store's commits. */
+export class ProcessesTable {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #unsaved = new Map<number, ProcessDetails>();

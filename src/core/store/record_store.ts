@@ -2,7 +2,7 @@
  * The SQLite file that holds every process's I/O records and metadata.
  *
  * - **Raw bytes**, as written (NULs, invalid UTF-8 kept); text is made at read
- *   time ({@link RecordText}), so ingest does no decoding.
+ *   time ({@link RecordDecoder}), so ingest does no decoding.
  * - **Constant-time reads.** Keys are `process_id · 2³² + seq`: a process is one
  *   range, and a query starts at a cursor or the newest, never the first record.
  * - **Packed.** A commit writes each process's run of small records as one
@@ -39,13 +39,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../limits.ts";
-import {
-  type QueryResult,
-  type RawRecord,
-  RecordText,
-  SOURCE_CODE,
-  SOURCE_NAME,
-} from "../output/record_text.ts";
+import { RecordDecoder } from "../output/record_decoder.ts";
+import { type QueryResult, type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
 import { frameRecords, type FrameRow, packFrames } from "./frames.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {
@@ -57,11 +52,9 @@ import {
   TRUNCATE_JOURNAL,
 } from "./tables.ts";
 import { type Pending, PendingRecords } from "./pending_records.ts";
-import { ProcessRows } from "./processes_table.ts";
+import { ProcessesTable } from "./processes_table.ts";
 import type { Encoding, ProcessDetails, Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
-
-export type { IoRecord, QueryResult, RawRecord } from "../output/record_text.ts";
 
 /**
  * Buffered records are committed this often: the bound on what a SIGKILLed
@@ -91,7 +84,7 @@ export interface RecordQuery {
   newest?: boolean;
   /** The output came through a terminal: its CRs are dropped. */
   dropCR?: boolean;
-  /** `base64`: the bytes as stored, not text (see {@link RecordText}). */
+  /** `base64`: the bytes as stored, not text (see {@link RecordDecoder}). */
   encoding?: Encoding;
 }
 
@@ -121,7 +114,7 @@ export class RecordStore {
   /** Whether the file can be written now (see write_failure.ts). */
   readonly #writes: WriteFailure;
   readonly #db: DatabaseSync;
-  readonly #rows: ProcessRows;
+  readonly #processes: ProcessesTable;
   readonly #maxBytes: number;
   readonly #commitBytes: number;
   readonly #pending = new PendingRecords();
@@ -144,7 +137,7 @@ export class RecordStore {
     this.#db = new DatabaseSync(path);
     this.#db.exec(PRAGMAS);
     this.#db.exec(SCHEMA);
-    this.#rows = new ProcessRows(this.#db);
+    this.#processes = new ProcessesTable(this.#db);
     this.#writes = new WriteFailure(path);
     this.#writes.onChange = options.onWritesChange;
     this.#sql = prepareStatements(this.#db);
@@ -199,7 +192,7 @@ export class RecordStore {
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.empty && !this.#vacuum && !this.#rows.waiting) {
+    if (this.#pending.empty && !this.#vacuum && !this.#processes.waiting) {
       return this.#writes.succeeded(); // Nothing waits to be written.
     }
     const batch = this.#pending.take();
@@ -210,7 +203,7 @@ export class RecordStore {
       this.#pending.restore(batch);
       return this.#hold();
     }
-    this.#rows.written();
+    this.#processes.written();
     this.#writes.succeeded();
     if (this.#vacuum) {
       this.#vacuum = false;
@@ -223,7 +216,7 @@ export class RecordStore {
     // Each process's records in order, so that its runs of small records pack into frames.
     const byProcess = Map.groupBy(batch, (p) => p.processId);
     this.#transaction(() => {
-      this.#rows.write();
+      this.#processes.write();
       for (const records of byProcess.values()) {
         for (const f of packFrames(records)) {
           this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
@@ -263,7 +256,7 @@ export class RecordStore {
       low = Math.max(low, this.#frames.lastKeyBefore(base, q.sinceTimestamp));
     }
     const scan = this.#scan(processId, low, bounds, q.newest ?? false);
-    const text = new RecordText(
+    const text = new RecordDecoder(
       q.dropCR ?? false,
       (source, seq) => this.#before(processId, source, seq),
       q.encoding,
@@ -304,12 +297,12 @@ export class RecordStore {
 
   /** The highest process id the file has seen (0 when new): a reopened file's ids go on from there. */
   highestProcessId(): number {
-    return this.#rows.highestId();
+    return this.#processes.highestId();
   }
 
   /** Writes or replaces a process row, with the next commit. */
   saveProcess(row: ProcessDetails): void {
-    this.#rows.save(row);
+    this.#processes.save(row);
     if (!this.#writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
@@ -317,7 +310,7 @@ export class RecordStore {
   deleteProcess(processId: number): void {
     this.deleteRecords(processId);
     this.#usage.delete(processId);
-    this.#rows.delete(processId);
+    this.#processes.delete(processId);
   }
 
   /** Commits what is buffered and closes the file. */

@@ -8,7 +8,7 @@
  */
 import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./frames.ts";
 import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
-import { type RawRecord, SOURCE_CODE } from "../output/record_text.ts";
+import { type RawRecord, SOURCE_CODE } from "./records.ts";
 import type { Source } from "../model/schema.ts";
 
 /** The committed records of every process, read through the store's statements. */

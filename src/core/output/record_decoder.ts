@@ -8,14 +8,15 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type RawRecord, RecordText } from "./record_text.ts";
+ * import { RecordDecoder } from "./record_decoder.ts";
+ * import type { RawRecord } from "../store/records.ts";
  *
  * const bytes = new TextEncoder().encode("\x1b[1mé\r\n");
  * const rows: RawRecord[] = [
  *   { seq: 1, timestamp: 1, source: "stdout", bytes: bytes.subarray(0, 5) },
  *   { seq: 2, timestamp: 2, source: "stdout", bytes: bytes.subarray(5) },
  * ];
- * const text = new RecordText(true, (_, seq) => rows[seq - 2]);
+ * const text = new RecordDecoder(true, (_, seq) => rows[seq - 2]);
  * // From the start: the first record holds only half of "é", nothing to show.
  * const all = text.oldest(rows, {});
  * assert.deepEqual(all.records.map((r) => r.content), ["é\n"]);
@@ -28,39 +29,7 @@
 import { OutputDecoder } from "./decoder.ts";
 import { Buffer } from "node:buffer";
 import type { Encoding, Source } from "../model/schema.ts";
-
-export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
-export const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];
-
-/** One chunk of output, or one write to stdin, exactly as it was. */
-export interface RawRecord {
-  /** Position within its process, starting at 1; strictly increasing. */
-  seq: number;
-  /** Nanoseconds since the process started (monotonic, growing with `seq`). */
-  timestamp: number;
-  source: Source;
-  bytes: Uint8Array;
-}
-
-/** A record as the read tools see it: its text. */
-export interface IoRecord {
-  seq: number;
-  timestamp: number;
-  source: Source;
-  content: string;
-}
-
-/** What a read found. */
-export interface QueryResult {
-  records: IoRecord[];
-  /** Nothing that matched was left out (for `maxChars`). */
-  complete: boolean;
-  /**
-   * Reading oldest first: the last record examined and consumed (returned, or
-   * empty once decoded, e.g. escape sequences only): a cursor may move to it.
-   */
-  lastSeq?: number;
-}
+import type { IoRecord, QueryResult, RawRecord } from "../store/records.ts";
 
 /** Limits of one read. */
 export interface TextLimits {
@@ -78,7 +47,7 @@ const PRIME_BYTES = 4096 + 16;
 const UTF8 = new TextDecoder();
 
 /** Decodes the records of one read; see the module doc. */
-export class RecordText {
+export class RecordDecoder {
   readonly #dropCR: boolean;
   readonly #encoding: Encoding;
   readonly #before: (source: Source, seq: number) => RawRecord | undefined;

@@ -1,0 +1,53 @@
+/**
+ * What the store holds: a record is one chunk of a program's output, or one
+ * write to its input, exactly as it was (raw bytes); reads hand it out as
+ * text. Sources are stored as small numbers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SOURCE_CODE, SOURCE_NAME } from "./records.ts";
+ *
+ * assert.equal(SOURCE_NAME[SOURCE_CODE.stderr], "stderr");
+ * ```
+ * @module
+ */
+import type { Source } from "../model/schema.ts";
+
+/** A source as the records table stores it, and back. */
+export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
+export const SOURCE_NAME: Source[] = ["stdin", "stdout", "stderr"];
+
+/** One chunk of output, or one write to stdin, exactly as it was. */
+export interface RawRecord {
+  /** Position within its process, starting at 1; strictly increasing. */
+  seq: number;
+  /** Nanoseconds since the process started (monotonic, growing with `seq`). */
+  timestamp: number;
+  source: Source;
+  bytes: Uint8Array;
+}
+
+/** A record as the read tools see it: its text. */
+export interface IoRecord {
+  seq: number;
+  timestamp: number;
+  source: Source;
+  content: string;
+}
+
+/** Records a read returns. */
+export interface Page {
+  records: IoRecord[];
+  /** Nothing that matched was left out (for `maxChars`). */
+  complete: boolean;
+}
+
+/** What a query found. */
+export interface QueryResult extends Page {
+  /**
+   * Reading oldest first: the last record examined and consumed (returned, or
+   * empty once decoded, e.g. escape sequences only): a cursor may move to it.
+   */
+  lastSeq?: number;
+}
