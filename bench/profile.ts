@@ -1,10 +1,11 @@
 /**
  * Where the server's time goes: runs it with `--cpu-prof` while a program
  * floods (`cat FILE` to its end, or `yes` for a few seconds with
- * process_inspect every 20 ms beside it), then prints the functions with the
- * most self time and the share per module.
+ * process_inspect every 20 ms beside it), or while python3 answers one
+ * process_write after another (`step`, a number of steps), then prints the
+ * functions with the most self time and the share per module.
  *
- * Run: deno run -A bench/profile.ts (cat|yes) (pipes|pty) [MiB or seconds]
+ * Run: deno run -A bench/profile.ts (cat|yes|step) (pipes|pty) [MiB, seconds or steps]
  *
  * @module
  */
@@ -54,6 +55,21 @@ if (program === "cat") {
     await call("process_screen", { id });
     console.log(`first process_screen: ${ms(performance.now() - screen)}`);
   }
+} else if (program === "step") {
+  const args = pty ? ["-q"] : ["-q", "-i"];
+  const { id } = await call("process_start", { command: "python3", args, pty, wait: "ready" });
+  const times: number[] = [];
+  for (let i = 0; i < Number(size); i++) {
+    const t = performance.now();
+    await call("process_write", { id, content: `${1000 + i}*7\n` });
+    times.push(performance.now() - t);
+  }
+  console.log(
+    `python3 (${backend}) steps: p50 ${ms(percentile(times, 0.5))}, p95 ${
+      ms(percentile(times, 0.95))
+    }, ${times.length} steps in ${ms(performance.now() - started)}`,
+  );
+  await call("process_kill", { id });
 } else {
   const { id: idle } = await call("process_start", { command: "sleep", args: ["100"] });
   await call("process_start", { command: "yes", args: ["flood line of text"], pty });
@@ -78,6 +94,17 @@ const file = [...Deno.readDirSync(dir.path)].find((e) => e.name.endsWith(".cpupr
 const profile = JSON.parse(Deno.readTextFileSync(`${dir.path}/${file}`));
 // deno-lint-ignore no-explicit-any
 const frames = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n.callFrame]));
+const parents = new Map<number, number>();
+// deno-lint-ignore no-explicit-any
+for (const n of profile.nodes as any[]) for (const c of n.children ?? []) parents.set(c, n.id);
+/** The nearest JS function above a native frame (an op says little without its caller). */
+const callerOf = (id: number): string => {
+  for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
+    const { functionName, url } = frames.get(at);
+    if (url) return ` ← ${functionName || "(anonymous)"} (${url.split("/").at(-1)})`;
+  }
+  return "";
+};
 const self = new Map<string, number>();
 const perModule = new Map<string, number>();
 let total = 0;
@@ -94,7 +121,8 @@ profile.samples.forEach((id: number, i: number) => {
     : url
     ? url.split("/").at(-1)!
     : frame.functionName;
-  const name = `${frame.functionName || "(anonymous)"} (${url.split("/").at(-1) || "native"})`;
+  const name = `${frame.functionName || "(anonymous)"} (${url.split("/").at(-1) || "native"})` +
+    (url || frame.functionName.startsWith("(") ? "" : callerOf(id));
   self.set(name, (self.get(name) ?? 0) + dt);
   perModule.set(module, (perModule.get(module) ?? 0) + dt);
   total += dt;
@@ -104,6 +132,6 @@ const top = (m: Map<string, number>, n: number) =>
     `  ${(100 * t / total).toFixed(1).padStart(5)}%  ${k}`
   ).join("\n");
 console.log(`server CPU profile, ${(total / 1e6).toFixed(2)} s sampled; by function (self time):`);
-console.log(top(self, 15));
+console.log(top(self, 20));
 console.log("by module:");
 console.log(top(perModule, 8));

@@ -31,6 +31,8 @@ const SYMBOLS = {
   ttyname_r: { parameters: ["i32", "buffer", "usize"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", ...VARIADIC_PAD, "i64"], result: "i32" },
   ioctl: { parameters: ["i32", "u64", ...VARIADIC_PAD, "buffer"], result: "i32" },
+  /** `ioctl` with an integer argument (TIOCGPTPEER's flags). */
+  ioctlInt: { name: "ioctl", parameters: ["i32", "u64", ...VARIADIC_PAD, "i64"], result: "i32" },
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
@@ -39,6 +41,8 @@ const SYMBOLS = {
   eventfd: { parameters: ["u32", "i32"], result: "i32", optional: true },
   /** Runs on Deno's blocking pool so the JS thread stays free while it waits. */
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
+  /** `poll` with timeout 0 on the JS thread: a look, never a wait. */
+  pollNow: { name: "poll", parameters: ["buffer", "u64", "i32"], result: "i32" },
   /** macOS `poll` reports POLLNVAL for devices (PTY masters included): select works. */
   select: {
     parameters: ["i32", "buffer", "buffer", "pointer", "pointer"],
@@ -114,6 +118,9 @@ export interface OsConstants {
   TIOCSWINSZ: bigint;
   /** How many bytes a read would return now (FIONREAD). */
   FIONREAD: bigint;
+  /** A new fd on a master's slave, without its path (Linux ≥ 4.13; 0n: none). */
+  TIOCGPTPEER: bigint;
+  O_NOCTTY: number;
   /** fcntl command that sets a pipe's capacity (Linux); 0 where pipes cannot be resized. */
   F_SETPIPE_SZ: number;
   /** Makes the terminal on the given fd the caller's controlling terminal. */
@@ -174,6 +181,8 @@ const LINUX: OsConstants = {
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
   FIONREAD: 0x541bn,
+  TIOCGPTPEER: 0x5441n,
+  O_NOCTTY: 0o400,
   F_SETPIPE_SZ: 1031,
   TIOCSCTTY: 0x540e,
   EINTR: 4,
@@ -216,6 +225,8 @@ const DARWIN: OsConstants = {
   O_CLOEXEC: 0x1000000,
   TIOCSWINSZ: 0x80087467n,
   FIONREAD: 0x4004667fn,
+  TIOCGPTPEER: 0n,
+  O_NOCTTY: 0x20000,
   F_SETPIPE_SZ: 0,
   TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
@@ -375,6 +386,34 @@ export function lineModes(
 export function unreadBytes(fd: number): number {
   const count = new Int32Array(1);
   return ioctl(fd, C.FIONREAD, new Uint8Array(count.buffer)) === 0 ? count[0] : 0;
+}
+
+/**
+ * Whether the slave of `master` holds input its program has not read, in
+ * the kernel's own queues: a `poll` on the slave first hands the line
+ * discipline what is still on its way from the master (n_tty_poll flushes
+ * the port's buffer work), so nothing written before it is missed. Null
+ * where the slave cannot be reached (not Linux; a terminal in exclusive mode).
+ * A fresh fd on the slave (TIOCGPTPEER), closed at once: one the server kept
+ * would hold the terminal open and hide the program's end (EIO).
+ */
+export function slaveHasInput(master: number): boolean | null {
+  if (C.TIOCGPTPEER === 0n) return null;
+  const lib = libc();
+  const flags = C.O_RDWR | C.O_NOCTTY | C.O_NONBLOCK | C.O_CLOEXEC;
+  const call = lib.ioctlInt as unknown as (...args: (number | bigint)[]) => number;
+  const slave = call(master, C.TIOCGPTPEER, ...PAD_VALUES, BigInt(flags));
+  if (slave < 0) return null;
+  try {
+    const pollFd = new Uint8Array(8);
+    const view = new DataView(pollFd.buffer);
+    view.setInt32(0, slave, true);
+    view.setInt16(4, C.POLLIN, true);
+    if (lib.pollNow(pollFd, 1n, 0) < 0) return null;
+    return (view.getInt16(6, true) & C.POLLIN) !== 0;
+  } finally {
+    lib.close(slave);
+  }
 }
 
 /** `struct winsize` (rows, cols, xpixel, ypixel: four u16) for TIOCSWINSZ / openpty. */

@@ -116,3 +116,19 @@ linuxTest(
     );
   },
 );
+
+linuxTest(
+  "input the program has not taken yet holds the reply, though it runs and waits on its terminal",
+  async (portal) => {
+    // The reader wakes every 5 ms in a wait on its terminal and takes its line 50 ms
+    // late: having run since the write, it looked ready to a check of its run count alone,
+    // and a settle of quiet output did not help (only the kernel's queues tell it).
+    const script = new URL("./helpers/late_reader.py", import.meta.url).pathname;
+    const { id } = await startReady(portal, "python3", [script], { pty: true });
+    for (const word of ["one", "two", "three"]) {
+      const reply = await portal.call("process_write", { id, content: `${word}\n` });
+      // Not its state: a program that wakes every few milliseconds may be caught running.
+      assertEquals([reply.reason, reply.output], ["ready", `${word}\ngot ${word}\n> `]);
+    }
+  },
+);

@@ -149,7 +149,9 @@ class PipeTerminal implements Terminal {
 
   inputState(): InputState {
     // Input still queued here has not reached the program: it cannot be waiting for it.
-    if (!this.#running || this.#queued > 0) return { activity: "busy", secret: false };
+    if (!this.#running || this.#queued > 0) {
+      return { activity: "busy", secret: false, taken: false };
+    }
     return this.#input.state();
   }
 

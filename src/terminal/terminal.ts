@@ -64,6 +64,13 @@ export interface InputState {
   activity: InputActivity;
   /** A terminal with echo off in canonical mode, not busy: a password prompt. */
   secret: boolean;
+  /**
+   * The kernel showed that nothing written to the program waits unread (none
+   * in the terminal's queues or on its way; none in the stdin pipe). With
+   * `reading`, its answer is then all in the OS already; false where that
+   * cannot be seen, and a wait lets the output settle instead.
+   */
+  taken: boolean;
 }
 
 /** Starts a program; returns at once (events follow), or throws `PortalError`. */

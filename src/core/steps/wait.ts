@@ -3,8 +3,11 @@
  * or until its output matches a pattern, within a bound. "Ready" comes from
  * what the kernel says (see src/terminal/posix/input_state.ts): the program
  * is blocked reading its terminal or stdin, having taken what was written to
- * it. A short settle ({@link SETTLE_MS} without new output while it stays
- * so) makes sure the reply holds all the program wrote before it blocked.
+ * it. Where the kernel showed that nothing written to it waits unread
+ * (`InputState.taken`), everything it wrote before it blocked is in the OS
+ * already, and one last read takes it in: the wait ends then. Elsewhere a
+ * short settle ({@link SETTLE_MS} without new output while it stays so) makes
+ * sure the reply holds all the program wrote before it blocked.
  * Where the OS cannot tell (no /proc; relays like ssh), `quiet_ms` of
  * silence after a prompt-like last line counts as ready. A per-process
  * `prompt` regex, where given, decides instead: ready when it matches the
@@ -33,7 +36,10 @@ import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
 import { matchOf } from "./pattern.ts";
 
-/** Output must stay quiet this long, with the program still reading, before a wait ends. */
+/**
+ * Where the kernel cannot show that the input was taken, output must stay
+ * quiet this long, with the program still reading, before a wait ends.
+ */
 export const SETTLE_MS = 2;
 /** Bounds of the cadence at which the kernel is asked while the program is busy. */
 const MIN_CHECK_MS = 0.25;
@@ -92,10 +98,13 @@ export function looksLikePrompt(line: string): boolean {
  * given at start decides readiness alone (the kernel misjudges some
  * programs: node's REPL reads keys while a top-level await runs).
  */
-export function readiness(p: Waitable, quietMs: number): { state: ProcessState; ready: boolean } {
-  if (!p.running) return { state: "exited", ready: false };
+export function readiness(
+  p: Waitable,
+  quietMs: number,
+): { state: ProcessState; ready: boolean; exact: boolean } {
+  if (!p.running) return { state: "exited", ready: false, exact: false };
   const input = p.inputState();
-  if (input.activity === "stopped") return { state: "stopped", ready: true };
+  if (input.activity === "stopped") return { state: "stopped", ready: true, exact: false };
   // A prompt counts only once the program answered the last input (not the prompt before it).
   const answered = p.lastOutputAt > p.lastInputAt;
   const prompted = answered && p.prompt !== null && p.prompt.test(p.lastLine);
@@ -103,7 +112,9 @@ export function readiness(p: Waitable, quietMs: number): { state: ProcessState; 
     (input.activity === "unknown" && answered && looksLikePrompt(p.lastLine) &&
       performance.now() - p.lastOutputAt >= quietMs);
   const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
-  return { state, ready: p.prompt === null ? waiting : prompted };
+  // Reading, with nothing unread: the program has answered, and its answer is in the OS.
+  const exact = p.prompt === null && input.activity === "reading" && input.taken;
+  return { state, ready: p.prompt === null ? waiting : prompted, exact };
 }
 
 /** Waits as `options` say; see the module doc. */
@@ -125,6 +136,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   signal?.addEventListener("abort", nudge);
   let lastCheck = -Infinity;
   let readySince: number | null = null;
+  let rechecked = false;
   try {
     for (;;) {
       signal?.throwIfAborted();
@@ -154,17 +166,24 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         if (readySince !== null || now >= due) {
           lastCheck = now;
           fresh = false;
-          const { state, ready } = readiness(p, quietMs);
+          const { state, ready, exact } = readiness(p, quietMs);
           if (ready) {
-            // Output already in the OS is taken now; it restarts the settle, and expect is
-            // tested on it before the next check can end the wait. Output still in a pipe
-            // holds the settle off until the server has read it.
-            const taken = p.collectOutput();
+            // Output already in the OS is taken now; expect is tested on it before the next
+            // check can end the wait (at once, where the check is exact; else it restarts the
+            // settle). Output still in a pipe holds the wait off until the server has read it.
+            const outputAt = p.lastOutputAt;
+            const collected = p.collectOutput();
             readySince ??= now;
+            const settleMs = exact ? 0 : SETTLE_MS;
             const quiet = now - Math.max(readySince, p.lastOutputAt);
-            // Nothing came since the check (it would restart the settle): its state stands.
-            if (quiet >= SETTLE_MS && taken) return { reason: "ready", state };
-            nextCheck = now + Math.max(MIN_CHECK_MS, SETTLE_MS - quiet);
+            // Nothing came since the check: its state stands.
+            if (collected && p.lastOutputAt === outputAt && quiet >= settleMs) {
+              return { reason: "ready", state };
+            }
+            // Once at once; output that keeps coming (a background job) is not looked at in a
+            // loop that would hold the server's thread.
+            nextCheck = exact && !rechecked ? now : now + Math.max(MIN_CHECK_MS, settleMs - quiet);
+            rechecked = exact;
           } else {
             readySince = null;
             nextCheck = now + gap;
@@ -179,6 +198,8 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         nextProgress += PROGRESS_INTERVAL_MS;
       }
       const until = Math.min(nextCheck, deadline, onProgress ? nextProgress : Infinity);
+      // Due at once (an exact check took new output in): test expect on it and look again.
+      if (until <= now) continue;
       const woken = new AbortController();
       wake = () => woken.abort();
       await sleep(until - performance.now(), woken.signal);

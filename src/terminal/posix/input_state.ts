@@ -8,9 +8,18 @@
  *
  * Three refinements make the answer exact enough to end a wait on:
  * - **Input in flight.** Right after a write the reader still sleeps in its
- *   old `read`: a reader counts only once it has run since the write (its
- *   scheduler run count grew), or was not reading then. A canonical-mode line
- *   without its newline wakes nobody: it counts after {@link DELIVERY_GRACE_MS}.
+ *   old `read`: a reader counts only once nothing written to it waits unread
+ *   in the kernel's queues. On a PTY a `poll` of the slave first hands the
+ *   line discipline what is still on its way from the master (the kernel's
+ *   worker may not have run yet), then says whether any of it is unread; on
+ *   pipes FIONREAD of the stdin pipe says it (a pipe has nothing in flight).
+ *   The answer is then {@link InputState.taken exact}. Where the slave cannot
+ *   be reached, a reader counts once it has run since the write (its
+ *   scheduler run count grew), or was not reading then; a canonical-mode line
+ *   without its newline wakes nobody: it counts after
+ *   {@link DELIVERY_GRACE_MS}. That guess is not exact: a reader's poll is
+ *   woken by more than its input (each read of a PTY master wakes every
+ *   poll on the slave), so its run count can grow before the input arrives.
  * - **Pauses.** A short wait (at most {@link PAUSE_MAX_MS}) is sometimes a
  *   pause on the way to something else, not a wait for the next input:
  *   - after a lone Escape: programs that read key sequences (vim, readline)
@@ -36,7 +45,7 @@
  *
  * @module
  */
-import { C, libc, lineModes, SYSCALLS, unreadBytes } from "../../../ffi/libc.ts";
+import { C, libc, lineModes, slaveHasInput, SYSCALLS, unreadBytes } from "../../../ffi/libc.ts";
 import type { InputActivity, InputState } from "../terminal.ts";
 import {
   childrenOf,
@@ -74,6 +83,8 @@ export interface InputSource {
   pipe?: string;
   /** Pipes: this process's read ends of the program's stdout and stderr. */
   outputs?: number[];
+  /** Pipes: this process's write end of the program's stdin. */
+  input?: number;
 }
 
 /** What one thread is doing with respect to the input. */
@@ -145,8 +156,23 @@ export class InputWatch {
 
   /** What the program is doing with its input now. */
   state(): InputState {
-    const activity = C.PROC_STAT ? this.#activity() : "unknown";
-    return { activity, secret: activity !== "busy" && activity !== "stopped" && this.hidden() };
+    if (!C.PROC_STAT) return { activity: "unknown", secret: this.hidden(), taken: false };
+    // First: is input unread? On a PTY this hands the program what is on its way (waking it,
+    // or sending the signal a ^C raises), so the threads are looked at after that.
+    const unread = this.#unreadInput();
+    const activity = this.#activity(unread);
+    return {
+      activity,
+      secret: activity !== "busy" && activity !== "stopped" && this.hidden(),
+      taken: unread === false,
+    };
+  }
+
+  /** Whether input written to the program waits unread in the kernel; null: cannot tell. */
+  #unreadInput(): boolean | null {
+    const { master, input } = this.#source;
+    if (master !== undefined) return slaveHasInput(master);
+    return input === undefined ? null : unreadBytes(input) > 0;
   }
 
   /** Echo off in canonical mode: a password prompt's terminal. */
@@ -164,14 +190,15 @@ export class InputWatch {
     return this.#source.master === undefined ? null : lineModes(this.#source.master);
   }
 
-  #activity(): InputActivity {
+  #activity(unread: boolean | null): InputActivity {
     const { group, threads } = this.#threads();
     const readers = threads.filter((t) => t.activity === "reading" || t.activity === "relay");
     if (readers.length > 0) {
       const mark = this.#mark;
       const pausing = mark !== null &&
         (mark.escape || (mark.modes !== null && this.#modes()?.flags !== mark.modes));
-      if (!readers.some((t) => this.#sawInput(t, pausing))) return "busy";
+      if (unread === true) return "busy";
+      if (!readers.some((t) => this.#sawInput(t, pausing, unread === false))) return "busy";
       this.#mark = null;
       return readers.some((t) => t.activity === "reading") ? "reading" : "unknown";
     }
@@ -183,15 +210,16 @@ export class InputWatch {
   }
 
   /**
-   * Whether reader `thread` has run since the last write (or cannot have
-   * missed it), and, while short waits are pauses, is not in one.
+   * Whether reader `thread` has taken the last write (`delivered`: the kernel
+   * showed nothing unread; else it has run since, or cannot have missed it),
+   * and, while short waits are pauses, is not in one.
    */
-  #sawInput(thread: Thread, pausing: boolean): boolean {
+  #sawInput(thread: Thread, pausing: boolean, delivered: boolean): boolean {
     const mark = this.#mark;
     if (mark === null) return true;
     const before = mark.runs.get(thread.tid);
     const now = thread.runs ?? Infinity;
-    const took = before === undefined || now > before ||
+    const took = delivered || before === undefined || now > before ||
       (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
     if (!took || !pausing) return took;
     const timeoutMs = thread.timeoutMs ?? Infinity;

@@ -31,5 +31,6 @@ export const posixPipes: PipePlatform = {
     new InputWatch(pid, {
       pipe: fdTarget(pid, 0) ?? undefined,
       outputs: ownFdsOf([fdTarget(pid, 1), fdTarget(pid, 2)]),
+      input: ownFdsOf([fdTarget(pid, 0)])[0],
     }),
 };

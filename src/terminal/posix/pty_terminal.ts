@@ -125,9 +125,9 @@ export class PtyTerminal implements Terminal {
   }
 
   inputState(): InputState {
-    if (this.#outputEnded) return { activity: "busy", secret: false };
+    if (this.#outputEnded) return { activity: "busy", secret: false, taken: false };
     // Input still queued here has not reached the program: it cannot be waiting for it.
-    if (this.#input.pending) return { activity: "busy", secret: false };
+    if (this.#input.pending) return { activity: "busy", secret: false, taken: false };
     return this.#watch.state();
   }
 

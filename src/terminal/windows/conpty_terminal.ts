@@ -163,7 +163,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
    * "unknown", and waits fall back to silence after a prompt-like line.
    */
   inputState(): InputState {
-    return { activity: "unknown", secret: false };
+    return { activity: "unknown", secret: false, taken: false };
   }
 
   /** A console's modes cannot be read from outside: never known to hide what is typed. */

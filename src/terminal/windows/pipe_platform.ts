@@ -21,7 +21,7 @@ export const windowsPipes: PipePlatform = {
   breakSignal: "SIGBREAK",
   watchInput: () => ({
     beforeInput() {},
-    state: () => ({ activity: "unknown", secret: false }),
+    state: () => ({ activity: "unknown", secret: false, taken: false }),
     outputPending: () => false,
   }),
 };
