@@ -13,6 +13,7 @@
  * - retention.ts: the database file during 60 s of `yes` under the cap.
  * - startup.ts: spawn → initialize reply, beside the peers.
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
+ * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
  *   vim, less, getpass), beside main before issue 16; the size of tools/list.
@@ -31,6 +32,7 @@ const scripts = [
   "retention.ts",
   "startup.ts",
   "step_latency.ts",
+  "patterns.ts",
   "teardown.ts",
   "agent_tasks.ts",
 ];

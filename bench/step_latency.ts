@@ -1,7 +1,8 @@
 /**
  * Step latency: one process_write per step, from the call to the reply that
  * holds the answer and the next prompt, through the whole server (the SDK
- * client over stdio), for python3 on a PTY and on pipes, bash and sqlite3.
+ * client over stdio), for python3 on a PTY (also with a `prompt` and with an
+ * `expect`, for what matching costs) and on pipes, bash and sqlite3.
  * A reply without the answer or the prompt is an early return (goal: none).
  * Beside it, in the same run, the same python3 steps through the peers that
  * are installed (see peers.ts): Desktop Commander needs one call per step.
@@ -22,27 +23,41 @@ interface Scenario {
   /** The input of step `i`, what its answer holds, and how the prompt ends the reply. */
   step(i: number): { content: string; want: string };
   prompt: RegExp;
+  /** More arguments of each process_write (an `expect`). */
+  write?: Record<string, unknown>;
 }
 
 const product = (i: number) => ({ a: 1000 + 37 * i, b: 7 + i });
+const pythonStep = (i: number) => {
+  const { a, b } = product(i);
+  return { content: `${a}*${b}\n`, want: String(a * b) };
+};
 
 const SCENARIOS: Scenario[] = [
   {
     name: "python3 (PTY)",
     start: { command: "python3", args: ["-q"], pty: true },
-    step: (i) => {
-      const { a, b } = product(i);
-      return { content: `${a}*${b}\n`, want: String(a * b) };
-    },
+    step: pythonStep,
     prompt: />>> $/,
+  },
+  {
+    // The cost of matching: a prompt pattern tested on every check, an expect on every chunk.
+    name: "python3 (PTY), prompt",
+    start: { command: "python3", args: ["-q"], pty: true, prompt: "^>>> $" },
+    step: pythonStep,
+    prompt: />>> $/,
+  },
+  {
+    name: "python3 (PTY), expect",
+    start: { command: "python3", args: ["-q"], pty: true },
+    step: pythonStep,
+    prompt: />>> $/,
+    write: { expect: "^>>> $" },
   },
   {
     name: "python3 (pipes)",
     start: { command: "python3", args: ["-i", "-q"] },
-    step: (i) => {
-      const { a, b } = product(i);
-      return { content: `${a}*${b}\n`, want: String(a * b) };
-    },
+    step: pythonStep,
     prompt: />>> /,
   },
   {
@@ -84,7 +99,7 @@ async function runScenario(portal: Portal, scenario: Scenario): Promise<Row> {
   for (let i = 0; i < WARMUP + STEPS; i++) {
     const { content, want } = scenario.step(i);
     const start = performance.now();
-    let reply = await portal.call("process_write", { id, content });
+    let reply = await portal.call("process_write", { id, content, ...scenario.write });
     let calls = 1;
     let text = reply.output;
     const early = !text.includes(want) || !scenario.prompt.test(text);

@@ -68,7 +68,21 @@ const PROGRAMS: Json[] = [
   { command: "sh", args: ["-c", "stty -echo; cat"], pty: true, cols: 40, rows: 10 },
   { command: "true" },
 ];
-const STRINGS = ["", "x", "hello\n", "a\0b", "é😀\n", "\x1b[A\x03", "ls -la\n", "q\n"];
+const STRINGS = [
+  "",
+  "x",
+  "hello\n",
+  "a\0b",
+  "é😀\n",
+  "\x1b[A\x03",
+  "ls -la\n",
+  "q\n",
+  "a".repeat(40) + "b\n",
+  ("a".repeat(19) + "\n").repeat(200),
+  "word ".repeat(2000) + "!",
+];
+/** Patterns JavaScript's backtracking engine takes minutes or for ever on, given the `a`s above. */
+const REDOS = ["(a+)+$", "(a|a)+$", "^(a|a)+$", "(.*a){20}", "^(\\w+\\s?)+$", "((a+)+)+b"];
 const KEYS = ["Enter", "Ctrl+C", "Up", "Tab", "Escape", "F5", "Alt+B", "Ctrl+D"];
 const SIGNALS = ["SIGINT", "SIGWINCH", "SIGCONT", "SIGUSR1", 28, "CTRL_C_EVENT", "SIGTERM"];
 
@@ -95,6 +109,7 @@ export async function fuzz(
       { wait: "ready", wait_ms: random.int(10) },
       { wait: "exit", wait_ms: random.int(10) },
       { expect: "o|e", wait_ms: random.int(10) },
+      { expect: random.pick(REDOS), wait_ms: random.int(50) },
     ]);
 
   /** A call that should work, or fail only for what the process is doing. */
@@ -105,7 +120,11 @@ export async function fuzz(
         if (live.size >= MAX_LIVE) {
           return [random.pick(["process_kill", "process_cleanup"]), { id }];
         }
-        return ["process_start", { ...random.pick(PROGRAMS), ...wait() }];
+        return ["process_start", {
+          ...random.pick(PROGRAMS),
+          ...(random.chance(0.2) ? { prompt: random.pick(REDOS) } : {}),
+          ...wait(),
+        }];
       case 1:
       case 2:
         return ["process_write", { id, content: random.pick(STRINGS), ...wait() }];
@@ -165,7 +184,13 @@ export async function fuzz(
       }],
       () => ["process_start", { command: "cat", prompt: random.pick(["(", "[", "a\0"]) }],
       () => ["process_start", { command: "no-such-program-fuzz" }],
-      () => ["process_write", { id, content: "x", expect: random.pick(["(", "*", "\\"]) }],
+      () => ["process_write", {
+        id,
+        content: "x",
+        // Invalid, or what a linear-time engine cannot run: a backreference, a lookahead, a
+        // program too large.
+        expect: random.pick(["(", "*", "\\", "(a)\\1", "a(?=b)", "(?:a{999}){4}"]),
+      }],
       () => ["process_write", { id, content: random.pick([7, null, "a\udc00"]) }],
       () => ["process_write", { id, keys: [random.pick(["Ctrl+", "NoSuchKey", "x".repeat(100)])] }],
       () => ["process_write", { id, content: "x", wait_ms: random.pick([-1, 1e9, 2.5]) }],

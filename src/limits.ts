@@ -139,6 +139,14 @@ export const QUOTED_CHARS = 60;
 // Limits at the door: what one call may carry, so that nothing stored can make a later call
 // fail (every later process_list / process_inspect repeats what a start stored).
 
+/**
+ * Most instructions the program of an `expect` or `prompt` may compile to. A
+ * search costs up to the text's length times this size, and each one is
+ * bounded (src/core/steps/pattern.ts): at this size it still covers 250
+ * characters; a simple pattern (about 10 instructions) covers 10,000.
+ */
+export const PATTERN_MAX_PROGRAM = 400;
+
 /** Longest command, cwd, environment variable name, `prompt` or `expect` (PATH_MAX). */
 export const NAME_MAX_CHARS = 4096;
 

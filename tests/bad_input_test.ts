@@ -129,7 +129,7 @@ portalTest("bad input: the values themselves (patterns, signals, ids, sizes)", a
         { id, content: tool === "process_write" ? "x" : undefined, expect: "(" },
         "expect",
       ),
-      /expect "\(" is not a valid JavaScript regular expression: Unterminated group/,
+      /expect "\(" is not a valid regular expression: missing closing \)\. Portal matches with RE2/,
     );
   }
   const long = `(${"a".repeat(4000)}`;
@@ -190,5 +190,78 @@ posixTest(
       await portal.close();
     }
     await waitFor("the server to exit once its stdin closed", () => !pidAlive(server));
+  },
+);
+
+/**
+ * `call`, with process_list asked over and over while it runs: how long it
+ * took, how many process_list calls were answered meanwhile, and the slowest.
+ */
+async function meanwhile(portal: Portal, call: () => Promise<Json>) {
+  let stop = false;
+  let answered = 0;
+  let slowest = 0;
+  const others = (async () => {
+    while (!stop) {
+      const asked = performance.now();
+      await portal.call("process_list");
+      slowest = Math.max(slowest, performance.now() - asked);
+      answered++;
+    }
+  })();
+  const started = performance.now();
+  try {
+    const reply = await call();
+    return { reply, took: performance.now() - started, answered, slowest };
+  } finally {
+    stop = true;
+    await others;
+  }
+}
+
+// JavaScript's engine backtracks on these for minutes or for ever (the server froze at 100% CPU,
+// deaf to every call and to SIGTERM); RE2 runs each search in bounded time.
+const REDOS: { expect: string; content: string }[] = [
+  { expect: "(a+)+$", content: "a".repeat(40) + "b\n" },
+  { expect: "(a|a)+$", content: "a".repeat(5000) + "b\n" },
+  { expect: "(.*a){20}", content: ("a".repeat(19) + "\n").repeat(2000) },
+  // Nested quantifiers on long output: 60,000 characters in one line.
+  { expect: "^(\\w+\\s?)+$", content: "word ".repeat(12_000) + "!\n" },
+];
+
+portalTest(
+  "ReDoS: no expect holds the server: wait_ms is kept, and other calls are answered meanwhile",
+  async (portal) => {
+    const waitMs = 1500;
+    for (const { expect, content } of REDOS) {
+      const id = await portal.spawn("cat");
+      const { reply, took, answered, slowest } = await meanwhile(
+        portal,
+        () => portal.call("process_write", { id, content, expect, wait: "exit", wait_ms: waitMs }),
+      );
+      const what = `${expect}: ${reply.reason} after ${took.toFixed(0)} ms, ${answered} ` +
+        `process_list answered meanwhile, the slowest in ${slowest.toFixed(0)} ms`;
+      assertEquals(reply.reason, "timeout", what);
+      // Bounds that only a held server misses (bench/patterns.ts measures the real figures).
+      assert(took < waitMs + 2000, what);
+      assert(answered >= 3 && slowest < waitMs / 2, what);
+      await portal.call("process_kill", { id });
+    }
+  },
+);
+
+portalTest(
+  "ReDoS: a prompt is tested on every check without holding the server, and still ends waits",
+  async (portal) => {
+    const id = await portal.spawn("cat", [], { prompt: "^(a|a)+$" });
+    const { reply, answered, slowest } = await meanwhile(
+      portal,
+      () => portal.call("process_write", { id, content: "a".repeat(5000) + "b", wait_ms: 1500 }),
+    );
+    const what = `${reply.reason}, ${answered} answered meanwhile, slowest ${slowest} ms`;
+    assertEquals(reply.reason, "timeout", what);
+    assert(answered >= 3 && slowest < 750, what);
+    const ready = await portal.call("process_write", { id, content: "\naaa" });
+    assertEquals([ready.reason, ready.state], ["ready", "waiting_for_input"]);
   },
 );

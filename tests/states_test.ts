@@ -165,11 +165,11 @@ portalTest(
     const id = await bash(portal);
     assertMatch(
       await portal.fail("process_write", { id, content: "echo sent\n", expect: "(" }),
-      /expect "\(" is not a valid JavaScript regular expression: Unterminated group/,
+      /expect "\(" is not a valid regular expression: missing closing \)/,
     );
     assertMatch(
       await portal.fail("process_start", { command: "cat", prompt: "[" }),
-      /prompt "\[" is not a valid JavaScript regular expression/,
+      /prompt "\[" is not a valid regular expression: missing closing \]/,
     );
     assertMatch(await portal.fail("process_write", { id }), /Nothing to send: give content/);
     assertEquals((await portal.call("process_read", { id, source: "stdin" })).records, []);

@@ -28,6 +28,7 @@ import type {
   Status,
 } from "../model/schema.ts";
 import { Screen, type TerminalModes } from "../screen/screen.ts";
+import type { Pattern } from "../steps/pattern.ts";
 import { readiness, type Waitable } from "../steps/wait.ts";
 
 /** A piece of input, and whether it is a secret. */
@@ -56,7 +57,7 @@ export class ManagedProcess implements Waitable {
   readonly #secrets = new Secrets();
   /** Who listens to its output as it comes (waits). */
   readonly #watchers: OutputWatchers;
-  readonly prompt: RegExp | null;
+  readonly prompt: Pattern | null;
   lastInputAt = -Infinity;
   #lastActivity = performance.now();
   #killing = false;
@@ -73,7 +74,7 @@ export class ManagedProcess implements Waitable {
     id: number,
     spec: LaunchSpec,
     store: RecordStore,
-    hooks: { prompt: RegExp | null; onEnd: (process: ManagedProcess) => void },
+    hooks: { prompt: Pattern | null; onEnd: (process: ManagedProcess) => void },
   ) {
     // Nothing starts whose records could not be stored (a full disk).
     store.checkWritable();

@@ -53,7 +53,7 @@ import {
   type StartRequest,
   type StepReply,
 } from "../model/schema.ts";
-import { compilePattern } from "../steps/pattern.ts";
+import { Pattern } from "../steps/pattern.ts";
 import {
   type CallControl,
   prepareStep,
@@ -98,7 +98,7 @@ export class ProcessManager {
     request: StartRequest & StepRequest,
     control: CallControl = {},
   ): Promise<ProcessSummary & Partial<StepReply>> {
-    const prompt = request.prompt ? compilePattern(request.prompt, "prompt") : null;
+    const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
     const spec = launchSpec(request, Deno.cwd());
     this.#checkName(spec.name);

@@ -18,7 +18,7 @@ import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 import type { ManagedProcess } from "../process/managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
-import { compilePattern } from "./pattern.ts";
+import { Pattern } from "./pattern.ts";
 import { waitForProgram, type WaitOutcome } from "./wait.ts";
 
 /**
@@ -51,7 +51,7 @@ export interface StepKind {
 /** A step with every default applied and its pattern compiled. */
 export interface Step {
   wait: "ready" | "exit" | "none";
-  expect: RegExp | undefined;
+  expect: Pattern | undefined;
   waitMs: number;
   quietMs: number;
   maxChars: number;
@@ -66,7 +66,7 @@ const EXPECT_SEEN_CHARS = 64 * 1024;
 export function prepareStep(request: StepRequest, kind: StepKind): Step {
   return {
     wait: request.wait ?? kind.defaultWait,
-    expect: request.expect === undefined ? undefined : compilePattern(request.expect, "expect"),
+    expect: request.expect === undefined ? undefined : Pattern.compile(request.expect, "expect"),
     waitMs: request.wait_ms ?? WAIT_MS.default,
     quietMs: request.quiet_ms ?? QUIET_MS.default,
     maxChars: request.max_chars ?? STEP_MAX_CHARS,

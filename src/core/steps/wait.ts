@@ -34,7 +34,8 @@ import { PROGRESS_INTERVAL_MS } from "../../limits.ts";
 import { sleep } from "../../platform.ts";
 import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
-import { matchOf } from "./pattern.ts";
+import { ExpectScan } from "./expect_scan.ts";
+import type { Pattern } from "./pattern.ts";
 
 /**
  * Where the kernel cannot show that the input was taken, output must stay
@@ -44,10 +45,6 @@ export const SETTLE_MS = 2;
 /** Bounds of the cadence at which the kernel is asked while the program is busy. */
 const MIN_CHECK_MS = 0.25;
 const MAX_CHECK_MS = 50;
-/** `expect` is tested on at most this much of the latest output. */
-const EXPECT_WINDOW = 64 * 1024;
-/** Each test of `expect` looks this far back into text it has already seen (matches spanning chunks). */
-const EXPECT_OVERLAP = 4096;
 
 /** What a wait watches: one program (a ManagedProcess). */
 export interface Waitable {
@@ -61,7 +58,7 @@ export interface Waitable {
   /** The output after its last newline. */
   readonly lastLine: string;
   /** The per-process prompt given at start, if any. */
-  readonly prompt: RegExp | null;
+  readonly prompt: Pattern | null;
   /** Calls `listener` with new output, and with null once the program ended; returns an unsubscribe. */
   watch(listener: (text: string | null) => void): () => void;
 }
@@ -69,7 +66,7 @@ export interface Waitable {
 /** What to wait for, and for how long. */
 export interface WaitOptions {
   until: "ready" | "exit";
-  expect?: RegExp;
+  expect?: Pattern;
   /** Output already there that `expect` may match (read_new and start: the unread output). */
   seen?: string;
   waitMs: number;
@@ -107,7 +104,7 @@ export function readiness(
   if (input.activity === "stopped") return { state: "stopped", ready: true, exact: false };
   // A prompt counts only once the program answered the last input (not the prompt before it).
   const answered = p.lastOutputAt > p.lastInputAt;
-  const prompted = answered && p.prompt !== null && p.prompt.test(p.lastLine);
+  const prompted = answered && p.prompt !== null && p.prompt.matchesEnd(p.lastLine);
   const waiting = input.activity === "reading" || prompted ||
     (input.activity === "unknown" && answered && looksLikePrompt(p.lastLine) &&
       performance.now() - p.lastOutputAt >= quietMs);
@@ -123,13 +120,17 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   const start = performance.now();
   const deadline = start + options.waitMs;
   let nextProgress = start + PROGRESS_INTERVAL_MS;
-  let text = options.seen ?? "";
-  let scanFrom = 0;
+  const progress = (now: number) => {
+    if (onProgress === undefined || now < nextProgress) return;
+    onProgress(Math.round(now - start));
+    nextProgress += PROGRESS_INTERVAL_MS;
+  };
+  const scan = expect && new ExpectScan(expect, options.seen ?? "");
   let wake: (() => void) | null = null;
   const nudge = () => wake?.();
   let fresh = false;
   const unwatch = p.watch((chunk) => {
-    if (chunk !== null) text += chunk;
+    if (chunk !== null) scan?.add(chunk);
     fresh = true;
     nudge();
   });
@@ -140,17 +141,15 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   try {
     for (;;) {
       signal?.throwIfAborted();
-      if (expect !== undefined && text.length > scanFrom) {
-        if (text.length > EXPECT_WINDOW) {
-          scanFrom -= text.length - EXPECT_WINDOW;
-          text = text.slice(-EXPECT_WINDOW);
-        }
-        const from = Math.max(0, scanFrom - EXPECT_OVERLAP);
-        scanFrom = text.length;
-        const found = expect.exec(text.slice(from));
-        if (found !== null) {
-          return { reason: "expect", state: readiness(p, quietMs).state, match: matchOf(found) };
-        }
+      const match = scan?.next() ?? null;
+      if (match !== null) return { reason: "expect", state: readiness(p, quietMs).state, match };
+      if (scan?.pending) {
+        // More new output than one search covers: other calls get their turn between searches.
+        const now = performance.now();
+        if (now >= deadline) return { reason: "timeout", state: readiness(p, quietMs).state };
+        progress(now);
+        await sleep(0, signal);
+        continue;
       }
       if (!p.running) return { reason: "exit", state: "exited" };
       const now = performance.now();
@@ -193,10 +192,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         }
       }
       if (now >= deadline) return { reason: "timeout", state: readiness(p, quietMs).state };
-      if (onProgress !== undefined && now >= nextProgress) {
-        onProgress(Math.round(now - start));
-        nextProgress += PROGRESS_INTERVAL_MS;
-      }
+      progress(now);
       const until = Math.min(nextCheck, deadline, onProgress ? nextProgress : Infinity);
       // Due at once (an exact check took new output in): test expect on it and look again.
       if (until <= now) continue;
