@@ -28,6 +28,8 @@ export interface PipeChild {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
+  /** POSIX: our read ends of its stdout and stderr pipes (what they hold is not read yet). */
+  readonly outputFds?: number[];
   /** How it ended, once it is reaped; never rejects. */
   readonly status: Promise<ExitInfo>;
   /**
@@ -55,8 +57,8 @@ export interface PipePlatform {
   spawn(path: string, opts: SpawnOptions, env: Record<string, string>): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
-  /** Starts watching whether the program `pid`, just started, waits for its stdin. */
-  watchInput(pid: number): InputWatcher;
+  /** Starts watching whether the program `child`, just started, waits for its stdin. */
+  watchInput(child: PipeChild): InputWatcher;
 }
 
 /** Tells whether a program waits for input; told of every write before it happens. */
@@ -101,7 +103,7 @@ class PipeTerminal implements Terminal {
     this.#child = child;
     this.#breakSignal = platform.breakSignal;
     this.pid = child.pid;
-    this.#input = platform.watchInput(child.pid);
+    this.#input = platform.watchInput(child);
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);
@@ -111,7 +113,12 @@ class PipeTerminal implements Terminal {
     });
     const exited = status.then(() => {});
     const pump = (source: OutputSource, stream: ReadableStream<Uint8Array>) =>
-      drain(stream, (chunk) => events.onData(source, chunk), exited);
+      drain(
+        stream,
+        (chunk) => events.onData(source, chunk),
+        exited,
+        () => this.#input.outputPending(),
+      );
     this.#exited = Promise.all([
       status,
       pump("stdout", child.stdout),
@@ -203,9 +210,12 @@ class PipeTerminal implements Terminal {
 
 /**
  * Reads `stream` to its end, handing each chunk to `onChunk`. Once `exited`
- * resolves, a read that stays pending for {@link DRAIN_GRACE_MS} ends the
- * drain (the pipe is held open by a descendant, not by the program); a read
- * already pending when the program exits gets the same grace.
+ * resolves, a read that stays pending for {@link DRAIN_GRACE_MS} while the
+ * pipes are empty (`pending` says whether they hold bytes) ends the drain:
+ * the pipe is held open by a descendant, not by the program. A read already
+ * pending when the program exits gets the same grace. Bytes still in a pipe
+ * keep the drain going however late the server reads them (under load it
+ * was once over 250 ms late, and the program's last output was lost).
  *
  * Nothing per chunk hangs on the long-lived `exited` promise (one reaction is
  * attached, once), so a chunk is garbage as soon as `onChunk` returns: a race
@@ -215,13 +225,16 @@ async function drain(
   stream: ReadableStream<Uint8Array>,
   onChunk: (chunk: Uint8Array) => void,
   exited: Promise<void>,
+  pending: () => boolean,
 ): Promise<void> {
   const reader = stream.getReader();
   let afterExit = false;
   let reading = false;
   let grace: ReturnType<typeof setTimeout> | undefined;
   // Cancelling the reader settles a pending read as done.
-  const arm = () => grace = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_GRACE_MS);
+  const arm = (): void => {
+    grace = setTimeout(() => pending() ? arm() : reader.cancel().catch(() => {}), DRAIN_GRACE_MS);
+  };
   exited.then(() => {
     afterExit = true;
     if (reading) arm();

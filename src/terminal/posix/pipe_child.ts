@@ -63,6 +63,7 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio">): PipeChild {
     stdin: input.stream,
     stdout: readableFd(stdout.read, outputEnded),
     stderr: readableFd(stderr.read, outputEnded),
+    outputFds: [stdout.read, stderr.read],
     status,
     signal(signo) {
       if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));

@@ -25,12 +25,13 @@ export const posixPipes: PipePlatform = {
     }),
   breakSignal: "SIGQUIT",
   // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
-  // it in every process that inherits it, and the output pipes' names find our read ends.
-  // Without /proc the watch says "unknown".
-  watchInput: (pid) =>
+  // it in every process that inherits it, and finds our write end. (Not so the output pipes: a
+  // program that exits at once has no fds left to look at.) Without /proc the watch says
+  // "unknown".
+  watchInput: ({ pid, outputFds }) =>
     new InputWatch(pid, {
       pipe: fdTarget(pid, 0) ?? undefined,
-      outputs: ownFdsOf([fdTarget(pid, 1), fdTarget(pid, 2)]),
+      outputs: outputFds,
       input: ownFdsOf([fdTarget(pid, 0)])[0],
     }),
 };
