@@ -46,6 +46,8 @@
  */
 import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
 import { doctor } from "./src/cli/doctor.ts";
+import { exportCast } from "./src/cli/export.ts";
+import { NotFound, watchLink } from "./src/cli/watch_link.ts";
 import { serve } from "./src/cli/serve.ts";
 import { usage } from "./src/cli/usage.ts";
 import { VERSION } from "./src/mcp/server.ts";
@@ -73,6 +75,18 @@ if (import.meta.main) {
       Deno.exit(report.ok ? 0 : 1);
       break;
     }
+    case "watch":
+    case "export":
+      try {
+        const files = withPathFlags(invocation.options, env);
+        if (invocation.command === "watch") console.log(watchLink(files, invocation.target));
+        else await exportCast(files, invocation.id);
+      } catch (error) {
+        if (!(error instanceof NotFound)) throw error;
+        console.error(`portal: ${error.message}`);
+        Deno.exit(1);
+      }
+      break;
     case "serve":
       await serve(invocation.options, env);
   }

@@ -13,6 +13,8 @@
  * assert.equal(run.command, "serve");
  * assert.deepEqual(run.command === "serve" && run.options.http, { hostname: "127.0.0.1", port: 8080 });
  * assert.equal(parseArgs(["doctor", "--db", "/tmp/x.db"]).command, "doctor");
+ * assert.deepEqual(parseArgs(["export", "3"]), { command: "export", id: 3, options: parseArgs(["doctor"]).options });
+ * assert.equal(parseArgs(["watch", "calc"]).command === "watch" && parseArgs(["watch", "calc"]).target, "calc");
  * assert.throws(() => parseArgs(["--verbose"]), UsageError);
  * ```
  * @module
@@ -39,12 +41,18 @@ export interface Options {
   shareProcesses: boolean;
   /** `--log-level`: the stderr threshold and each session's until its client sets one. */
   logLevel: LoggingLevel;
+  /** `--watch-port`: the watch page's loopback port (default: one the system picks). */
+  watchPort?: number;
 }
 
 /** What the command line asks for. */
 export type Invocation =
   | { command: "serve"; options: Options }
   | { command: "doctor"; options: Options }
+  /** `portal watch [ID|NAME]`: print the watch page's link. */
+  | { command: "watch"; target?: string; options: Options }
+  /** `portal export ID`: print a PTY process's asciicast. */
+  | { command: "export"; id: number; options: Options }
   | { command: "help" }
   | { command: "version" };
 
@@ -52,6 +60,7 @@ export type Invocation =
 export interface Flag {
   names: string[];
   value?: string;
+  /** Taken by the commands that read Portal's files ({@link FILE_COMMANDS}), not only by serve. */
   doctor: boolean;
   help: string;
   set(options: Options, value: string): void;
@@ -86,6 +95,14 @@ export const FLAGS: readonly Flag[] = [
     set: (options) => options.shareProcesses = true,
   },
   {
+    names: ["--watch-port"],
+    value: "PORT",
+    doctor: false,
+    help: "The watch page's port on 127.0.0.1 (see process_watch). Default: one the system " +
+      "picks. With --http the page is also at /watch there.",
+    set: (options, value) => options.watchPort = parsePort("--watch-port", value),
+  },
+  {
     names: ["--db"],
     value: "PATH",
     doctor: true,
@@ -109,6 +126,10 @@ export const FLAGS: readonly Flag[] = [
   },
 ];
 
+/** The commands besides serving; they take only the flags marked `doctor`. */
+export const FILE_COMMANDS = ["doctor", "watch", "export"] as const;
+type FileCommand = typeof FILE_COMMANDS[number];
+
 /** The switches that stop parsing and answer at once. */
 const ANSWERS: Record<string, "help" | "version"> = {
   "--help": "help",
@@ -120,17 +141,24 @@ const ANSWERS: Record<string, "help" | "version"> = {
 /** Parses `portal`'s arguments (without the program name). */
 export function parseArgs(args: readonly string[]): Invocation {
   const options: Options = { allowHosts: [], shareProcesses: false, logLevel: "info" };
-  let command: "serve" | "doctor" = "serve";
+  let command: "serve" | FileCommand = "serve";
   const given: Flag[] = [];
+  const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (ANSWERS[arg]) return { command: ANSWERS[arg] };
-    if (arg === "doctor" && i === 0) {
-      command = "doctor";
+    if (i === 0 && (FILE_COMMANDS as readonly string[]).includes(arg)) {
+      command = arg as FileCommand;
       continue;
     }
     if (!arg.startsWith("-")) {
-      throw new UsageError(`unexpected argument "${arg}" (the only command is doctor)`);
+      if (command === "watch" || command === "export") {
+        positional.push(arg);
+        continue;
+      }
+      throw new UsageError(
+        `unexpected argument "${arg}" (the commands are ${FILE_COMMANDS.join(", ")})`,
+      );
     }
     const [name, inline] = splitOnce(arg, "=");
     const flag = FLAGS.find((f) => f.names.includes(name));
@@ -148,13 +176,24 @@ export function parseArgs(args: readonly string[]): Invocation {
     flag.set(options, value);
     given.push(flag);
   }
-  if (command === "doctor") {
+  if (command !== "serve") {
     const misplaced = given.find((flag) => !flag.doctor);
-    if (misplaced) throw new UsageError(`${misplaced.names[0]} does not apply to doctor`);
+    if (misplaced) throw new UsageError(`${misplaced.names[0]} does not apply to ${command}`);
   } else if (!options.http && (options.allowHosts.length > 0 || options.shareProcesses)) {
     throw new UsageError(
       `${options.shareProcesses ? "--share-processes" : "--allow-host"} needs --http`,
     );
+  }
+  if (command === "export") {
+    const id = Number(positional[0]);
+    if (positional.length !== 1 || !Number.isInteger(id) || id < 1) {
+      throw new UsageError("export takes one process id: portal export ID > session.cast");
+    }
+    return { command, id, options };
+  }
+  if (command === "watch") {
+    if (positional.length > 1) throw new UsageError("watch takes at most one ID or NAME");
+    return { command, target: positional[0], options };
   }
   return { command, options };
 }
@@ -171,6 +210,14 @@ export function withPathFlags(
   if (options.db !== undefined) flags.PORTAL_DB_PATH = options.db;
   if (options.dataDir !== undefined) flags.PORTAL_DATA_DIR = options.dataDir;
   return { ...env, ...flags };
+}
+
+function parsePort(flag: string, value: string): number {
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65535) {
+    throw new UsageError(`${flag} takes a port number (0 picks a free one); got "${value}"`);
+  }
+  return port;
 }
 
 /** `PORT`, `HOST:PORT` or `[IPv6]:PORT`. */

@@ -27,6 +27,9 @@ import { createServer, VERSION } from "../mcp/server.ts";
 import { StdioTransport } from "../mcp/stdio.ts";
 import { SHUTDOWN_SIGNALS } from "../platform.ts";
 import { type Options, withPathFlags } from "./args.ts";
+import { WatchService } from "../watch/service.ts";
+import { WATCH_PATH } from "../watch/access.ts";
+import { publishLink } from "./watch_link.ts";
 
 /** Serves until stopped; then exits the process. */
 export async function serve(options: Options, env: Record<string, string>): Promise<void> {
@@ -34,19 +37,44 @@ export async function serve(options: Options, env: Record<string, string>): Prom
   const log = new Log(options.logLevel);
   reportStrayFailures(log);
   const paths = withPathFlags(options, env);
-  if (options.http) serveOverHttp(options, options.http, paths, env, log);
-  else await serveOverStdio(paths, log);
+  const watch = listenWatch(options.watchPort ?? 0);
+  if (options.http) serveOverHttp(options, options.http, paths, env, log, watch);
+  else await serveOverStdio(paths, log, watch);
 }
 
-async function serveOverStdio(paths: Record<string, string>, log: Log): Promise<void> {
-  const shared = openShared(paths, log);
-  const { server } = createServer({ manager: shared.manager(), registry: shared.registry }, log);
+async function serveOverStdio(
+  paths: Record<string, string>,
+  log: Log,
+  watch: WatchService,
+): Promise<void> {
+  const shared = openShared(paths, log, watch);
+  const manager = shared.manager();
+  const scope = watch.open(manager);
+  const context = {
+    manager,
+    registry: shared.registry,
+    watch: { link: (id?: number) => watch.link(scope, id) },
+  };
+  const { server } = createServer(context, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
   await server.connect(new StdioTransport((note) => log.log("warning", "server", note)));
-  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
+  console.error(
+    `portal ${VERSION} serving MCP on stdio; records database ${shared.database}; ` +
+      `watch page ${watch.url} (its link: process_watch, or \`portal watch\`)`,
+  );
+}
+
+/** The watch page's own listener, or a clear message and exit 1 when its port is taken. */
+function listenWatch(port: number): WatchService {
+  try {
+    return WatchService.listen(port);
+  } catch (error) {
+    console.error(`portal: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
 }
 
 function serveOverHttp(
@@ -55,6 +83,7 @@ function serveOverHttp(
   paths: Record<string, string>,
   env: Record<string, string>,
   log: Log,
+  watch: WatchService,
 ): void {
   const token = env.PORTAL_TOKEN || generateToken();
   const guard = new RequestGuard({
@@ -66,36 +95,40 @@ function serveOverHttp(
   try {
     // Listen before any file is made, so a port already taken leaves none behind. No request
     // is handled before this function returns, and so before openSession below exists.
-    http = serveHttp({ listen, guard, log, openSession: () => openSession() });
+    http = serveHttp({
+      listen,
+      guard,
+      log,
+      openSession: () => openSession(),
+      mount: { path: WATCH_PATH, handler: (port) => watch.handler(guard, port) },
+    });
   } catch (error) {
     console.error(
       `portal: cannot listen on ${listen.hostname}:${listen.port}: ${(error as Error).message}`,
     );
     Deno.exit(1);
   }
-  const shared = openShared(paths, log);
+  const shared = openShared(paths, log, watch);
   // With --share-processes every HTTP session is one session of the pool, which never ends.
   const everyone: Session = { seesAll: true };
   let stopping = false;
   const openSession = (): SessionContext => {
     const { registry } = shared;
-    if (options.shareProcesses) {
-      return {
-        context: { manager: shared.manager(everyone), registry },
-        end: () => Promise.resolve(),
-      };
-    }
-    const manager = shared.manager();
+    const manager = shared.manager(options.shareProcesses ? everyone : undefined);
+    const scope = watch.open(manager);
+    const context = { manager, registry, watch: { link: (id?: number) => watch.link(scope, id) } };
     // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
-    const end = () => stopping ? Promise.resolve() : shared.endSession(manager.session);
-    return { context: { manager, registry }, end };
+    const endProcesses = () =>
+      options.shareProcesses || stopping ? Promise.resolve() : shared.endSession(manager.session);
+    return { context, end: () => endProcesses().finally(() => watch.end(scope)) };
   };
   onShutdown(() => {
     stopping = true;
     return shared.close(http.close());
   });
   console.error(
-    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}`,
+    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}; ` +
+      `watch page ${watch.url} and at ${WATCH_PATH}/ there`,
   );
   if (!env.PORTAL_TOKEN) {
     console.error(
@@ -112,9 +145,9 @@ function serveOverHttp(
 }
 
 /** The shared files, or a clear message and exit 1 when they cannot be made. */
-function openShared(paths: Record<string, string>, log: Log): Shared {
+function openShared(paths: Record<string, string>, log: Log, watch: WatchService): Shared {
   try {
-    return new Shared(paths, log);
+    return new Shared(paths, log, watch);
   } catch (error) {
     // One line, no stack: the message says what is wrong and what to do.
     const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
@@ -153,8 +186,10 @@ class Shared {
   readonly registry: ProgramRegistry;
   readonly #file: RecordsFile;
   readonly #pool: ProcessPool;
+  readonly #watch: WatchService;
+  readonly #unpublish: () => void;
 
-  constructor(paths: Record<string, string>, log: Log) {
+  constructor(paths: Record<string, string>, log: Log, watch: WatchService) {
     this.dbPath = recordsDbPath(paths);
     const retentionMs = retentionDays(paths) * 86_400_000;
     removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
@@ -170,6 +205,9 @@ class Shared {
       });
       this.#pool = new ProcessPool(this.store);
       this.registry = new ProgramRegistry(dataDir(paths));
+      this.#watch = watch;
+      watch.showAll(this.manager({ seesAll: true }));
+      this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
     } catch (error) {
       this.#file.release();
       throw error;
@@ -201,6 +239,8 @@ class Shared {
   async close(first: Promise<void> = Promise.resolve()): Promise<void> {
     const killed = first.then(() => this.manager({ seesAll: true }).killAll());
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
+    this.#unpublish();
+    await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);
     this.store.close();
     this.#file.release();
     this.registry.close();

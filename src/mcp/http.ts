@@ -58,6 +58,11 @@ export interface HttpOptions {
   log: Log;
   /** The tools' context of a new session. */
   openSession(): SessionContext;
+  /**
+   * Another service on the same listener (the watch page at `/watch`), which
+   * checks its requests itself; `handler` is given the port bound.
+   */
+  mount?: { path: string; handler(port: number): (request: Request) => Promise<Response> };
 }
 
 /** A listening server. */
@@ -78,7 +83,14 @@ export function serveHttp(options: HttpOptions): HttpService {
   const { guard, log } = options;
   const sessions = new Map<string, Session>();
 
+  // Set once the port is bound, before any request is handled.
+  const mounted: { handle?: (request: Request) => Promise<Response> } = {};
   const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    const mount = options.mount?.path;
+    if (mounted.handle && (path === mount || path.startsWith(`${mount}/`))) {
+      return await mounted.handle(request);
+    }
     const refusal = guard.refuse(request);
     if (refusal) {
       log.stderr("warning", "http", `refused ${request.method}: ${refusal.reason}`);
@@ -143,6 +155,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     onListen: () => {},
   }, handle);
   const { hostname, port } = http.addr as Deno.NetAddr;
+  mounted.handle = options.mount?.handler(port);
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,

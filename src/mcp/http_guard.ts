@@ -63,6 +63,23 @@ export class RequestGuard {
 
   /** The refusal for `request`, or `undefined` when it may pass. */
   refuse(request: Request): Refusal | undefined {
+    const refusal = this.refuseSource(request);
+    if (refusal) return refusal;
+    if (!this.#authorized(request.headers.get("authorization") ?? "")) {
+      return {
+        status: 401,
+        reason: "Send the server's token as Authorization: Bearer TOKEN (PORTAL_TOKEN, or the " +
+          "token it printed on stderr at start)",
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * The refusal for where `request` comes from (`Host` and `Origin`), whatever
+   * its credentials: the checks the watch page shares with `/mcp`.
+   */
+  refuseSource(request: Request): Refusal | undefined {
     const host = request.headers.get("host");
     if (!host || !this.hosts.has(hostnameOf(`http://${host}`) ?? "")) {
       return { status: 403, reason: `Host ${JSON.stringify(host)} is not this server's name` };
@@ -70,13 +87,6 @@ export class RequestGuard {
     const origin = request.headers.get("origin");
     if (origin !== null && !this.hosts.has(hostnameOf(origin) ?? "")) {
       return { status: 403, reason: `Origin ${JSON.stringify(origin)} may not use this server` };
-    }
-    if (!this.#authorized(request.headers.get("authorization") ?? "")) {
-      return {
-        status: 401,
-        reason: "Send the server's token as Authorization: Bearer TOKEN (PORTAL_TOKEN, or the " +
-          "token it printed on stderr at start)",
-      };
     }
     return undefined;
   }

@@ -157,6 +157,15 @@ export function waitRequest(defaultWait: "ready" | "none") {
 }
 export type WaitRequest = z.infer<ReturnType<typeof waitRequest>>;
 
+/** Who types into a process: the agent, or a person who took over on the watch page. */
+export const controlledBy = z.enum(["agent", "person"]);
+
+/**
+ * What a person typed on the watch page since the agent's last call on the
+ * process, as the stdin records show it (set only when there is some).
+ */
+export const personInput = z.string().optional();
+
 /** What a waiting call adds to its reply (described in process_write's description). */
 export const stepReply = z.object({
   state: processState,
@@ -171,6 +180,7 @@ export const stepReply = z.object({
   exit_signal: z.string().nullable().optional(),
   /** Set when output is the rendered alternate screen (vim, less): where its cursor is. */
   cursor: z.object({ row: z.number(), col: z.number() }).optional(),
+  person_input: personInput,
 });
 export type StepReply = z.infer<typeof stepReply>;
 
@@ -202,6 +212,7 @@ export const processSummary = z.object({
   os_pid: z.number(),
   status,
   state: processState,
+  controlled_by: controlledBy,
   pty: z.boolean(),
   keep: z.boolean(),
   timeout_ms: z.number(),
@@ -225,6 +236,7 @@ export const processDetails = processSummary.extend({
   stdout_count: z.number(),
   stderr_count: z.number(),
   stdin_count: z.number(),
+  person_input: personInput,
 });
 export type ProcessDetails = z.infer<typeof processDetails>;
 
@@ -274,6 +286,7 @@ export const recordPage = z.object({
   dropped_bytes: z.number().describe(
     "Bytes of older output this read would have included but the per-process cap dropped.",
   ),
+  person_input: personInput,
 });
 export type RecordPage = z.infer<typeof recordPage>;
 
@@ -313,6 +326,7 @@ export const screenSnapshot = z.object({
   lines: z.array(z.string()),
   /** Only when asked for: lines just above the screen, oldest first. */
   scrollback: z.array(z.string()).optional(),
+  person_input: personInput,
 });
 export type ScreenSnapshot = z.infer<typeof screenSnapshot>;
 

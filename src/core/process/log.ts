@@ -27,6 +27,7 @@ import { newestPage } from "../output/newest_page.ts";
 import { ReadCursor } from "../output/read_cursor.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type { IoRecord, RawRecord } from "../store/records.ts";
+import type { TerminalSize } from "../store/processes_table.ts";
 import type { Encoding, Source } from "../model/schema.ts";
 import type { Secrets } from "../input/secrets.ts";
 
@@ -115,6 +116,28 @@ export class ProcessLog {
     this.lastOutputAt = performance.now();
     const stored = this.#secrets.redact(source, bytes);
     if (stored.length > 0) this.#record(source, stored);
+  }
+
+  /** The last `maxChars` of output as text (a pipe process's picture for a watcher). */
+  tailText(maxChars: number): string {
+    this.#release();
+    const { records } = this.#store.query(this.#id, {
+      sources: ["stdout", "stderr"],
+      maxChars,
+      newest: true,
+    });
+    return records.map((r) => r.content).join("").slice(-maxChars);
+  }
+
+  /** Notes the terminal's size from now on (its start, a resize), for recordings. */
+  resized(cols: number, rows: number): void {
+    this.#store.saveSize(this.#id, { timestamp: this.elapsedNs(), cols, rows });
+  }
+
+  /** Every record and the terminal's sizes, oldest first: what a recording is made of. */
+  recording(): { records: Iterable<RawRecord>; sizes: TerminalSize[] } {
+    this.#release();
+    return { records: this.#store.records(this.#id), sizes: this.#store.sizes(this.#id) };
   }
 
   /** Throws while the store cannot write (a full disk): input sent now could not be recorded. */

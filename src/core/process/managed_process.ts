@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { PortalError } from "../../errors.ts";
 import { QUIET_MS } from "../../limits.ts";
 import { spawnPipe, spawnPty } from "../../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
@@ -30,6 +31,12 @@ import type {
 import { Screen, type TerminalModes } from "../screen/screen.ts";
 import type { Pattern } from "../steps/pattern.ts";
 import { readiness, type Waitable } from "../steps/wait.ts";
+import type { LiveEvent, LiveScreen, LiveSource } from "../watch/live_feed.ts";
+import { Viewers } from "../watch/viewers.ts";
+import type { Recording } from "../recording/asciicast.ts";
+
+/** The tail of a pipe process's output a watcher's page starts with. */
+const PIPE_TAIL_CHARS = 16_000;
 
 /** A piece of input, and whether it is a secret. */
 interface Typed {
@@ -38,7 +45,7 @@ interface Typed {
 }
 
 /** A program under Portal's management. */
-export class ManagedProcess implements Waitable {
+export class ManagedProcess implements Waitable, LiveSource {
   readonly id: number;
   readonly spec: LaunchSpec;
   readonly startedAt = new Date();
@@ -63,6 +70,8 @@ export class ManagedProcess implements Waitable {
   #killing = false;
   #markEnded!: () => void;
   readonly #onEnd: (process: ManagedProcess) => void;
+  /** Its watch pages, and who types into it: the agent, or a person who took over. */
+  readonly #viewers = new Viewers();
 
   /**
    * Starts the program of `spec` (`cwd` absolute, every default applied) on
@@ -88,8 +97,10 @@ export class ManagedProcess implements Waitable {
       onOutput: (source, bytes, seq) => {
         this.#watchers.hear(source, bytes);
         this.#screen?.write(bytes, seq);
+        this.#viewers.emit({ kind: "output", seq, bytes });
       },
     });
+    if (spec.pty) this.#log.resized(spec.cols, spec.rows);
     this.prompt = hooks.prompt;
     this.#onEnd = hooks.onEnd;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
@@ -145,14 +156,78 @@ export class ManagedProcess implements Waitable {
    * one `stdin` record, the secret parts as `[secret: N chars]`; returns the bytes.
    */
   write(parts: Typed[]): number {
+    return this.#send(parts).bytes;
+  }
+
+  /** {@link write}, and the `stdin` record it made. */
+  #send(parts: Typed[]): { bytes: number; record: string } {
     const bytes = new TextEncoder().encode(parts.map((p) => p.text).join(""));
-    if (bytes.length === 0) return 0;
+    if (bytes.length === 0) return { bytes: 0, record: "" };
     // Known before the program can echo it.
     const record = parts.map((p) => this.#secrets.typed(p.text, p.secret)).join("");
     this.#terminal.write(bytes);
     this.lastInputAt = performance.now();
     this.#log.append("stdin", new TextEncoder().encode(record));
-    return bytes.length;
+    return { bytes: bytes.length, record };
+  }
+
+  /** Who types into the program now (see viewers.ts). */
+  get controlledBy(): "agent" | "person" {
+    return this.#viewers.controlledBy;
+  }
+
+  /** A person's page takes the keyboard (from the agent, or from another page). */
+  takeOver(page: object): void {
+    if (!this.running) {
+      throw new PortalError(`Process ${this.id} has ended (${this.status}): nothing to type into.`);
+    }
+    this.#viewers.take(page);
+  }
+
+  /** The page gives the keyboard back to the agent (closing it does too); false if it had not. */
+  giveBack(page: object): boolean {
+    return this.#viewers.giveBack(page);
+  }
+
+  /**
+   * What a person typed on the page that holds the keyboard, as a terminal
+   * sends it: recorded as `stdin` like the agent's input (a secret at a
+   * password prompt redacted the same way), and kept for the agent's next
+   * reply. On pipes Enter is `\n` and Ctrl+C interrupts, as for the agent.
+   */
+  typeAsPerson(page: object, data: string): void {
+    if (this.#viewers.holder !== page) {
+      throw new PortalError("Press Take over first: until then keys typed here go nowhere.");
+    }
+    if (!this.running) return;
+    this.#log.checkWritable();
+    const hidden = this.#terminal.hidesInput();
+    const parts = this.spec.pty ? [data] : data.replaceAll("\r", "\n").split("\x03");
+    parts.forEach((text, i) => {
+      if (i > 0) this.interrupt("ctrl_c");
+      this.#viewers.typed(this.#send([{ text, secret: hidden }]).record);
+    });
+  }
+
+  /** What a person typed since the agent's last call on this process (see viewers.ts). */
+  takePersonInput(): { person_input?: string } {
+    return this.#viewers.takeTyped();
+  }
+
+  observe(listener: (event: LiveEvent) => void): () => void {
+    return this.#viewers.observe(listener);
+  }
+
+  /** The whole terminal now, for a watcher: the emulator's (PTY), or the output's tail (pipes). */
+  async liveScreen(): Promise<LiveScreen> {
+    if (this.#screen) return { ...await this.#screen.serialize(), pty: true };
+    const seq = this.#log.seq;
+    return { seq, cols: 0, rows: 0, data: this.#log.tailText(PIPE_TAIL_CHARS), pty: false };
+  }
+
+  /** The process and its records, for an asciicast. */
+  recording(): Recording {
+    return { process: this.describe(), ...this.#log.recording() };
   }
 
   /**
@@ -264,6 +339,8 @@ export class ManagedProcess implements Waitable {
     this.#terminal.resize(cols, rows);
     this.#screen!.resize(cols, rows);
     this.#size = { cols, rows };
+    this.#log.resized(cols, rows);
+    this.#viewers.emit({ kind: "resize", afterSeq: this.#log.seq, cols, rows });
   }
 
   /** Whether the program runs on a terminal, and so has a screen. */
@@ -316,6 +393,7 @@ export class ManagedProcess implements Waitable {
       os_pid: this.pid,
       status: this.status,
       state: this.state(),
+      controlled_by: this.#viewers.controlledBy,
       pty: this.spec.pty,
       keep: this.spec.keep,
       timeout_ms: this.spec.timeout_ms,
@@ -377,8 +455,11 @@ export class ManagedProcess implements Waitable {
     this.exit = info;
     this.endedAt = new Date();
     this.status = this.#killing ? "killed" : "exited";
+    const holder = this.#viewers.holder;
+    if (holder !== null) this.#viewers.giveBack(holder);
     this.#onEnd(this);
     this.#markEnded();
+    this.#viewers.emit({ kind: "end" });
   }
 
   #page({ records, complete, dropped }: LogPage): RecordPage {

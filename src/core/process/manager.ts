@@ -77,6 +77,20 @@ type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 const BOTH: OutputSource[] = ["stdout", "stderr"];
 
+/** What a watch page may do with a process: follow it, take over its keyboard, record it. */
+export type Watched = Pick<
+  ManagedProcess,
+  | "id"
+  | "describe"
+  | "observe"
+  | "liveScreen"
+  | "takeOver"
+  | "giveBack"
+  | "typeAsPerson"
+  | "recording"
+  | "hasScreen"
+>;
+
 /**
  * The processes one session sees: those it started, the kept ones, and those
  * no live session owns (`session.seesAll`: every one).
@@ -124,12 +138,13 @@ export class ProcessManager {
     options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
     const process = this.#touch(this.#get(id));
-    return process.read({
+    const page = process.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
       encoding: options.encoding,
     });
+    return { ...page, ...process.takePersonInput() };
   }
 
   /**
@@ -146,7 +161,8 @@ export class ProcessManager {
     const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
     if (step.wait === "none") {
       const page = process.readNew({ sources, maxChars: options.max_chars ?? MAX_CHARS.default });
-      return { ...page, state: process.state(step.quietMs), reason: "none" };
+      const state = process.state(step.quietMs);
+      return { ...page, state, reason: "none", ...process.takePersonInput() };
     }
     const reply = await this.#step(process, step, control);
     return {
@@ -177,6 +193,14 @@ export class ProcessManager {
     }
     const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
     const process = this.#touch(this.#running(id, "write to"));
+    if (process.controlledBy === "person") {
+      throw new PortalError(
+        `A person is typing into process ${id}: they took over on the watch page ` +
+          "(process_watch), so process_write is refused until they press Give back or close " +
+          'the page. Meanwhile process_read_new with wait: "ready" follows what they do, and ' +
+          'process_inspect shows controlled_by: "agent" again once you may write.',
+      );
+    }
     const secret = await secretOf(request, control, process);
     const bytes_written = await process.type(content, keys, secret);
     if (eof) process.endInput();
@@ -202,7 +226,18 @@ export class ProcessManager {
   }
 
   inspect(id: number): ProcessDetails {
-    return this.#get(id).describe();
+    const process = this.#get(id);
+    return { ...process.describe(), ...process.takePersonInput() };
+  }
+
+  /** A process as its watch page sees it (nothing the page does counts as the agent's call). */
+  watched(id: number): Watched {
+    return this.#get(id);
+  }
+
+  /** Every process, as watch pages list them. */
+  watchedAll(): Watched[] {
+    return this.#visible();
   }
 
   /**
@@ -300,7 +335,7 @@ export class ProcessManager {
       const size = process.describe();
       process.resize(cols ?? size.cols!, rows ?? size.rows!);
     }
-    return await process.screen(view);
+    return { ...await process.screen(view), ...process.takePersonInput() };
   }
 
   /**
@@ -350,7 +385,8 @@ export class ProcessManager {
   async #step(process: ManagedProcess, step: Step, control: CallControl): Promise<StepReply> {
     this.#pool.idle.hold(process);
     try {
-      return await runStep(process, step, control);
+      const reply = await runStep(process, step, control);
+      return { ...reply, ...process.takePersonInput() };
     } finally {
       process.touch();
       this.#pool.idle.release(process, this.#timeoutOf(process));

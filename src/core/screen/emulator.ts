@@ -7,11 +7,16 @@
  *
  * @module
  */
-import type { EmulatorEvent, EmulatorRequest, TerminalModes } from "./emulator_worker.ts";
+import type {
+  EmulatorEvent,
+  EmulatorRequest,
+  SerializedScreen,
+  TerminalModes,
+} from "./emulator_worker.ts";
 import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 import { PortalError } from "../../errors.ts";
 
-export type { TerminalModes } from "./emulator_worker.ts";
+export type { SerializedScreen, TerminalModes } from "./emulator_worker.ts";
 
 let worker: Worker | null = null;
 const live = new Map<number, Emulator>();
@@ -74,6 +79,11 @@ export class Emulator {
     return this.#ask((ask) => send({ op: "modes", id: this.#id, ask }));
   }
 
+  /** The terminal as escape sequences, once every write handed over so far is parsed. */
+  serialize(): Promise<SerializedScreen> {
+    return this.#ask((ask) => send({ op: "serialize", id: this.#id, ask }));
+  }
+
   /** Calls `reply` with what a real terminal would answer the program (query replies). */
   onReply(reply: (data: string) => void): void {
     this.#onReply = reply;
@@ -102,7 +112,12 @@ export class Emulator {
     else {
       const answer = this.#answers.get(event.ask);
       this.#answers.delete(event.ask);
-      answer?.resolve((event.op === "snapshot" ? event.snapshot : event.modes) as never);
+      const value = event.op === "snapshot"
+        ? event.snapshot
+        : event.op === "modes"
+        ? event.modes
+        : event.screen;
+      answer?.resolve(value as never);
     }
   }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import xterm from "@xterm/headless";
+import { SerializeAddon } from "@xterm/addon-serialize";
 import type { BufferName, ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 
 /** Input modes a program sets on its terminal (see `Screen.modes`). */
@@ -33,6 +34,8 @@ export type EmulatorRequest =
     options: Pick<ScreenRequest, "buffer" | "scrollback">;
   }
   | { op: "modes"; id: number; ask: number }
+  /** Answered by "serialized" once every write before it is parsed. */
+  | { op: "serialize"; id: number; ask: number }
   | { op: "close"; id: number };
 
 /** What the emulator tells the main thread. */
@@ -40,11 +43,20 @@ export type EmulatorEvent =
   | { op: "parsed"; id: number }
   | { op: "reply"; id: number; data: string }
   | { op: "snapshot"; id: number; ask: number; snapshot: ScreenSnapshot }
-  | { op: "modes"; id: number; ask: number; modes: TerminalModes };
+  | { op: "modes"; id: number; ask: number; modes: TerminalModes }
+  | { op: "serialized"; id: number; ask: number; screen: SerializedScreen };
+
+/** The whole terminal as escape sequences that redraw it (colours, modes, both buffers). */
+export interface SerializedScreen {
+  cols: number;
+  rows: number;
+  data: string;
+}
 
 interface Emulator {
   term: xterm.Terminal;
   title: string | null;
+  serializer: SerializeAddon;
 }
 
 /** The Worker's global scope (typed here: the project's types are a window's). */
@@ -65,7 +77,10 @@ scope.onmessage = ({ data }) => {
       // Binary output would make the parser report each bad sequence on stderr.
       logLevel: "off",
     });
-    const emulator: Emulator = { term, title: null };
+    const serializer = new SerializeAddon();
+    // The addon is written for @xterm/xterm; it uses only what the headless terminal has.
+    term.loadAddon(serializer as unknown as xterm.ITerminalAddon);
+    const emulator: Emulator = { term, title: null, serializer };
     term.onTitleChange((title) => emulator.title = title || null);
     // A real terminal answers the program's queries (cursor position, device attributes).
     term.onData((reply) => post({ op: "reply", id: data.id, data: reply }));
@@ -101,6 +116,15 @@ scope.onmessage = ({ data }) => {
           bracketedPaste: modes.bracketedPasteMode,
           alternateBuffer: term.buffer.active.type === "alternate",
         },
+      });
+      break;
+    }
+    case "serialize": {
+      // An empty write is parsed after every write before it.
+      const { id, ask } = data;
+      term.write(new Uint8Array(0), () => {
+        const screen = { cols: term.cols, rows: term.rows, data: emulator.serializer.serialize() };
+        post({ op: "serialized", id, ask, screen });
       });
       break;
     }

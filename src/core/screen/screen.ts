@@ -42,7 +42,7 @@
  */
 import { concatBytes } from "../../bytes.ts";
 import { SCROLLBACK_LINES } from "../../limits.ts";
-import { Emulator, type TerminalModes } from "./emulator.ts";
+import { Emulator, type SerializedScreen, type TerminalModes } from "./emulator.ts";
 import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 import { ModeTracker } from "./mode_tracker.ts";
 import { QueryScanner } from "./terminal_queries.ts";
@@ -193,6 +193,18 @@ export class Screen {
   ): Promise<ScreenSnapshot> {
     await this.#settled();
     return this.#term.snapshot(options);
+  }
+
+  /**
+   * The whole terminal as escape sequences that redraw it (colours, modes, the
+   * alternate buffer, scrollback), exact as of `seq`: every chunk up to it and
+   * none after it (a watcher's page goes on from there).
+   */
+  async serialize(): Promise<SerializedScreen & { seq: number }> {
+    await this.#settled();
+    // The Worker answers after parsing every write posted before: up to this seq.
+    const seq = this.#fedSeq;
+    return { ...await this.#term.serialize(), seq };
   }
 
   dispose(): void {

@@ -42,8 +42,8 @@ import { PORTAL_APPLICATION_ID } from "./tables.ts";
 const SQLITE_MAGIC = "SQLite format 3\0";
 /** Where SQLite keeps `application_id` in the header. */
 const APPLICATION_ID_OFFSET = 68;
-/** The files of one database: the database, its journals, and its lock. */
-const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock"];
+/** The files of one database: the database, its journals, its lock, its server's watch link. */
+const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock", ".watch"];
 /** A per-instance database in the records directory (`recordsDbPath`'s default). */
 const INSTANCE_DB = /^portal-\d+-\d+\.db$/;
 
@@ -118,7 +118,9 @@ export function removeOldRecords(
       continue; // A live server holds it (or it cannot be opened): keep it.
     }
     try {
-      for (const suffix of ["", "-journal", "-wal", "-shm"]) removeIfPresent(path + suffix);
+      for (const suffix of ["", "-journal", "-wal", "-shm", ".watch"]) {
+        removeIfPresent(path + suffix);
+      }
       removeIfPresent(`${path}.lock`);
       removed.push(path);
     } catch {
@@ -141,6 +143,11 @@ export function describeRecordsFile(path: string): { ok: boolean; detail: string
   return holder === undefined
     ? { ok: true, detail: "a Portal database, not in use (a server opens it and keeps it)" }
     : { ok: true, detail: `a Portal database, in use by a server (pid ${holder || "?"})` };
+}
+
+/** Whether a live server holds the database at `path` (its lock), without creating anything. */
+export function inUse(path: string): boolean {
+  return heldBy(`${path}.lock`) !== undefined;
 }
 
 /** The pid (0 if unknown) of the process that holds `lockPath` locked, without creating it. */

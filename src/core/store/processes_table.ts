@@ -2,7 +2,8 @@
  * The `processes` table of the records database: a row per process, kept in
  * memory until the store's next commit writes it with the records (so a row
  * waits, like a record, while the file cannot be written), and the highest id
- * the file has seen, from which a reopened database's new ids go on.
+ * the file has seen, from which a reopened database's new ids go on. A PTY's
+ * sizes (`terminal_sizes`) are kept and written the same way.
  *
  * @example
  * ```ts
@@ -23,11 +24,21 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ProcessDetails } from "../model/schema.ts";
 
+/** A terminal's size from `timestamp` (ns since its process started) on. */
+export interface TerminalSize {
+  timestamp: number;
+  cols: number;
+  rows: number;
+}
+
 /** The processes table: its rows, written with the store's commits. */
 export class ProcessesTable {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #unsaved = new Map<number, ProcessDetails>();
+  readonly #unsavedSizes: (TerminalSize & { processId: number })[] = [];
+  readonly #insertSize: StatementSync;
+  readonly #sizes: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -37,6 +48,10 @@ export class ProcessesTable {
         status, exit_code, exit_signal, started_at, ended_at, keep, name)
         VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     );
+    this.#insertSize = db.prepare("INSERT INTO terminal_sizes VALUES (?, ?, ?, ?)");
+    this.#sizes = db.prepare(
+      "SELECT timestamp, cols, rows FROM terminal_sizes WHERE process_id = ? ORDER BY timestamp",
+    );
   }
 
   /** Keeps `row` for the next commit (a later one for the same id replaces it). */
@@ -44,9 +59,21 @@ export class ProcessesTable {
     this.#unsaved.set(row.id, row);
   }
 
+  /** Keeps a terminal size of `processId` for the next commit. */
+  saveSize(processId: number, size: TerminalSize): void {
+    this.#unsavedSizes.push({ processId, ...size });
+  }
+
+  /** The sizes of `processId`'s terminal, oldest first, written or waiting. */
+  sizes(processId: number): TerminalSize[] {
+    const written = this.#sizes.all(processId) as unknown as TerminalSize[];
+    const waiting = this.#unsavedSizes.filter((s) => s.processId === processId);
+    return [...written, ...waiting.map(({ timestamp, cols, rows }) => ({ timestamp, cols, rows }))];
+  }
+
   /** Whether rows wait for a commit. */
   get waiting(): boolean {
-    return this.#unsaved.size > 0;
+    return this.#unsaved.size > 0 || this.#unsavedSizes.length > 0;
   }
 
   /** Writes the rows that wait, inside the commit's transaction; {@link written} once it held. */
@@ -57,17 +84,24 @@ export class ProcessesTable {
       values.push(r.exit_code, r.exit_signal, r.started_at, r.ended_at, r.keep ? 1 : 0, r.name);
       this.#upsert.run(...values);
     }
+    for (const s of this.#unsavedSizes) {
+      this.#insertSize.run(s.processId, s.timestamp, s.cols, s.rows);
+    }
   }
 
   /** The commit that wrote them held. */
   written(): void {
     this.#unsaved.clear();
+    this.#unsavedSizes.length = 0;
   }
 
   /** Forgets a process's row, waiting or written. */
   delete(processId: number): void {
     this.#unsaved.delete(processId);
+    const waiting = this.#unsavedSizes.filter((s) => s.processId !== processId);
+    this.#unsavedSizes.splice(0, Infinity, ...waiting);
     this.#db.prepare("DELETE FROM processes WHERE id = ?").run(processId);
+    this.#db.prepare("DELETE FROM terminal_sizes WHERE process_id = ?").run(processId);
   }
 
   /** The highest process id the file has seen, rows and records both (0 when new). */

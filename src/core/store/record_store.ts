@@ -52,7 +52,7 @@ import {
   TRUNCATE_JOURNAL,
 } from "./tables.ts";
 import { type Pending, PendingRecords } from "./pending_records.ts";
-import { ProcessesTable } from "./processes_table.ts";
+import { ProcessesTable, type TerminalSize } from "./processes_table.ts";
 import type { Encoding, ProcessDetails, Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
@@ -278,6 +278,23 @@ export class RecordStore {
       if (bytes >= maxBytes) break;
     }
     return out;
+  }
+
+  /** Every record of a process, oldest first (committed, then buffered): a recording's events. */
+  records(processId: number): Iterable<RawRecord> {
+    const base = processId * SEQ_SPAN;
+    return this.#scan(processId, base, [base, base, base], false);
+  }
+
+  /** Notes a PTY's size from `size.timestamp` on (written with the next commit). */
+  saveSize(processId: number, size: TerminalSize): void {
+    this.#processes.saveSize(processId, size);
+    if (!this.#writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
+  }
+
+  /** A PTY's sizes, oldest first: at its start, then after each resize. */
+  sizes(processId: number): TerminalSize[] {
+    return this.#processes.sizes(processId);
   }
 
   /** Deletes the records of a process (the process row stays). */

@@ -2,7 +2,8 @@
  * The records database's settings, its tables, and the statements the store
  * runs on them: `processes` (metadata) and `records` (raw bytes in frames: a
  * run of records of one source keyed by `process_id · 2³² + seq` of the
- * first, see record_frames.ts), and the `process_records` view that shows
+ * first, see record_frames.ts), `terminal_sizes` (a PTY's size at its start
+ * and after each resize, for recordings), and the `process_records` view that shows
  * them by process, first seq and source name, with how many records each row
  * holds, for people and tools reading the file.
  *
@@ -54,6 +55,11 @@ CREATE TABLE IF NOT EXISTS processes (
   status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
   ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT
 );
+CREATE TABLE IF NOT EXISTS terminal_sizes (
+  process_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, cols INTEGER NOT NULL,
+  rows INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS terminal_sizes_by_process ON terminal_sizes (process_id, timestamp);
 CREATE TABLE IF NOT EXISTS records (
   key INTEGER PRIMARY KEY, timestamp INTEGER NOT NULL, source INTEGER NOT NULL,
   content BLOB NOT NULL, count INTEGER NOT NULL, layout BLOB

@@ -18,6 +18,7 @@ import { processKillAll } from "./process_kill_all.ts";
 import { processClear } from "./process_clear.ts";
 import { processCleanup } from "./process_cleanup.ts";
 import { processScreen } from "./process_screen.ts";
+import { processWatch } from "./process_watch.ts";
 import { programQuery } from "./program_query.ts";
 import { programRecord } from "./program_record.ts";
 
@@ -34,6 +35,7 @@ export const TOOLS: readonly AnyTool[] = [
   processClear,
   processCleanup,
   processScreen,
+  processWatch,
   programQuery,
   programRecord,
 ];

@@ -39,6 +39,8 @@ import { secretPrompt } from "../secret_prompt.ts";
 export interface ToolContext {
   manager: ProcessManager;
   registry: ProgramRegistry;
+  /** The watch page's link for this client's processes (process `id` first, if given). */
+  watch?: { link(id?: number): string };
 }
 
 /** One tool: its agent-facing text, its schemas and its handler. */

@@ -1,0 +1,82 @@
+/**
+ * How a person at a shell finds Portal's pages and recordings: a running
+ * server leaves its watch link (with its token) in `<database>.watch`,
+ * owner-only, for as long as it holds the database; `portal watch` prints
+ * it, `portal export` reads the database. Which database: `--db` (or
+ * `PORTAL_DB_PATH`), else the newest in the records directory that has what
+ * is asked for (a live server, a process id).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { inUse } from "../core/store/database_file.ts";
+import { ensurePrivateFile, recordsDir } from "../core/store/paths.ts";
+
+/** A command's failure, in one line for the person (exit 1). */
+export class NotFound extends Error {
+  override name = "NotFound";
+}
+
+/** Leaves `link` beside the database for `portal watch`; the returned function takes it away. */
+export function publishLink(dbPath: string, link: string): () => void {
+  const path = `${dbPath}.watch`;
+  ensurePrivateFile(path);
+  Deno.writeTextFileSync(path, `${link}\n`);
+  return () => {
+    try {
+      Deno.removeSync(path);
+    } catch { /* gone already */ }
+  };
+}
+
+/**
+ * The watch link of the running server of `--db` (or `PORTAL_DB_PATH`), else
+ * of the newest running server; with `target`, it opens on that process (an
+ * id, or a name).
+ */
+export function watchLink(env: Record<string, string>, target?: string): string {
+  const live = databases(env).filter((db) => inUse(db) && exists(`${db}.watch`));
+  if (live.length === 0) {
+    throw new NotFound(
+      env.PORTAL_DB_PATH
+        ? `no running Portal server holds ${env.PORTAL_DB_PATH}`
+        : "no Portal server is running (its MCP client starts it; the page lives as long as " +
+          "the server)",
+    );
+  }
+  const link = new URL(Deno.readTextFileSync(`${live[0]}.watch`).trim());
+  if (target !== undefined) link.searchParams.set(/^\d+$/.test(target) ? "id" : "name", target);
+  return link.href;
+}
+
+/** The databases to look in, newest first: `PORTAL_DB_PATH`'s alone, or the records directory's. */
+export function databases(env: Record<string, string>): string[] {
+  if (env.PORTAL_DB_PATH) return [env.PORTAL_DB_PATH];
+  const dir = recordsDir(env);
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(dir)].map((entry) => entry.name).filter((n) => n.endsWith(".db"));
+  } catch {
+    return [];
+  }
+  const written = (name: string) =>
+    Math.max(...["", "-journal"].map((s) => modified(join(dir, name + s))));
+  return names.sort((a, b) => written(b) - written(a)).map((name) => join(dir, name));
+}
+
+function modified(path: string): number {
+  try {
+    return Deno.statSync(path).mtime?.getTime() ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * A records database opened read-only, for a person's command (`portal
+ * export`): a process's row, its terminal sizes and its records, as a
+ * recording. It may be the file of a live server (SQLite lets readers in
+ * between commits; what that server has not committed yet, at most the last
+ * commit interval, is not there), or of one that has ended.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { PortalError } from "../../errors.ts";
+import type { Recording } from "../recording/asciicast.ts";
+import { ProcessesTable } from "./processes_table.ts";
+import { StoredFrames } from "./stored_frames.ts";
+import { prepareStatements, SEQ_SPAN } from "./tables.ts";
+
+/** One process's row as the file keeps it. */
+interface ProcessRow {
+  id: number;
+  command: string;
+  args: string;
+  pty: number;
+  status: "running" | "exited" | "killed";
+  exit_code: number | null;
+  exit_signal: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/** A records database, read-only. */
+export class DatabaseReader {
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #frames: StoredFrames;
+  readonly #rows: ProcessesTable;
+
+  /** Opens `path` (which must be a Portal records database: see database_file.ts) read-only. */
+  constructor(path: string) {
+    this.path = path;
+    this.#db = new DatabaseSync(path, { readOnly: true });
+    this.#db.exec("PRAGMA busy_timeout = 2000");
+    this.#frames = new StoredFrames(prepareStatements(this.#db));
+    this.#rows = new ProcessesTable(this.#db);
+  }
+
+  /** Whether the file has a row for process `id`. */
+  has(id: number): boolean {
+    return this.#row(id) !== undefined;
+  }
+
+  /** The recording of PTY process `id`; a clear error for an unknown id or a pipe process. */
+  recording(id: number): Recording {
+    const row = this.#row(id);
+    if (row === undefined) throw new PortalError(`${this.path} has no process ${id}.`);
+    if (!row.pty) {
+      throw new PortalError(
+        `Process ${id} ran on pipes, which have no terminal to replay: read its output with ` +
+          "process_read.",
+      );
+    }
+    const base = id * SEQ_SPAN;
+    return {
+      process: { ...row, args: JSON.parse(row.args) },
+      sizes: this.#rows.sizes(id),
+      records: this.#frames.records(base, base, [base, base, base], false),
+    };
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  #row(id: number): ProcessRow | undefined {
+    return this.#db.prepare(
+      `SELECT id, command, args, pty, status, exit_code, exit_signal, started_at, ended_at
+        FROM processes WHERE id = ?`,
+    ).get(id) as ProcessRow | undefined;
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * A live view of one process for a person's page: the current screen at
+ * once (from the emulator, exact as of one record), then the output bytes
+ * as they come, coalesced into at most one update per {@link FRAME_MS}. A
+ * flood costs the agent nothing: when more arrives in a frame than a page
+ * can usefully draw ({@link FLOOD_BYTES}), or the page has not taken what
+ * was sent ({@link BACKLOG_BYTES}), the bytes are dropped and the page gets
+ * a fresh screen instead, at most one per {@link RESYNC_MS}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LiveFeed, type LiveEvent, type LiveSource } from "./live_feed.ts";
+ *
+ * let listener: (event: LiveEvent) => void = () => {};
+ * const source: LiveSource = {
+ *   observe: (l) => (listener = l, () => {}),
+ *   liveScreen: () => Promise.resolve({ seq: 1, cols: 80, rows: 24, data: ">>> ", pty: true }),
+ * };
+ * const got: string[] = [];
+ * const feed = new LiveFeed(source, {
+ *   backlog: 0,
+ *   screen: (s) => got.push(`screen ${s.data}`),
+ *   output: (bytes) => got.push(new TextDecoder().decode(bytes)),
+ *   resize: () => {},
+ *   control: () => {},
+ *   ended: () => got.push("end"),
+ * });
+ * listener({ kind: "output", seq: 1, bytes: new TextEncoder().encode(">>> ") }); // in the screen
+ * listener({ kind: "output", seq: 2, bytes: new TextEncoder().encode("42") });
+ * await new Promise((resolve) => setTimeout(resolve, 50));
+ * listener({ kind: "end" });
+ * assert.deepEqual(got, ["screen >>> ", "42", "end"]);
+ * feed.close();
+ * ```
+ * @module
+ */
+import { concatBytes } from "../../bytes.ts";
+import type { Controller } from "./viewers.ts";
+
+/** At most one update per this many ms (about 60 a second). */
+export const FRAME_MS = 16;
+/** More output than this in one frame is a flood: the page gets screens, not bytes. */
+export const FLOOD_BYTES = 256 * 1024;
+/** Bytes a page may leave untaken before it gets screens, not bytes. */
+export const BACKLOG_BYTES = 1024 * 1024;
+/** During a flood, a fresh screen at most this often. */
+export const RESYNC_MS = 250;
+
+/** What a process tells whoever observes it, in the order it happened. */
+export type LiveEvent =
+  | { kind: "output"; seq: number; bytes: Uint8Array }
+  /** The terminal was resized once the output up to `afterSeq` had been drawn. */
+  | { kind: "resize"; afterSeq: number; cols: number; rows: number }
+  /** Who holds the keyboard now: a page, or nobody (the agent). */
+  | { kind: "control"; holder: object | null; controlledBy: Controller }
+  | { kind: "end" };
+
+/** The whole terminal as of record `seq`: `data` redraws it on an empty terminal. */
+export interface LiveScreen {
+  seq: number;
+  cols: number;
+  rows: number;
+  data: string;
+  /** A pipe process's "screen" is the tail of its output, with bare line feeds. */
+  pty: boolean;
+}
+
+/** What a feed follows (a process). */
+export interface LiveSource {
+  /** Calls `listener` with every event from now on; returns the unsubscribe. */
+  observe(listener: (event: LiveEvent) => void): () => void;
+  /** The current screen, exact as of its `seq`. */
+  liveScreen(): Promise<LiveScreen>;
+}
+
+/** Where a feed delivers (a page's socket). */
+export interface FeedSink {
+  /** Bytes handed over that the page has not taken yet. */
+  readonly backlog: number;
+  screen(screen: LiveScreen): void;
+  output(bytes: Uint8Array): void;
+  resize(cols: number, rows: number): void;
+  control(holder: object | null, controlledBy: Controller): void;
+  ended(): void;
+}
+
+type Pending = Extract<LiveEvent, { kind: "output" | "resize" }>;
+
+/** One page's view of one process. */
+export class LiveFeed {
+  readonly #source: LiveSource;
+  readonly #sink: FeedSink;
+  readonly #unsubscribe: () => void;
+  /** Output and resizes not delivered yet, in order. */
+  #pending: Pending[] = [];
+  #pendingBytes = 0;
+  /** `live`: bytes flow; `dropping`: a screen is due, output meanwhile is in it; `syncing`: asked. */
+  #mode: "live" | "dropping" | "syncing" = "syncing";
+  /** A flood overran the screen being fetched: another is due right after it. */
+  #stale = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastFlush = -Infinity;
+  #lastScreen = -Infinity;
+  #ended = false;
+  #closed = false;
+
+  constructor(source: LiveSource, sink: FeedSink) {
+    this.#source = source;
+    this.#sink = sink;
+    // Subscribed before the screen is asked for: nothing between the two is missed.
+    this.#unsubscribe = source.observe((event) => this.#event(event));
+    this.#fetchScreen();
+  }
+
+  /** Stops following the process. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#unsubscribe();
+  }
+
+  #event(event: LiveEvent): void {
+    if (this.#closed) return;
+    if (event.kind === "control") return this.#sink.control(event.holder, event.controlledBy);
+    if (event.kind === "end") {
+      this.#ended = true;
+      if (this.#mode === "live") this.#flush();
+      return;
+    }
+    if (this.#mode === "dropping") return; // The coming screen shows it.
+    this.#pending.push(event);
+    if (event.kind === "output") this.#pendingBytes += event.bytes.length;
+    if (this.#mode === "syncing") {
+      if (this.#pendingBytes > FLOOD_BYTES) this.#dropPending(true);
+      return;
+    }
+    if (this.#timer === undefined) {
+      const wait = Math.max(0, this.#lastFlush + FRAME_MS - performance.now());
+      this.#timer = setTimeout(() => this.#flush(), wait);
+    }
+  }
+
+  /** Delivers what is pending: bytes, or during a flood a fresh screen instead. */
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#closed) return;
+    this.#lastFlush = performance.now();
+    if (this.#pendingBytes > FLOOD_BYTES || this.#sink.backlog > BACKLOG_BYTES) {
+      this.#dropPending(false);
+      this.#mode = "dropping";
+      return this.#screenSoon();
+    }
+    let run: Uint8Array[] = [];
+    const send = () => {
+      if (run.length > 0) this.#sink.output(concatBytes(run));
+      run = [];
+    };
+    for (const event of this.#pending) {
+      if (event.kind === "output") run.push(event.bytes);
+      else {
+        send();
+        this.#sink.resize(event.cols, event.rows);
+      }
+    }
+    send();
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (this.#ended) this.#sink.ended();
+  }
+
+  #dropPending(stale: boolean): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#stale ||= stale;
+  }
+
+  /** A fresh screen once {@link RESYNC_MS} passed since the last, and the page took its bytes. */
+  #screenSoon(): void {
+    const wait = Math.max(0, this.#lastScreen + RESYNC_MS - performance.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#closed) return;
+      if (this.#sink.backlog > BACKLOG_BYTES) return this.#screenSoon();
+      this.#mode = "syncing";
+      this.#fetchScreen();
+    }, wait);
+  }
+
+  async #fetchScreen(): Promise<void> {
+    this.#lastScreen = performance.now();
+    let screen;
+    try {
+      screen = await this.#source.liveScreen();
+    } catch {
+      return; // The process is gone (cleaned up): its page hears it from the list.
+    }
+    if (this.#closed) return;
+    this.#sink.screen(screen);
+    // What the screen already shows goes; a resize at its very seq may not be in it yet.
+    this.#pending = this.#pending.filter((e) =>
+      e.kind === "output" ? e.seq > screen.seq : e.afterSeq >= screen.seq
+    );
+    this.#pendingBytes = this.#pending.reduce(
+      (n, e) => n + (e.kind === "output" ? e.bytes.length : 0),
+      0,
+    );
+    this.#mode = "live";
+    if (this.#stale) {
+      this.#stale = false;
+      this.#dropPending(false);
+      this.#mode = "dropping";
+      return this.#screenSoon();
+    }
+    this.#flush();
+  }
+}

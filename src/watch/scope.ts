@@ -1,0 +1,96 @@
+/**
+ * What one watch link shows: the processes of one client (an MCP session's
+ * manager, whose list holds what that client may see), or of every client
+ * of this Portal (`portal watch`). A scope ends with its client; its open
+ * pages are then closed.
+ *
+ * @module
+ */
+import { PortalError } from "../errors.ts";
+import type { Watched } from "../core/process/manager.ts";
+
+/** Where a scope finds its processes (a ProcessManager). */
+export interface ProcessSource {
+  watchedAll(): Watched[];
+}
+
+/** A process as the page's list shows it. */
+export interface ListedProcess {
+  id: number;
+  name: string | null;
+  command: string;
+  args: string[];
+  pty: boolean;
+  status: string;
+  state: string;
+  controlled_by: string;
+  started_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  cols: number | null;
+  rows: number | null;
+}
+
+/** The processes one link shows, and the pages open on them. */
+export class WatchScope {
+  readonly key: string;
+  readonly label: string;
+  /** The sockets of the pages open on this scope. */
+  readonly pages = new Set<WebSocket>();
+  readonly #sources: () => Iterable<ProcessSource>;
+
+  constructor(key: string, label: string, sources: () => Iterable<ProcessSource>) {
+    this.key = key;
+    this.label = label;
+    this.#sources = sources;
+  }
+
+  /** Every process of the scope, by id. */
+  processes(): Watched[] {
+    const byId = new Map<number, Watched>();
+    for (const source of this.#sources()) {
+      for (const process of source.watchedAll()) byId.set(process.id, process);
+    }
+    return [...byId.values()].sort((a, b) => a.id - b.id);
+  }
+
+  list(): ListedProcess[] {
+    return this.processes().map((process) => {
+      const d = process.describe() as ReturnType<Watched["describe"]> & { name?: string | null };
+      return {
+        id: d.id,
+        name: d.name ?? null,
+        command: d.command,
+        args: d.args,
+        pty: d.pty,
+        status: d.status,
+        state: d.state,
+        controlled_by: d.controlled_by,
+        started_at: d.started_at,
+        ended_at: d.ended_at,
+        exit_code: d.exit_code,
+        exit_signal: d.exit_signal,
+        cols: d.cols,
+        rows: d.rows,
+      };
+    });
+  }
+
+  /** The process with `id`, or a clear error. */
+  find(id: number): Watched {
+    const process = this.processes().find((p) => p.id === id);
+    if (process === undefined) {
+      throw new PortalError(
+        `No process ${id} here: it was cleaned up, or belongs to another client.`,
+      );
+    }
+    return process;
+  }
+
+  /** The client is gone: its pages close. */
+  close(): void {
+    for (const socket of this.pages) socket.close(1000, "this client's session ended");
+    this.pages.clear();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * A real headless Chromium for the watch page's tests (Debian's `chromium`,
+ * driven by puppeteer-core over the DevTools protocol), with a new empty
+ * profile and nothing that reaches the network; and the page's terminal
+ * text as the DOM holds it. Each screenshot goes to a directory that stays
+ * after the test (printed), so a person can look at it.
+ *
+ * @module
+ */
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { tempDir } from "../../dev/temp_dir.ts";
+import { waitFor } from "../../dev/wait.ts";
+
+/** Debian's Chromium. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Whether a browser is there to test with. */
+export const HAS_CHROMIUM = (() => {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+/** A browser, its profile removed when disposed. */
+export async function openBrowser(): Promise<Browser & AsyncDisposable> {
+  const profile = await tempDir("portal-chromium-");
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      `--user-data-dir=${profile.path}`,
+    ],
+  });
+  return Object.assign(browser, {
+    async [Symbol.asyncDispose]() {
+      await browser.close();
+      await profile[Symbol.asyncDispose]();
+    },
+  });
+}
+
+/** A new tab of `browser` at a size where the page and an 80×24 terminal fit. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 720 });
+  return page;
+}
+
+let shots: string | undefined;
+
+/** Saves a screenshot of `page` as `name`.png in this run's screenshot directory; says where. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  shots ??= await Deno.makeTempDir({ prefix: "portal-watch-screenshots-" });
+  const path = `${shots}/${name}.png`;
+  await page.screenshot({ path: path as `${string}.png` });
+  console.log(`screenshot: ${path}`);
+  return path;
+}
+
+/** The text of the page's terminal rows, as the DOM holds it (trailing blanks trimmed). */
+export function terminalText(page: Page): Promise<string> {
+  return page.$eval(
+    ".xterm-rows",
+    (rows) =>
+      [...rows.children].map((row) => (row.textContent ?? "").replace(/\s+$/, "")).join("\n"),
+  );
+}
+
+/** Waits until the page's terminal text satisfies `done`; returns it. */
+export function terminalUntil(
+  page: Page,
+  what: string,
+  done: (text: string) => boolean,
+  timeoutMs?: number,
+): Promise<string> {
+  return waitFor(`the page's terminal to show ${what}`, () => terminalText(page), {
+    until: done,
+    timeoutMs,
+    intervalMs: 20,
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * The watch page in a real headless Chromium: what a person sees of the
+ * agent's programs, and taking over the keyboard. Each test saves a
+ * screenshot and prints where.
+ */
+import type { Page } from "puppeteer-core";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { Portal } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { tempDir } from "../dev/temp_dir.ts";
+import {
+  HAS_CHROMIUM,
+  newPage,
+  openBrowser,
+  screenshot,
+  terminalText,
+  terminalUntil,
+} from "./helpers/browser.ts";
+
+/** Browser tests run where Debian's chromium is installed (.ci/run installs it). */
+export const browserTest = { ignore: !HAS_CHROMIUM, sanitizeOps: false, sanitizeResources: false };
+
+/** Types `text` on the page's terminal, as a person at the keyboard (`\n` is Enter). */
+export async function typeOnPage(page: Page, text: string): Promise<void> {
+  await page.click(".terminal");
+  for (const [i, line] of text.split("\n").entries()) {
+    if (i > 0) await page.keyboard.press("Enter");
+    if (line !== "") await page.keyboard.type(line);
+  }
+}
+
+/** Presses a button of the page and waits for what it leads to. */
+async function press(page: Page, button: "take" | "give"): Promise<void> {
+  await page.click(`#${button}`);
+  const other = button === "take" ? "#give" : "#take";
+  await page.waitForSelector(`${other}:not([hidden])`, { timeout: 5000 });
+}
+
+Deno.test({
+  name: "watch page: a python REPL's >>> at once, then a line printed later within 1 s",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+    const { url } = await portal.call("process_watch", { id });
+    const page = await newPage(browser);
+    await page.goto(url);
+    await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+    await portal.call("process_write", { id, content: 'print("from the agent", 6 * 7)\n' });
+    const printed = performance.now();
+    await terminalUntil(page, "the agent's line", (text) => text.includes("from the agent 42"));
+    const latency = performance.now() - printed;
+    console.log(`the line reached the page ${latency.toFixed(0)} ms after the reply`);
+    assert(latency < 1000, `the line took ${latency} ms to reach the page`);
+    await screenshot(page, "python");
+    // The token was traded for the cookie: it is no longer in the address bar.
+    assert(!page.url().includes("token"), page.url());
+    assertMatch(await page.$eval("#title", (e) => e.textContent ?? ""), /python3 -q/);
+    assertMatch(await page.$eval("#processes", (e) => e.textContent ?? ""), /waiting for input/);
+  },
+});
+
+Deno.test({
+  name: "watch page: keys go nowhere until Take over; then the person types, the agent waits",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+    const page = await newPage(browser);
+    await page.goto((await portal.call("process_watch", { id })).url);
+    await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+
+    // Read-only: the keys reach the page (it says so) and nothing else.
+    await typeOnPage(page, "print(1 + 1)\n");
+    await page.waitForSelector('#notice[data-kind="flash"]', { timeout: 5000 });
+    assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
+    assertEquals((await portal.call("process_read_new", { id })).records, []);
+
+    await press(page, "take");
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
+    assertEquals((await portal.call("process_list")).processes[0].controlled_by, "person");
+    await typeOnPage(page, "print(6*7)\n");
+    await terminalUntil(page, "42", (text) => /^42$/m.test(text));
+    await screenshot(page, "python-taken-over");
+    const refused = await portal.fail("process_write", { id, content: "print('agent')\n" });
+    assertMatch(refused, /A person is typing into process \d+/);
+    assertMatch(refused, /process_read_new with wait: "ready"/);
+    const read = await portal.call("process_read_new", { id, wait: "ready" });
+    assertMatch(read.output, /^42$/m);
+    assertEquals(read.person_input, "print(6*7)\r");
+    // Recorded as input, like the agent's.
+    const stdin = await portal.call("process_read", { id, source: "stdin", duration: 600_000 });
+    assertEquals(stdin.records.map((r: { content: string }) => r.content).join(""), "print(6*7)\r");
+
+    await press(page, "give");
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "agent");
+    const again = await portal.call("process_write", { id, content: "print('agent again')\n" });
+    assertMatch(again.output, /^agent again$/m);
+    assertEquals(again.person_input, undefined);
+  },
+});
+
+Deno.test({
+  name: "watch page: vim's full screen (alternate buffer, status line), live and on opening",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    await using dir = await tempDir("portal-vim-");
+    const file = `${dir.path}/greet.py`;
+    await Deno.writeTextFile(
+      file,
+      'def greet(name):\n    return f"hello {name}"\n\nprint(greet("portal"))\n',
+    );
+    const id = await portal.spawn("bash", ["--norc", "--noprofile"], {
+      pty: true,
+      wait: "ready",
+      env: { PS1: "$ " },
+    });
+    await portal.call("process_write", { id, content: "echo before vim\n" });
+    const live = await newPage(browser);
+    await live.goto((await portal.call("process_watch", { id })).url);
+    await terminalUntil(live, "bash's prompt", (text) => text.includes("before vim"));
+
+    await portal.call("process_write", {
+      id,
+      content: `vim --clean -c 'set laststatus=2' ${file}\n`,
+    });
+    const onVim = (text: string) =>
+      text.includes("def greet(name):") && /greet\.py/.test(text.split("\n").at(-2) ?? "") &&
+      !text.includes("before vim");
+    await terminalUntil(live, "vim's screen, status line included", onVim);
+    // A page opened now starts from the emulator's screen: the same picture.
+    const opened = await newPage(browser);
+    await opened.goto((await portal.call("process_watch", { id })).url);
+    await terminalUntil(opened, "vim's screen", onVim);
+    assertEquals(await terminalText(opened), await terminalText(live));
+    // Colours: vim highlights the Python keywords.
+    const coloured = await opened.$$eval(
+      ".xterm-rows span",
+      (spans) =>
+        spans.filter((s) => /xterm-fg-|color/.test(s.className + (s.getAttribute("style") ?? "")))
+          .length,
+    );
+    assert(coloured > 0, "vim's syntax colours are on the page");
+    await screenshot(opened, "vim");
+
+    await portal.call("process_write", { id, content: ":q\r", wait: "ready" });
+    await live.bringToFront(); // A tab in the background draws nothing.
+    await terminalUntil(
+      live,
+      "the shell again (primary buffer)",
+      (text) => text.includes("before vim") && !text.includes("def greet"),
+    );
+  },
+});
+
+Deno.test({
+  name: "watch page: without an id it lists every process of the client, and switches",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    const python = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+    const sleeper = await portal.spawn("sh", ["-c", "echo on pipes; sleep 30"]);
+    const page = await newPage(browser);
+    await page.goto((await portal.call("process_watch", {})).url);
+    await page.waitForSelector(`.process[data-id="${sleeper}"]`, { timeout: 5000 });
+    await terminalUntil(page, "the first process", (text) => text.includes(">>>"));
+    await page.click(`.process[data-id="${sleeper}"]`);
+    await terminalUntil(page, "the pipe process's output", (text) => text.includes("on pipes"));
+    await waitFor("the list to show both", () => page.$eval("#processes", (e) => e.textContent), {
+      until: (text) => text?.includes("python3 -q") === true && text.includes("sh -c"),
+    });
+    assertEquals(new URL(page.url()).searchParams.get("id"), String(sleeper));
+    await portal.call("process_kill", { id: python });
+    await waitFor(
+      "the list to show python killed",
+      () => page.$eval("#processes", (e) => e.textContent),
+      {
+        until: (text) => text?.includes("killed") === true,
+      },
+    );
+    await screenshot(page, "list");
+  },
+});
