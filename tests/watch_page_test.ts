@@ -9,25 +9,14 @@ import { Portal } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import {
-  HAS_CHROMIUM,
+  browserTest,
   newPage,
   openBrowser,
   screenshot,
   terminalText,
   terminalUntil,
+  typeOnPage,
 } from "./helpers/browser.ts";
-
-/** Browser tests run where Debian's chromium is installed (.ci/run installs it). */
-export const browserTest = { ignore: !HAS_CHROMIUM, sanitizeOps: false, sanitizeResources: false };
-
-/** Types `text` on the page's terminal, as a person at the keyboard (`\n` is Enter). */
-export async function typeOnPage(page: Page, text: string): Promise<void> {
-  await page.click(".terminal");
-  for (const [i, line] of text.split("\n").entries()) {
-    if (i > 0) await page.keyboard.press("Enter");
-    if (line !== "") await page.keyboard.type(line);
-  }
-}
 
 /** Presses a button of the page and waits for what it leads to. */
 async function press(page: Page, button: "take" | "give"): Promise<void> {

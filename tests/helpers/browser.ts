@@ -23,6 +23,18 @@ export const HAS_CHROMIUM = (() => {
   }
 })();
 
+/** Browser tests run where Debian's chromium is installed (.ci/run installs it). */
+export const browserTest = { ignore: !HAS_CHROMIUM, sanitizeOps: false, sanitizeResources: false };
+
+/** Types `text` on the page's terminal, as a person at the keyboard (`\n` is Enter). */
+export async function typeOnPage(page: Page, text: string): Promise<void> {
+  await page.click(".terminal");
+  for (const [i, line] of text.split("\n").entries()) {
+    if (i > 0) await page.keyboard.press("Enter");
+    if (line !== "") await page.keyboard.type(line);
+  }
+}
+
 /** A browser, its profile removed when disposed. */
 export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   const profile = await tempDir("portal-chromium-");

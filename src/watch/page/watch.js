@@ -81,7 +81,10 @@ function receive(message) {
     case "processes":
       state.processes = message.processes;
       $("scope").textContent = message.label;
-      if (state.chosen === null && state.processes.length > 0) choose(state.processes[0].id);
+      if (state.chosen === null && state.processes.length > 0) {
+        const named = state.processes.find((p) => p.name === params.get("name"));
+        choose((named ?? state.processes[0]).id);
+      }
       render();
       break;
     case "screen":
@@ -95,6 +98,8 @@ function receive(message) {
     case "control":
       if (message.id !== state.shown) break;
       state.mine = message.mine;
+      clearTimeout(noticeTimer);
+      noticeTimer = undefined;
       if (state.mine) view.focus();
       render();
       break;
