@@ -61,10 +61,13 @@ async function serveOverStdio(
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
   await server.connect(new StdioTransport((note) => log.log("warning", "server", note)));
-  console.error(
-    `portal ${VERSION} serving MCP on stdio; records database ${shared.database}; ` +
-      `watch page ${watch.url} (its link: process_watch, or \`portal watch\`)`,
-  );
+  console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
+  console.error(watchLine(watch));
+}
+
+/** Where the watch page is, for the startup lines: its link's token is not for a log. */
+function watchLine(watch: WatchService): string {
+  return `portal: watch page ${watch.url} (its link: process_watch, or \`portal watch\`)`;
 }
 
 /** The watch page's own listener, or a clear message and exit 1 when its port is taken. */
@@ -127,9 +130,9 @@ function serveOverHttp(
     return shared.close(http.close());
   });
   console.error(
-    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}; ` +
-      `watch page ${watch.url} and at ${WATCH_PATH}/ there`,
+    `portal ${VERSION} serving MCP on ${http.url}; records database ${shared.database}`,
   );
+  console.error(`${watchLine(watch)}; also at ${WATCH_PATH}/ there`);
   if (!env.PORTAL_TOKEN) {
     console.error(
       `portal: clients must send "Authorization: Bearer ${token}" ` +

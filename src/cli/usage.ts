@@ -34,6 +34,8 @@ export function usage(env: Record<string, string>): string {
     item("portal [OPTIONS]", "Serve MCP on stdio: what an MCP client's config runs."),
     item("portal --http PORT", "Serve MCP over Streamable HTTP, for clients that cannot start it."),
     item("portal doctor", "Check terminals, directories and the database; print a report."),
+    item("portal watch [ID|NAME]", "Print the running server's watch page link (a browser)."),
+    item("portal export ID", "Print a PTY process's recording (asciicast): > session.cast"),
     item("portal --help | --version", ""),
     "",
     "Options:",

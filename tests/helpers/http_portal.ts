@@ -115,7 +115,8 @@ export class HttpPortal implements AsyncDisposable {
 
 /** Reads a stream to its end, handing each decoded chunk to `add`. */
 function collect(stream: ReadableStream<Uint8Array>, add: (text: string) => void): void {
-  stream.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (text) => add(text) }),
+  const decoder = new TextDecoder();
+  stream.pipeTo(
+    new WritableStream({ write: (bytes) => add(decoder.decode(bytes, { stream: true })) }),
   );
 }
