@@ -1,7 +1,7 @@
 /**
  * Portal: an MCP server that lets AI agents drive interactive terminal
  * programs (ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or
- * real pseudo-terminals, through 14 tools: start a program, write to it, read
+ * real pseudo-terminals, through 15 tools: start a program, write to it, read
  * what it prints, look at its screen, signal it, kill it.
  *
  * This module is the command. It needs Deno 2; the first run downloads the

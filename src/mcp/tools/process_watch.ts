@@ -7,15 +7,12 @@ export const processWatch = defineTool({
   name: "process_watch",
   title: "Let a person watch (and take over)",
   description:
-    "A link for your user to open in a browser: the live terminal of process id (without " +
-    "id: every process of yours), rendered as on their screen, with a download of its " +
-    "recording (asciicast). Give it to them when they want to see what you are doing, or " +
-    "to answer a prompt you should not (a password, a confirmation). The page is read-only " +
-    "until they press Take over; then process_write on that process is refused (a person is " +
-    'typing) until they Give back; process_read_new with wait: "ready" still works, ' +
-    'process_inspect shows controlled_by: "person", and your next reply on the process ' +
-    "holds person_input: what they typed (secrets redacted). The link holds a secret " +
-    "token: give it only to your user. Served on 127.0.0.1 (over --http also at /watch).",
+    "A link for your user's browser: the live terminal of process id (no id: all of yours), " +
+    "and its recording (asciicast). Give it when they want to watch, or to answer a prompt you " +
+    "should not (a password). Read-only until they press Take over; then process_write there " +
+    'is refused until they Give back (process_read_new with wait: "ready" still works), ' +
+    'controlled_by is "person", and your next reply holds person_input: what they typed. The ' +
+    "link holds a secret token: give it only to your user.",
   input: z.object({ id: id.optional() }),
   output: z.object({ url: z.string() }),
   annotations: {
