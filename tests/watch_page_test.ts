@@ -88,6 +88,24 @@ Deno.test({
     const again = await portal.call("process_write", { id, content: "print('agent again')\n" });
     assertMatch(again.output, /^agent again$/m);
     assertEquals(again.person_input, undefined);
+
+    // A second page takes the keyboard from the first; closing it gives it back to the agent.
+    await press(page, "take");
+    const other = await newPage(browser);
+    await other.goto((await portal.call("process_watch", { id })).url);
+    await terminalUntil(other, "the session", (text) => text.includes("agent again"));
+    await press(other, "take");
+    await page.bringToFront();
+    await page.waitForSelector("#take:not([hidden])", { timeout: 5000 });
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
+    await other.close();
+    await waitFor(
+      "the keyboard back with the agent",
+      () => portal.call("process_inspect", { id }),
+      {
+        until: (info) => info.controlled_by === "agent",
+      },
+    );
   },
 });
 

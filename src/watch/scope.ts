@@ -57,10 +57,10 @@ export class WatchScope {
 
   list(): ListedProcess[] {
     return this.processes().map((process) => {
-      const d = process.describe() as ReturnType<Watched["describe"]> & { name?: string | null };
+      const d = process.describe();
       return {
         id: d.id,
-        name: d.name ?? null,
+        name: d.name,
         command: d.command,
         args: d.args,
         pty: d.pty,
