@@ -18,6 +18,7 @@
  * @module
  */
 import { addStatusFlags, C, libc, setCloexec } from "./libc.ts";
+import { readSome } from "./fd_io.ts";
 
 /** Called on the JS thread with the `POLL*` bits reported for the fd. */
 export type ReadyCallback = (revents: number) => void;
@@ -183,7 +184,7 @@ export class ReadinessLoop {
   #settle(): void {
     if (this.#wakePending) {
       this.#wakePending = false;
-      while (libc().read(this.#wakeRead, this.#wakeSink, 64n) > 0) { /* drain */ }
+      while (typeof readSome(this.#wakeRead, this.#wakeSink) === "number") { /* drain */ }
     }
     for (const { fd, done } of this.#deferred) {
       libc().close(fd);

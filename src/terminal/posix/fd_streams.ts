@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { C, errno, fcntl, libc, strerror } from "../../../ffi/libc.ts";
+import { C, fcntl, strerror } from "../../../ffi/libc.ts";
+import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 
 /** Bytes a readable queues before it stops reading: a slow reader holds the program back. */
@@ -51,25 +52,19 @@ export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8A
         readinessLoop.setEvents(fd, 0);
         return;
       }
-      const n = Number(libc().read(fd, READ_BUF, BigInt(READ_BUF.length)));
-      if (n > 0) {
-        controller.enqueue(READ_BUF.slice(0, n));
-        if (!grown && n >= DEFAULT_PIPE_BYTES) {
-          grown = true;
-          // Refused past the user's limit: the pipe just stays as it is.
-          fcntl(fd, C.F_SETPIPE_SZ, FLOOD_PIPE_BYTES);
-        }
-        continue;
+      const n = readSome(fd, READ_BUF);
+      if (n === "drained") return;
+      if (n === "end") {
+        controller.close();
+        end();
+        return;
       }
-      if (n < 0) {
-        const code = errno();
-        if (code === C.EINTR) continue;
-        if (code === C.EAGAIN) return;
+      controller.enqueue(READ_BUF.slice(0, n));
+      if (!grown && n >= DEFAULT_PIPE_BYTES) {
+        grown = true;
+        // Refused past the user's limit: the pipe just stays as it is.
+        fcntl(fd, C.F_SETPIPE_SZ, FLOOD_PIPE_BYTES);
       }
-      // End of file, or an error that ends the output just the same.
-      controller.close();
-      end();
-      return;
     }
   };
   return new ReadableStream<Uint8Array>({
@@ -123,19 +118,13 @@ export function writableFd(fd: number): FdWriter {
       let offset = 0;
       while (offset < chunk.length) {
         if (shut) throw new Error("the pipe is closed");
-        const rest = chunk.subarray(offset);
-        const n = Number(libc().write(fd, rest, BigInt(rest.length)));
-        if (n >= 0) {
-          offset += n;
-          continue;
-        }
-        const code = errno();
-        if (code === C.EINTR) continue;
-        if (code !== C.EAGAIN) {
+        const { written, error } = writeSome(fd, chunk.subarray(offset));
+        offset += written;
+        if (error !== 0) {
           close();
-          throw new Error(strerror(code));
+          throw new Error(strerror(error));
         }
-        await waitForRoom();
+        if (offset < chunk.length) await waitForRoom();
       }
     },
     close,

@@ -18,7 +18,7 @@ import type { PipeChild } from "../pipe.ts";
 import type { ExitInfo } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { readableFd, writableFd } from "./fd_streams.ts";
-import { Session } from "./session.ts";
+import { Session } from "./session/session.ts";
 import { openPipe, spawnSession, type SpawnSpec } from "./spawn.ts";
 
 /** Starts `spec` (its `stdio` is ignored) on three new pipes. Throws `PortalError`. */

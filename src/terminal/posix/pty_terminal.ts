@@ -7,6 +7,7 @@
  * @module
  */
 import { C, errno, ioctl, libc, strerror, winsize } from "../../../ffi/libc.ts";
+import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
@@ -24,7 +25,7 @@ import type {
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { InputWatch } from "./input_state.ts";
-import { Session } from "./session.ts";
+import { Session } from "./session/session.ts";
 
 /**
  * Bytes read from one master per wake-up (four of the kernel's 4 KiB reads),
@@ -195,30 +196,26 @@ export class PtyTerminal implements Terminal {
     if (revents & C.POLLOUT) this.#flush();
   }
 
-  /** Reads what the master has, up to {@link DRAIN_CAP}, coalescing reads into chunks. */
+  /**
+   * Reads what the master has, up to {@link DRAIN_CAP}, coalescing reads into
+   * chunks. End of output: EIO on Linux once every slave fd is closed, 0 on macOS.
+   */
   #drain(): "drained" | "more" | "end" {
-    const lib = libc();
     let delivered = 0;
     let filled = 0;
     let state: "drained" | "more" | "end" = "more";
     while (delivered + filled < DRAIN_CAP) {
-      const n = Number(
-        lib.read(this.#master, READ_BUF.subarray(filled), BigInt(READ_BUF.length - filled)),
-      );
-      if (n > 0) {
-        filled += n;
-        if (filled === READ_BUF.length) {
-          this.#events.onData("stdout", READ_BUF.slice(0, filled));
-          delivered += filled;
-          filled = 0;
-        }
-        continue;
+      const n = readSome(this.#master, READ_BUF.subarray(filled));
+      if (typeof n !== "number") {
+        state = n;
+        break;
       }
-      // End of output: EIO on Linux once every slave fd is closed, 0 on macOS.
-      const code = n === 0 ? C.EIO : errno();
-      if (code === C.EINTR) continue;
-      state = code === C.EAGAIN ? "drained" : "end";
-      break;
+      filled += n;
+      if (filled === READ_BUF.length) {
+        this.#events.onData("stdout", READ_BUF.slice(0, filled));
+        delivered += filled;
+        filled = 0;
+      }
     }
     if (filled > 0) this.#events.onData("stdout", READ_BUF.slice(0, filled));
     return state;
@@ -227,22 +224,8 @@ export class PtyTerminal implements Terminal {
   /** Writes as much of `chunk` as the master takes; -1 if the terminal is gone. */
   #writeSome(chunk: Uint8Array): number {
     this.#watch.beforeInput(chunk);
-    const lib = libc();
-    let offset = 0;
-    while (offset < chunk.length) {
-      const n = Number(
-        lib.write(this.#master, chunk.subarray(offset), BigInt(chunk.length - offset)),
-      );
-      if (n > 0) {
-        offset += n;
-        continue;
-      }
-      const code = errno();
-      if (code === C.EINTR) continue;
-      if (code === C.EAGAIN) break;
-      return -1;
-    }
-    return offset;
+    const { written, error } = writeSome(this.#master, chunk);
+    return error === 0 ? written : -1;
   }
 
   #flush(): void {

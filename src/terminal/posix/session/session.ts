@@ -10,11 +10,11 @@
  *
  * @module
  */
-import { libc } from "../../../ffi/libc.ts";
-import { delay } from "../../async.ts";
-import { SIGNALS } from "../../signals.ts";
-import { sessionGroups } from "./session_groups.ts";
-import { sessionWatchdog } from "./session_watchdog.ts";
+import { libc } from "../../../../ffi/libc.ts";
+import { delay } from "../../../async.ts";
+import { SIGNALS } from "../../../signals.ts";
+import { sessionGroups } from "./groups.ts";
+import { sessionWatchdog } from "./watchdog.ts";
 
 /** Pause between two looks at a session being ended. */
 const POLL_MS = 20;

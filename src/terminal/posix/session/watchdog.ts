@@ -18,8 +18,9 @@
  *
  * @module
  */
-import { C, errno, libc } from "../../../ffi/libc.ts";
-import { openPipe, spawnSession } from "./spawn.ts";
+import { C, libc } from "../../../../ffi/libc.ts";
+import { writeSome } from "../../../../ffi/fd_io.ts";
+import { openPipe, spawnSession } from "../spawn.ts";
 
 const SCRIPT = `trap '' HUP INT TERM QUIT
 sids=' '
@@ -94,31 +95,26 @@ export class SessionWatchdog {
   #flush(): void {
     clearTimeout(this.#retry);
     this.#retry = undefined;
-    while (this.#backlog !== "") {
-      const bytes = encoder.encode(this.#backlog);
-      const n = Number(libc().write(this.#fd, bytes, BigInt(bytes.length)));
-      if (n > 0) {
-        this.#backlog = this.#backlog.slice(n);
-        continue;
-      }
-      const code = errno();
-      if (code === C.EINTR) continue;
-      if (code === C.EAGAIN) {
+    if (this.#backlog === "") return;
+    const { written, error } = writeSome(this.#fd, encoder.encode(this.#backlog));
+    this.#backlog = this.#backlog.slice(written);
+    if (error === 0) {
+      // The pipe is full (the watchdog was stopped): the rest goes later.
+      if (this.#backlog !== "") {
         this.#retry = setTimeout(() => this.#flush(), RETRY_MS);
         Deno.unrefTimer(this.#retry);
-        return;
       }
-      // EPIPE: the watchdog died. Reap it and start another.
-      libc().close(this.#fd);
-      libc().waitpid(this.#pid, new Int32Array(1), C.WNOHANG);
-      this.#fd = -1;
-      if (this.#starts >= MAX_STARTS) {
-        console.error("portal: the session watchdog keeps dying; " + UNGUARDED);
-        return;
-      }
-      this.#send("");
       return;
     }
+    // EPIPE: the watchdog died. Reap it and start another.
+    libc().close(this.#fd);
+    libc().waitpid(this.#pid, new Int32Array(1), C.WNOHANG);
+    this.#fd = -1;
+    if (this.#starts >= MAX_STARTS) {
+      console.error("portal: the session watchdog keeps dying; " + UNGUARDED);
+      return;
+    }
+    this.#send("");
   }
 
   /** Starts a watchdog told every watched session; false (with a warning) if it cannot. */

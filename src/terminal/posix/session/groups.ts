@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { C, errno, libc } from "../../../ffi/libc.ts";
+import { C, errno, libc } from "../../../../ffi/libc.ts";
 
 /**
  * Process groups of the session `sid` with a live (not zombie) process
