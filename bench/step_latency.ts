@@ -9,7 +9,7 @@
  *
  * Run: deno run -A bench/step_latency.ts [steps]
  */
-import { Portal } from "../dev/portal_client.ts";
+import { bashStart, Portal } from "../dev/portal_client.ts";
 import { row as tableRow } from "./lib.ts";
 import { type PeerRun, runPeers } from "./peers.ts";
 
@@ -62,12 +62,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "bash (PTY)",
-    start: {
-      command: "bash",
-      args: ["--norc", "--noprofile", "-i"],
-      pty: true,
-      env: { PS1: "$ " },
-    },
+    start: bashStart(),
     step: (i) => {
       const { a, b } = product(i);
       return { content: `echo $((${a}*${b}))\n`, want: String(a * b) };

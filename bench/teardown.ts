@@ -59,10 +59,9 @@ async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; 
       (_, i) => portal.spawn("sh", ["-c", script], { pty: i % 2 === 1 }),
     ),
     portal.spawn("sh", ["-c", "sleep 300 & echo $!"]),
-    portal.spawn("bash", ["--norc", "--noprofile", "-i"], { pty: true, env: { PS1: "READY$ " } }),
+    portal.startBash().then((started) => started.id as number),
   ]);
   const bash = ids.at(-1)!;
-  await portal.readUntil(bash, (t) => t.includes("READY$"));
   // wait "none": the job's "[1] PID" stays unread, for the read below.
   await portal.call("process_write", {
     id: bash,

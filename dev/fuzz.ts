@@ -19,6 +19,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ERROR_MAX_CHARS } from "../src/limits.ts";
 import type { Json, Portal } from "./portal_client.ts";
+import { Random } from "./random.ts";
 
 /** Longest a call may take: past it, the fuzzer reports a hang. */
 const CALL_DEADLINE_MS = 30_000;
@@ -32,30 +33,6 @@ export interface FuzzReport {
   started: number;
   ms: number;
   failures: string[];
-}
-
-/** A seeded pseudo-random source (mulberry32): the same seed, the same calls. */
-export class Random {
-  #state: number;
-  constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-  /** A float in [0, 1). */
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)];
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
 }
 
 const PROGRAMS: Json[] = [

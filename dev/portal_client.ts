@@ -44,6 +44,19 @@ export interface Rec {
   content: string;
 }
 
+/** An interactive bash without the user's rc files: a shell that behaves the same everywhere. */
+export const BASH_ARGS = ["--norc", "--noprofile", "-i"];
+/** The prompt of that bash, as {@link bashStart} sets it. */
+export const BASH_PROMPT = "READY$ ";
+
+/**
+ * process_start's arguments for that bash on a PTY, its prompt
+ * {@link BASH_PROMPT}; `env` is added to its environment.
+ */
+export function bashStart(env: Record<string, string> = {}) {
+  return { command: "bash", args: BASH_ARGS, pty: true, env: { PS1: BASH_PROMPT, ...env } };
+}
+
 /** Options of {@link Portal.start}. */
 export interface StartOptions {
   /** Registry directory, to share one between servers; default: inside the server's temp dir. */
@@ -121,6 +134,14 @@ export class Portal implements AsyncDisposable {
   /** Calls a tool that must fail; returns its error message. */
   fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
     return failTool(this.client, name, args);
+  }
+
+  /**
+   * Starts {@link bashStart}'s bash and waits until it reads; returns
+   * process_start's reply (`id`, `os_pid`; its `output` is the prompt).
+   */
+  startBash(env: Record<string, string> = {}): Promise<Json> {
+    return this.call("process_start", { ...bashStart(env), wait: "ready" });
   }
 
   /** Starts a program and returns its id. */

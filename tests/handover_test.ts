@@ -13,13 +13,7 @@ import { linuxTest } from "./helpers/portal.ts";
 const ROUNDS = 20;
 
 async function bash(portal: Portal): Promise<number> {
-  const started = await portal.call("process_start", {
-    command: "bash",
-    args: ["--norc", "--noprofile", "-i"],
-    pty: true,
-    env: { PS1: "READY$ ", LESS: "", LESSHISTFILE: "-" },
-    wait: "ready",
-  });
+  const started = await portal.startBash({ LESS: "", LESSHISTFILE: "-" });
   return started.id;
 }
 

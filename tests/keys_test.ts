@@ -87,13 +87,7 @@ linuxTest("less paged with PageDown, q quits", async (portal) => {
 });
 
 linuxTest("a multi-line function pasted into bash arrives as one paste", async (portal) => {
-  const { id } = await portal.call("process_start", {
-    command: "bash",
-    args: ["--norc", "--noprofile", "-i"],
-    pty: true,
-    env: { PS1: "READY$ ", PS2: "MORE> " },
-    wait: "ready",
-  });
+  const { id } = await portal.startBash({ PS2: "MORE> " });
   const defined = await portal.call("process_write", {
     id,
     content: 'greet() {\n  echo "hello $1"\n}\n',

@@ -11,13 +11,10 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpe
 import { linuxTest } from "./helpers/portal.ts";
 import { waitForeground } from "./helpers/processes.ts";
 
-const BASH = { command: "bash", args: ["--norc", "--noprofile", "-i"], pty: true };
-const BASH_ENV = { PS1: "READY$ " };
-
 linuxTest(
   "a long wait sends progress, which keeps the client's timeout from firing",
   async (portal) => {
-    const { id } = await portal.call("process_start", { ...BASH, env: BASH_ENV, wait: "ready" });
+    const { id } = await portal.startBash();
     const progress: Progress[] = [];
     // The client gives up after 2 s without news; the step takes 3 s.
     const result = await portal.client.callTool(
@@ -44,11 +41,7 @@ linuxTest(
 );
 
 linuxTest("cancelling a 60 s wait ends it at once; the output stays unread", async (portal) => {
-  const { id, os_pid } = await portal.call("process_start", {
-    ...BASH,
-    env: BASH_ENV,
-    wait: "ready",
-  });
+  const { id, os_pid } = await portal.startBash();
   const cancel = new AbortController();
   let notified = false;
   const call = portal.client.callTool(
@@ -71,11 +64,7 @@ linuxTest("cancelling a 60 s wait ends it at once; the output stays unread", asy
 linuxTest(
   "while a wait runs, calls on other processes and on the same one are answered",
   async (portal) => {
-    const { id: shell, os_pid } = await portal.call("process_start", {
-      ...BASH,
-      env: BASH_ENV,
-      wait: "ready",
-    });
+    const { id: shell, os_pid } = await portal.startBash();
     const { id: python } = await portal.call("process_start", {
       command: "python3",
       args: ["-q"],

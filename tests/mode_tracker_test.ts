@@ -7,16 +7,7 @@
 import { Emulator } from "../src/core/screen/emulator.ts";
 import { ModeTracker } from "../src/core/screen/mode_tracker.ts";
 import { assertEquals } from "./helpers/assert.ts";
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { Random } from "../dev/random.ts";
 
 const PIECES = [
   "text ",
@@ -43,19 +34,19 @@ const PIECES = [
 ];
 
 Deno.test("the modes followed on raw bytes are the emulator's, chunk after chunk", async () => {
-  const next = random(7);
+  const random = new Random(7);
   const emulator = new Emulator(80, 24, 100);
   const tracker = new ModeTracker();
   try {
     let compared = 0;
     for (let round = 0; round < 300; round++) {
       let text = "";
-      for (let n = 1 + Math.floor(next() * 6); n > 0; n--) {
-        text += PIECES[Math.floor(next() * PIECES.length)];
+      for (let n = 1 + random.int(6); n > 0; n--) {
+        text += PIECES[random.int(PIECES.length)];
       }
       const bytes = new TextEncoder().encode(text);
       // Cut anywhere, a sequence's own bytes included.
-      const cut = Math.floor(next() * (bytes.length + 1));
+      const cut = random.int(bytes.length + 1);
       for (const part of [bytes.slice(0, cut), bytes.slice(cut)]) {
         assertEquals(tracker.scan(part) === "unknown", false);
         await emulator.write(part.slice());

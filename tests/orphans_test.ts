@@ -16,9 +16,6 @@ import { posixTest } from "./helpers/platform.ts";
 import { portalTest } from "./helpers/portal.ts";
 import { alive, descendants, sessionMembers } from "./helpers/processes.ts";
 
-/** An interactive bash without the user's rc files, with a prompt the tests can find. */
-const BASH = ["--norc", "--noprofile", "-i"];
-const BASH_ENV = { PS1: "READY$ " };
 /** How long after the server's end nothing it started may be left. */
 const ORPHAN_DEADLINE_MS = 2000;
 
@@ -84,8 +81,7 @@ async function startEverything(portal: Portal): Promise<{ key: number[]; all: nu
     spawnReporting(portal, "sleep 300 & echo $!"),
   ]);
   // An interactive bash with background jobs in groups of their own, one ignoring SIGHUP.
-  const bash = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-  await portal.readUntil(bash, (t) => t.includes("READY$"));
+  const { id: bash } = await portal.startBash();
   await portal.call("process_write", {
     id: bash,
     content: "sleep 300 & echo JOB:$!; (trap '' HUP; exec sleep 301) & echo JOB:$!\n",

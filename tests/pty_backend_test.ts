@@ -3,6 +3,7 @@
  * signals, session teardown, many PTYs at once, and write back-pressure.
  */
 import { homeEnv } from "../dev/home.ts";
+import { BASH_ARGS } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -140,7 +141,7 @@ ptyTest("a program that closes its terminal before it exits keeps its exit code"
 });
 
 ptyTest("signal() reaches the foreground job, not the shell", async (run) => {
-  const r = run("bash", ["--norc", "--noprofile", "-i"]);
+  const r = run("bash", BASH_ARGS);
   const prompts = () => r.text().split("PORTAL$ ").length - 1;
   r.term.write(encode("PS1='PORTAL$ '\n"));
   await waitFor("the prompt", prompts);
@@ -191,7 +192,7 @@ ptyTest("a stray job holding the terminal does not hold back onExit", async (run
 }, { only: "linux" });
 
 ptyTest("kill() ends the whole session, including a job that ignores SIGHUP", async (run) => {
-  const r = run("bash", ["--norc", "--noprofile", "-i"]);
+  const r = run("bash", BASH_ARGS);
   r.term.write(encode("(trap '' HUP; exec sleep 100) & echo \"bg=$!\"\n"));
   const text = await waitFor("the background job", r.text, { until: (t) => /bg=\d+/.test(t) });
   const job = Number(/bg=(\d+)/.exec(text)![1]);

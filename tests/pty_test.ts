@@ -1,4 +1,4 @@
-import { type Json, Portal, type Rec } from "../dev/portal_client.ts";
+import { BASH_PROMPT, type Json, Portal, type Rec } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
@@ -6,9 +6,6 @@ import { portalTest } from "./helpers/portal.ts";
 import { pidAlive, waitForeground } from "./helpers/processes.ts";
 
 const screenText = (screen: Json) => screen.lines.join("\n");
-/** An interactive bash without the user's rc files, with a prompt the tests can find. */
-const BASH = ["--norc", "--noprofile", "-i"];
-const BASH_ENV = { PS1: "READY$ " };
 
 portalTest("pty: the program sees a terminal (isatty, /dev/pts, TERM, size)", async (portal) => {
   const id = await portal.spawn("python3", [
@@ -108,10 +105,8 @@ portalTest(
 portalTest(
   "pty: bash job control: ^Z, fg, ^C, and SIGINT hits the job, not the shell",
   async (portal) => {
-    const prompt = (t: string) => t.endsWith("READY$ ");
-    const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-    const bash = (await portal.call("process_inspect", { id })).os_pid;
-    await portal.readUntil(id, prompt);
+    const prompt = (t: string) => t.endsWith(BASH_PROMPT);
+    const { id, os_pid: bash } = await portal.startBash();
     // Each key or signal waits for sleep to own the terminal: bash echoes the line
     // (and `fg` prints the job) before the job has the terminal.
     await portal.call("process_write", { id, content: "sleep 100\n", wait: "none" });
@@ -246,11 +241,10 @@ portalTest("pty screen: wide characters, title, scrollback, buffer choice", asyn
 });
 
 portalTest("pty kill ends the whole session: a background job of bash dies too", async (portal) => {
-  const id = await portal.spawn("bash", BASH, { pty: true, env: BASH_ENV });
-  await portal.readUntil(id, (t) => t.endsWith("READY$ "));
+  const { id } = await portal.startBash();
   await portal.call("process_write", { id, content: "sleep 1000 &\n", wait: "none" });
   await portal.call("process_write", { id, content: "echo bg=$!\n", wait: "none" });
-  const out = await portal.readUntil(id, (t) => /bg=\d+/.test(t) && t.endsWith("READY$ "));
+  const out = await portal.readUntil(id, (t) => /bg=\d+/.test(t) && t.endsWith(BASH_PROMPT));
   const job = Number(/bg=(\d+)/.exec(out)![1]);
   assert(pidAlive(job));
   const killed = await portal.call("process_kill", { id });

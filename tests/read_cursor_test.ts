@@ -7,6 +7,7 @@ import { RecordStore } from "../src/core/store/record_store.ts";
 import { ReadCursor } from "../src/core/output/read_cursor.ts";
 import type { OutputSource } from "../src/terminal/terminal.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { Random } from "../dev/random.ts";
 
 const BOTH: OutputSource[] = ["stdout", "stderr"];
 
@@ -72,4 +73,42 @@ Deno.test("read cursor: reading one source on its own, then both, returns nothin
   assertEquals(contents(cursor.page(BOTH, 100)), ["out3 "]);
   assertEquals(cursor.text(BOTH, 100, end).text, "");
   store.close();
+});
+
+Deno.test("read cursor: random pages and texts of random sources return each character once", () => {
+  const pieces = ["a", "line\n", "é", "🙂", "\r\n", "\x1b[1m", "x".repeat(300)];
+  for (const seed of [1, 2, 3]) {
+    const random = new Random(seed);
+    const dropCR = random.chance(0.5);
+    const store = new RecordStore(":memory:", { maxOutputBytes: 0 });
+    const cursor = new ReadCursor(store, 1, { dropCR });
+    const got: Record<OutputSource, string> = { stdout: "", stderr: "" };
+    const take = (records: { source: string; content: string }[]) => {
+      for (const r of records) got[r.source as OutputSource] += r.content;
+    };
+    let seq = 0;
+    for (let step = 0; step < 200; step++) {
+      for (let n = random.int(4); n > 0; n--) {
+        let text = "";
+        for (let k = 1 + random.int(4); k > 0; k--) text += random.pick(pieces);
+        seq++;
+        const bytes = new TextEncoder().encode(text);
+        store.append(1, { seq, timestamp: seq, source: random.pick(BOTH), bytes });
+      }
+      const sources = random.pick<OutputSource[]>([BOTH, ["stdout"], ["stderr"]]);
+      if (sources.length === 1 && random.chance(0.3)) {
+        // A text of one source, large enough that nothing is left out.
+        got[sources[0]] += cursor.text(sources, 1_000_000, seq).text;
+      } else take(cursor.page(sources, 1 + random.int(400)).records);
+    }
+    for (let page = cursor.page(BOTH, 1000); page.records.length > 0;) {
+      take(page.records);
+      page = cursor.page(BOTH, 1000);
+    }
+    for (const source of BOTH) {
+      const { records } = store.query(1, { sources: [source], dropCR });
+      assertEquals(got[source], records.map((r) => r.content).join(""), `seed ${seed}, ${source}`);
+    }
+    store.close();
+  }
 });

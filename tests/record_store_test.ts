@@ -9,32 +9,23 @@ import type { RawRecord } from "../src/core/store/records.ts";
 import { RecordDecoder } from "../src/core/output/record_decoder.ts";
 import type { Source } from "../src/core/model/schema.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
-
-/** A deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Random } from "../dev/random.ts";
 
 const SOURCES: Source[] = ["stdin", "stdout", "stderr"];
 const encoder = new TextEncoder();
 
 /** Text with multi-byte characters and escape sequences, cut anywhere into records. */
-function chunks(rand: () => number, count: number): Uint8Array[] {
+function chunks(rand: Random, count: number): Uint8Array[] {
   const pieces = ["é", "日本", "\x1b[1m", "\x1b[0m", "line\r\n", "x", "🙂", "\n"];
   const out: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
-    const big = rand() < 0.02;
+    const big = rand.next() < 0.02;
     let text = "";
-    const want = big ? 40_000 + Math.floor(rand() * 40_000) : 1 + Math.floor(rand() * 12);
-    while (text.length < want) text += pieces[Math.floor(rand() * pieces.length)];
+    const want = big ? 40_000 + rand.int(40_000) : 1 + rand.int(12);
+    while (text.length < want) text += pieces[rand.int(pieces.length)];
     const bytes = encoder.encode(text);
     // Cut at a random byte: characters and sequences split between records.
-    out.push(bytes.subarray(0, Math.max(1, Math.floor(rand() * bytes.length) + 1)));
+    out.push(bytes.subarray(0, Math.max(1, rand.int(bytes.length) + 1)));
   }
   return out;
 }
@@ -61,41 +52,41 @@ function modelQuery(
 Deno.test("record store: every query over packed frames equals the same query over the records", () => {
   // Sources mixed often (short frames), or rarely (frames of up to FRAME_RECORDS records).
   for (const [seed, mixed] of [[1, 0.2], [2, 0.2], [3, 0.01], [4, 0.01]]) {
-    const rand = random(seed);
+    const rand = new Random(seed);
     const store = new RecordStore(":memory:", { maxOutputBytes: 0 });
     const model: Model = { records: new Map() };
     const seqs = new Map<number, number>();
     let time = 0;
     for (const bytes of chunks(rand, 1000)) {
       // One process at a time for a while, so that long runs form.
-      const id = 1 + Math.floor(rand() * (mixed > 0.1 ? 3 : 1.05));
+      const id = 1 + rand.int(mixed > 0.1 ? 3 : 1.05);
       // Runs of one source, so frames form; now and then another source.
-      const source = rand() < mixed ? SOURCES[Math.floor(rand() * 3)] : "stdout";
+      const source = rand.next() < mixed ? SOURCES[rand.int(3)] : "stdout";
       const seq = (seqs.get(id) ?? 0) + 1;
       seqs.set(id, seq);
-      time += 1 + Math.floor(rand() * 1e7);
+      time += 1 + rand.int(1e7);
       const record: RawRecord = { seq, timestamp: time, source, bytes };
       store.append(id, record);
       if (!model.records.has(id)) model.records.set(id, []);
       model.records.get(id)!.push(record);
-      if (rand() < 0.6 * mixed) store.flush();
+      if (rand.next() < 0.6 * mixed) store.flush();
     }
     const ids = [...seqs.keys()];
     for (let i = 0; i < 200; i++) {
-      const id = ids[Math.floor(rand() * ids.length)];
+      const id = ids[rand.int(ids.length)];
       const last = seqs.get(id)!;
-      const sources = SOURCES.filter(() => rand() < 0.7);
+      const sources = SOURCES.filter(() => rand.next() < 0.7);
       if (sources.length === 0) sources.push("stdout");
-      const cursor = () => Math.floor(rand() * (last + 2));
+      const cursor = () => rand.int(last + 2);
       const q = {
         sources,
-        afterSeq: rand() < 0.5
+        afterSeq: rand.next() < 0.5
           ? { stdout: cursor(), stderr: cursor(), stdin: cursor() }
           : { stdout: cursor() },
-        sinceTimestamp: rand() < 0.3 ? Math.floor(rand() * time) : undefined,
-        maxChars: rand() < 0.5 ? 1 + Math.floor(rand() * 5000) : undefined,
-        newest: rand() < 0.4,
-        dropCR: rand() < 0.5,
+        sinceTimestamp: rand.next() < 0.3 ? rand.int(time) : undefined,
+        maxChars: rand.next() < 0.5 ? 1 + rand.int(5000) : undefined,
+        newest: rand.next() < 0.4,
+        dropCR: rand.next() < 0.5,
       };
       if (q.newest) delete (q as { afterSeq?: unknown }).afterSeq;
       assertEquals(
@@ -105,7 +96,7 @@ Deno.test("record store: every query over packed frames equals the same query ov
       );
       if (i % 3 === 0) store.flush();
       const from = cursor();
-      const raw = store.raw(id, "stdout", from, 1 + Math.floor(rand() * 100_000));
+      const raw = store.raw(id, "stdout", from, 1 + rand.int(100_000));
       const expected = model.records.get(id)!.filter((r) => r.source === "stdout" && r.seq > from);
       assertEquals(raw, expected.slice(0, raw.length));
       assert(raw.length > 0 || expected.length === 0);
@@ -123,10 +114,10 @@ Deno.test("record store: the cap drops whole frames oldest first, never past kee
     keepAfter: () => keepAfter,
     dropped: (record, bytes) => dropped.push({ seq: record.seq, bytes }),
   });
-  const rand = random(7);
+  const rand = new Random(7);
   const sizes: number[] = [];
   for (let seq = 1; seq <= 4000; seq++) {
-    const size = 1 + Math.floor(rand() * 20);
+    const size = 1 + rand.int(20);
     sizes.push(size);
     store.append(1, { seq, timestamp: seq, source: "stdout", bytes: new Uint8Array(size) });
     if (seq % 50 === 0) {

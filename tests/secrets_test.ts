@@ -94,13 +94,7 @@ linuxTest("(d) a secret at a shell prompt is refused unless forced", async () =>
     asked++;
     return { action: "accept", content: { secret } };
   });
-  const { id } = await portal.call("process_start", {
-    command: "bash",
-    args: ["--norc", "--noprofile", "-i"],
-    pty: true,
-    env: { PS1: "READY$ ", HISTFILE: "" },
-    wait: "ready",
-  });
+  const { id } = await portal.startBash({ HISTFILE: "" });
   for (const way of [{ secret }, { secret_prompt: "Password" }]) {
     const refused = await portal.fail("process_write", { id, ...way, keys: ["Enter"] });
     assertMatch(refused, /not at a password prompt .* Nothing was typed\. .* force: true/s);

@@ -9,17 +9,8 @@ import { linuxTest, portalTest } from "./helpers/portal.ts";
 import { waitForeground } from "./helpers/processes.ts";
 import { waitFor } from "../dev/wait.ts";
 
-const BASH = ["--norc", "--noprofile", "-i"];
-const BASH_ENV = { PS1: "READY$ " };
-
 function bash(portal: Portal): Promise<number> {
-  return portal.call("process_start", {
-    command: "bash",
-    args: BASH,
-    pty: true,
-    env: BASH_ENV,
-    wait: "ready",
-  }).then((r) => r.id);
+  return portal.startBash().then((r) => r.id);
 }
 
 linuxTest(

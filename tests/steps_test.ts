@@ -2,7 +2,7 @@
  * One call per step: process_write returns once the program waits for input
  * again, with its answer, for REPLs and debuggers on a PTY and on pipes.
  */
-import type { Json, Portal } from "../dev/portal_client.ts";
+import { bashStart, type Json, type Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
@@ -52,10 +52,8 @@ linuxTest("python3 on pipes: stdin read by the program is the signal", async (po
 });
 
 linuxTest("bash: commands, a multi-line answer, and the prompt after each", async (portal) => {
-  const { id } = await startReady(portal, "bash", ["--norc", "--noprofile", "-i"], {
-    pty: true,
-    env: { PS1: "READY$ " },
-  });
+  const bash = bashStart();
+  const { id } = await startReady(portal, bash.command, bash.args, bash);
   assertEquals(await step(portal, id, "echo $((6 * 7))\n"), "echo $((6 * 7))\n42\nREADY$ ");
   assertEquals(await step(portal, id, "printf 'a\\nb\\n'\n"), "printf 'a\\nb\\n'\na\nb\nREADY$ ");
   assertEquals(await step(portal, id, "cd /; pwd\n"), "cd /; pwd\n/\nREADY$ ");
