@@ -161,9 +161,9 @@ export class ReadinessLoop {
         this.#settle();
         if (n > 0) this.#dispatch();
         // A wait that is always ready (a flood) settles within the same turn of the event
-        // loop, over and over, and starved timers and other I/O (the server's own stdin) for
-        // 100 ms and more: after YIELD_MS of that, let the rest of the event loop run. Not
-        // through a timer: setTimeout(0) takes ~2 ms here, a third of a flood's time.
+        // loop, over and over, and would starve timers and other I/O (the server's own
+        // stdin): after YIELD_MS of that, let the rest of the event loop run. Not through a
+        // timer: setTimeout(0) is late by milliseconds, a good part of a flood's time.
         if (performance.now() - this.#turnStarted > YIELD_MS) {
           await yieldTurn();
           this.#turnStarted = performance.now();

@@ -1,8 +1,7 @@
 /**
  * Short sleeps that end on time. Deno's timers fire 1-2 ms after they are
- * due (measured here: `setTimeout(r, 1)` takes 2.1 ms, and `0` as long),
- * which is most of a REPL step's budget; `usleep` on the blocking FFI pool
- * ends within tens of microseconds. A `usleep` in flight serves every
+ * due, even `setTimeout(r, 0)`, which is most of a REPL step's budget;
+ * `usleep` on the blocking FFI pool ends within tens of microseconds. A `usleep` in flight serves every
  * sleeper due after it ends, so concurrent waits share a pool thread or a
  * few. Sleeps over {@link MAX_MS} use an ordinary timer, whose lateness no
  * longer matters.

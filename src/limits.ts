@@ -22,8 +22,7 @@ export const TERMINAL_SIZE = { min: 1, max: 1000, defaultCols: 80, defaultRows: 
 
 /**
  * Lines of scrollback the emulator keeps above a PTY's screen: about 1 MB per
- * terminal at 80 columns once full (5000 lines cost 9–12 MB); older lines are
- * still in the records.
+ * terminal at 80 columns once full; older lines are still in the records.
  */
 export const SCROLLBACK_LINES = 1000;
 

@@ -214,8 +214,8 @@ class PipeTerminal implements Terminal {
  * pipes are empty (`pending` says whether they hold bytes) ends the drain:
  * the pipe is held open by a descendant, not by the program. A read already
  * pending when the program exits gets the same grace. Bytes still in a pipe
- * keep the drain going however late the server reads them (under load it
- * was once over 250 ms late, and the program's last output was lost).
+ * keep the drain going however late a busy server reads them: they are the
+ * program's last output.
  *
  * Nothing per chunk hangs on the long-lived `exited` promise (one reaction is
  * attached, once), so a chunk is garbage as soon as `onChunk` returns: a race

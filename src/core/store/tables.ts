@@ -23,12 +23,11 @@ export const PORTAL_APPLICATION_ID = 0x506f7274;
 /**
  * Run first on each connection. 4 KiB pages: a commit rewrites the last page of each busy
  * process, and the kernel writes each such page back about every 30 s, so the page size sets
- * what a chatty program costs on disk (1 / 10 chatty PTYs, measured: 64 KiB pages 8.9× / 8.3×
- * their output, 16 KiB 6.9× / 5.8×, 4 KiB 3.9× / 3.3×); a flood pays 2.5× the SQLite time of
- * 64 KiB pages. The rollback journal writes a flood once (new pages need no journal) where a
- * WAL writes it twice; it persists, rewritten in place, because a journal truncated at every
- * commit makes ext4 write it out at once (115× the output); only a commit that deleted
- * records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts). auto_vacuum
+ * what a chatty program costs on disk; the smallest page costs least (the README's
+ * performance notes give the figures). The rollback journal writes a flood once (new pages
+ * need no journal) where a WAL writes it twice; it persists, rewritten in place, because a
+ * journal truncated at every commit makes ext4 write it out at once; only a commit that
+ * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts). auto_vacuum
  * must precede the first table: it lets a cleanup give the space back. Deleted records leave
  * no text in the file: their cells are zeroed (secure_delete FAST, no extra I/O) and freed
  * pages leave at the vacuum.

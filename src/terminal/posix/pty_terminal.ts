@@ -30,8 +30,7 @@ import { Session } from "./session/session.ts";
 /**
  * Bytes read from one master per wake-up (four of the kernel's 4 KiB reads),
  * so one flooding PTY cannot starve the rest, and a tool call waits behind
- * short tasks: with 256 KiB a write step during a PTY flood had p99 ~60 ms,
- * with 16 KiB ~20 ms, the flood's rate the same within noise.
+ * short tasks (the README's performance notes give the trade's figures).
  */
 const DRAIN_CAP = 16 * 1024;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
