@@ -69,21 +69,114 @@ posixTest(
   },
 );
 
-linuxTest("(b) secret_env: the value of a server variable the model only names", async () => {
-  const secret = newSecret();
-  const { portal, heard } = await loggingPortal({ env: { PORTAL_TEST_PASSWORD: secret } });
-  await using _ = portal;
-  const id = await getpass(portal);
-  const missing = await portal.fail("process_write", { id, secret_env: "NO_SUCH_VARIABLE_X" });
-  assertMatch(missing, /no environment variable of the name given as secret_env/);
-  const reply = await portal.call("process_write", {
-    id,
-    secret_env: "PORTAL_TEST_PASSWORD",
-    keys: ["Enter"],
-  });
-  await assertAnswered(portal, id, reply, secret);
-  await assertNoTrace(portal, heard, [secret]);
-});
+linuxTest(
+  "(b) secret_env: a variable the person marked secret, which the model only names",
+  async () => {
+    const [prefixed, listed, unmarked] = [newSecret(), newSecret(), newSecret()];
+    const { portal, heard } = await loggingPortal({
+      env: {
+        PORTAL_SECRET_TEST_PASSWORD: prefixed,
+        PORTAL_SECRET_ENV: "OTHER_NAME, MY_DB_PASS",
+        MY_DB_PASS: listed,
+        NOT_MARKED_PASS: unmarked,
+      },
+    });
+    await using _ = portal;
+    const id = await getpass(portal);
+    // A variable the person did not mark is refused, whether it exists or not; a value passed
+    // by mistake as the name is not echoed.
+    for (const name of ["NOT_MARKED_PASS", "HOME", "PORTAL_TOKEN", "PORTAL_SECRET_ENV", listed]) {
+      const refused = await portal.fail("process_write", { id, secret_env: name });
+      assertMatch(refused, /^secret_env may name only a variable the person marked secret/);
+      assertMatch(refused, /starts with PORTAL_SECRET_, or one listed in PORTAL_SECRET_ENV/);
+      assert(!refused.includes(listed), refused);
+    }
+    const missing = await portal.fail("process_write", { id, secret_env: "PORTAL_SECRET_NONE" });
+    assertMatch(missing, /no environment variable of the name given as secret_env/);
+    const reply = await portal.call("process_write", {
+      id,
+      secret_env: "PORTAL_SECRET_TEST_PASSWORD",
+      keys: ["Enter"],
+    });
+    await assertAnswered(portal, id, reply, prefixed);
+    // A name PORTAL_SECRET_ENV lists works the same.
+    const second = await getpass(portal);
+    const typed = await portal.call("process_write", {
+      id: second,
+      secret_env: "MY_DB_PASS",
+      keys: ["Enter"],
+    });
+    await assertAnswered(portal, second, typed, listed);
+    await assertNoTrace(portal, heard, [prefixed, listed, unmarked]);
+  },
+);
+
+/** Every environment variable `pid` was started with (Linux), by name. */
+function startEnvironment(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text.split("\0").filter((entry) => entry.includes("=")).map((entry) => {
+      const equals = entry.indexOf("=");
+      return [entry.slice(0, equals), entry.slice(equals + 1)];
+    }),
+  );
+}
+
+linuxTest(
+  "(g) no program sees a secret or Portal's configuration: not in its env, not in the server's",
+  async () => {
+    const [prefixed, listed, token] = [newSecret(), newSecret(), newSecret()];
+    const { portal, heard } = await loggingPortal({
+      env: {
+        PORTAL_SECRET_API: prefixed,
+        PORTAL_SECRET_ENV: "MY_DB_PASS",
+        MY_DB_PASS: listed,
+        PORTAL_TOKEN: token,
+        PLAIN_VARIABLE: "visible",
+      },
+    });
+    await using _ = portal;
+    const server = portal.transport.pid!;
+    // What each program sees: its own environment, and the one the server was started with.
+    const script = `env; printf '\\n---\\n'; cat /proc/${server}/environ`;
+    for (const pty of [false, true]) {
+      const { id } = await portal.call("process_start", {
+        command: "sh",
+        args: ["-c", script],
+        pty,
+        env: { GIVEN: "by the start" },
+      });
+      await portal.waitExit(id);
+      const records = await portal.call("process_read", {
+        id,
+        source: "stdout",
+        duration: 60_000,
+        encoding: "base64",
+      });
+      const bytes: string = records.records.map((r: Rec) => atob(r.content)).join("");
+      const [own, started] = bytes.replaceAll("\r", "").split("\n---\n");
+      const names = own.split("\n").map((line) => line.split("=")[0]);
+      const what = `pty ${pty}`;
+      assert(names.includes("PLAIN_VARIABLE") && names.includes("GIVEN"), `${what}: ${names}`);
+      assertEquals(names.filter((n) => n.startsWith("PORTAL_") || n === "MY_DB_PASS"), [], what);
+      // The server's own start environment shows the secrets' names with empty values.
+      const serverEnv = startEnvironment(started);
+      assertEquals(serverEnv.PLAIN_VARIABLE, "visible", what);
+      for (const name of ["PORTAL_SECRET_API", "MY_DB_PASS", "PORTAL_TOKEN"]) {
+        assertEquals(serverEnv[name], "", `${what}: ${name} in /proc/${server}/environ`);
+      }
+      for (const secret of [prefixed, listed, token]) assert(!bytes.includes(secret), what);
+    }
+    // The server still has the values: secret_env types them.
+    const id = await getpass(portal);
+    const reply = await portal.call("process_write", {
+      id,
+      secret_env: "PORTAL_SECRET_API",
+      keys: ["Enter"],
+    });
+    await assertAnswered(portal, id, reply, prefixed);
+    await assertNoTrace(portal, heard, [prefixed, listed]);
+  },
+);
 
 linuxTest("(d) a secret at a shell prompt is refused unless forced", async () => {
   const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });

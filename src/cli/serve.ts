@@ -19,6 +19,7 @@ import {
   type RecordsFile,
   removeOldRecords,
 } from "../core/store/database_file.ts";
+import { hideSecretValues } from "../environment.ts";
 import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
@@ -34,6 +35,8 @@ import { publishLink } from "./watch_link.ts";
 /** Serves until stopped; then exits the process. */
 export async function serve(options: Options, env: Record<string, string>): Promise<void> {
   keepStdoutForProtocol();
+  // Before any program could read the environment the server was started with.
+  hideSecretValues(env);
   const log = new Log(options.logLevel);
   reportStrayFailures(log);
   const paths = withPathFlags(options, env);

@@ -10,6 +10,7 @@
  * const text = usage({ HOME: "/home/ada" });
  * assert.match(text, /--log-level LEVEL/);
  * assert.match(text, /PORTAL_TOKEN/);
+ * assert.match(text, /PORTAL_SECRET_ENV/);
  * ```
  * @module
  */
@@ -61,6 +62,14 @@ export function usage(env: Record<string, string>): string {
       "With --http: the bearer token clients must send (Authorization: Bearer TOKEN). " +
         "Unset: a new random token at each start, printed on stderr.",
     ),
+    item(
+      "PORTAL_SECRET_ENV",
+      "Names (comma-separated) of variables that are secrets: process_write's secret_env may " +
+        "type their values, and may name no other variable.",
+    ),
+    item("PORTAL_SECRET_*", "Every variable so named is a secret too."),
+    "",
+    "No program Portal starts sees a secret, PORTAL_TOKEN or any PORTAL_* variable.",
     "",
     "Files:",
     item(

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { childEnvironment } from "../environment.ts";
 import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
 import type { SpawnOptions } from "./terminal.ts";
@@ -32,7 +33,10 @@ export interface LaunchRules {
 export interface Launch {
   /** The executable to run, as `findExecutable` returned it. */
   path: string;
-  /** The child's complete environment: the server's, with `opts.env` over it. */
+  /**
+   * The child's complete environment: the server's without Portal's own
+   * variables and the marked secrets (src/environment.ts), `opts.env` over it.
+   */
   env: Record<string, string>;
 }
 
@@ -54,7 +58,7 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   }
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
   checkWorkingDirectory(opts.cwd);
-  const env = { ...Deno.env.toObject(), ...opts.env };
+  const env = { ...childEnvironment(), ...opts.env };
   return { path: rules.findExecutable(opts.command, env, opts.cwd), env };
 }
 

@@ -22,6 +22,7 @@
  * ```
  * @module
  */
+import { isMarkedSecret, SECRET_LIST, SECRET_PREFIX, secretValue } from "../../environment.ts";
 import { PortalError } from "../../errors.ts";
 import { SECRET_MAX_CHARS } from "../../limits.ts";
 import type { CallControl } from "../steps/step.ts";
@@ -100,16 +101,22 @@ function checkPrompt(request: SecretRequest, target: SecretTarget): void {
   );
 }
 
-/** The value of the server's environment variable `name`. */
+/**
+ * The value of the server's environment variable `name`, which the person
+ * must have marked secret. The name is never quoted: a model that passed the
+ * value by mistake must not see it echoed.
+ */
 function fromEnv(name: string): string {
-  let value: string | undefined;
-  try {
-    value = Deno.env.get(name);
-  } catch {
-    // Not a possible variable name (empty, "=", NUL): no such variable.
+  if (!isMarkedSecret(name)) {
+    throw new PortalError(
+      "secret_env may name only a variable the person marked secret for the server: one " +
+        `whose name starts with ${SECRET_PREFIX}, or one listed in ${SECRET_LIST} (names, ` +
+        "comma-separated). Ask the person to mark it where the server is configured (the env " +
+        "of its MCP client entry) and to restart it, or use secret_prompt.",
+    );
   }
+  const value = secretValue(name);
   if (value) return value;
-  // The name is not quoted: a model that passed the value by mistake must not see it echoed.
   throw new PortalError(
     "The server has no environment variable of the name given as secret_env (or it is " +
       "empty). Ask the person to set it where the server is configured (the env of its MCP " +

@@ -33,8 +33,8 @@ export const processWrite = defineTool({
     "echo included), at most max_chars (head and tail kept, omitted_chars counts the rest); " +
     "on vim/less the rendered screen (cursor set). It counts as read for process_read_new. " +
     "Input is recorded as stdin.\n\n" +
-    "Passwords (state waiting_for_secret): send secret_env (a variable the person set for " +
-    "the server) or secret_prompt (the person types it; you never see it), else secret, plus " +
+    "Passwords (state waiting_for_secret): send secret_env (a variable the person marked " +
+    "secret for the server) or secret_prompt (the person types it; you never see it), else secret, plus " +
     'keys ["Enter"]. A secret is never stored or returned: records and output show [secret]. ' +
     "On a PTY it goes only to a password prompt (echo off) unless force.",
   input: z.object({
@@ -46,7 +46,9 @@ export const processWrite = defineTool({
     secret: z.string().max(SECRET_MAX_CHARS).optional().describe(
       "Password or token, typed after content.",
     ),
-    secret_env: name().optional().describe("Name of a server env variable: its value."),
+    secret_env: name().optional().describe(
+      "Name of a server variable marked secret (PORTAL_SECRET_*, PORTAL_SECRET_ENV): its value.",
+    ),
     secret_prompt: z.string().max(SECRET_LABEL_MAX).optional().describe(
       "Label: the person is asked (MCP elicitation).",
     ),
