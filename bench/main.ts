@@ -15,6 +15,7 @@
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
+ * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
  * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
  *   vim, less, getpass), beside main before issue 16; the size of tools/list.
  *

@@ -2,10 +2,12 @@
  * Where the server's time goes: runs it with `--cpu-prof` while a program
  * floods (`cat FILE` to its end, or `yes` for a few seconds with
  * process_inspect every 20 ms beside it), or while python3 answers one
- * process_write after another (`step`, a number of steps), then prints the
- * functions with the most self time and the share per module.
+ * process_write after another (`step`, a number of steps), or beside 200
+ * programs each printing a line every 10 ms (`chatty`, a perl loop that does
+ * not fork, for a few seconds),
+ * then prints the functions with the most self time and the share per module.
  *
- * Run: deno run -A bench/profile.ts (cat|yes|step) (pipes|pty) [MiB, seconds or steps]
+ * Run: deno run -A bench/profile.ts (cat|yes|step|chatty) (pipes|pty) [MiB, seconds or steps]
  *
  * @module
  */
@@ -14,10 +16,13 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../dev/temp_dir.ts";
 import { delay } from "../src/async.ts";
+import { waitFor } from "../dev/wait.ts";
 import { dataFile, ms, percentile } from "./lib.ts";
 
 const [program = "cat", backend = "pipes", size = "200"] = Deno.args;
 const pty = backend === "pty";
+/** How many chatty programs (`chatty`): PORTAL_PROFILE_PROGRAMS, default 200. */
+const CHATTY = Number(Deno.env.get("PORTAL_PROFILE_PROGRAMS") ?? 200);
 await using dir = await tempDir("portal-profile-");
 await using data = await dataFile(program === "cat" ? Number(size) : 1);
 const transport = new StdioClientTransport({
@@ -55,6 +60,14 @@ if (program === "cat") {
     await call("process_screen", { id });
     console.log(`first process_screen: ${ms(performance.now() - screen)}`);
   }
+} else if (program === "chatty") {
+  for (let i = 0; i < CHATTY; i++) {
+    const script = '$| = 1; while (1) { print "tick\\n"; select(undef, undef, undef, 0.01) }';
+    await call("process_start", { command: "perl", args: ["-e", script], pty });
+  }
+  await delay(Number(size) * 1000);
+  console.log(`${CHATTY} chatty programs (${backend}) for ${size} s`);
+  await call("process_kill_all", {});
 } else if (program === "step") {
   const args = pty ? ["-q"] : ["-q", "-i"];
   const { id } = await call("process_start", { command: "python3", args, pty, wait: "ready" });
@@ -88,10 +101,15 @@ if (program === "cat") {
   await call("process_kill_all", {});
 }
 await client.close();
-await delay(200);
-
-const file = [...Deno.readDirSync(dir.path)].find((e) => e.name.endsWith(".cpuprofile"))!.name;
-const profile = JSON.parse(Deno.readTextFileSync(`${dir.path}/${file}`));
+// The server writes its profile as it exits, which takes a while on a busy machine.
+const profile = await waitFor("the server's CPU profile", () => {
+  const file = [...Deno.readDirSync(dir.path)].find((e) => e.name.endsWith(".cpuprofile"));
+  try {
+    return file && JSON.parse(Deno.readTextFileSync(`${dir.path}/${file.name}`));
+  } catch {
+    return undefined; // Still being written.
+  }
+}, { timeoutMs: 30_000 });
 // deno-lint-ignore no-explicit-any
 const frames = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n.callFrame]));
 const parents = new Map<number, number>();

@@ -16,7 +16,10 @@
  *   parsed records at its cap (records not parsed yet are kept).
  *
  * Output goes to the Worker in slices of {@link SLICE_BYTES}, each read
- * from the store once the one before is parsed.
+ * from the store once the one before is parsed. While what waits unparsed
+ * is small ({@link HELD_BYTES}), the chunks are also kept here, and a
+ * catch-up reads nothing back from the store (200 chatty terminals spent a
+ * third of the server's time reading their screens' backlogs from SQLite).
  *
  * @example
  * ```ts
@@ -62,6 +65,8 @@ export type Backlog = (afterSeq: number, maxBytes: number) => Chunk[];
 export const IDLE_MS = 30;
 /** Bytes handed to the emulator at a time. */
 const SLICE_BYTES = 1 << 20;
+/** Unparsed output kept in memory too, per screen; past it the store is read back. */
+const HELD_BYTES = 64 * 1024;
 /** Default of `maxLag`. */
 const MAX_LAG = 16 << 20;
 
@@ -72,8 +77,14 @@ export class Screen {
   #parsed: Promise<void> = Promise.resolve();
   readonly #backlog: Backlog | undefined;
   readonly #maxLag: number;
-  /** Chunks held here rather than in the store (no store, or taken from it). */
+  /**
+   * Chunks held here: all of them without a store, the ones taken from it, or
+   * (with a store) the first unparsed ones while they fit in {@link HELD_BYTES}.
+   */
   #held: Chunk[] = [];
+  #heldBytes = 0;
+  /** Writes stopped being held (too much unparsed): until the emulator has caught up. */
+  #spilled = false;
   /** Highest seq handed to the emulator, and highest written. */
   #fedSeq = 0;
   #writtenSeq = 0;
@@ -123,7 +134,7 @@ export class Screen {
   write(bytes: Uint8Array, seq = this.#writtenSeq + 1): void {
     if (this.#disposed) return;
     this.#writtenSeq = seq;
-    if (!this.#backlog) this.#held.push({ seq, bytes });
+    this.#hold({ seq, bytes });
     this.#lag += bytes.length;
     this.#lastWrite = performance.now();
     const change = this.#modes.scan(bytes);
@@ -163,7 +174,22 @@ export class Screen {
   takeBacklog(): void {
     if (!this.#backlog) return;
     const after = this.#held.at(-1)?.seq ?? this.#fedSeq;
-    this.#held.push(...this.#backlog(after, Infinity));
+    const taken = this.#backlog(after, Infinity);
+    this.#held.push(...taken);
+    this.#heldBytes += taken.reduce((sum, chunk) => sum + chunk.bytes.length, 0);
+  }
+
+  /**
+   * Keeps a chunk written while the held ones are all that is unparsed and
+   * small; else the store has it (and keeps it until it is parsed).
+   */
+  #hold(chunk: Chunk): void {
+    if (this.#backlog && (this.#spilled || this.#heldBytes + chunk.bytes.length > HELD_BYTES)) {
+      this.#spilled = true;
+      return;
+    }
+    this.#held.push(chunk);
+    this.#heldBytes += chunk.bytes.length;
   }
 
   /**
@@ -211,6 +237,7 @@ export class Screen {
     this.#disposed = true;
     clearTimeout(this.#timer);
     this.#held = [];
+    this.#heldBytes = 0;
     this.#term.dispose();
   }
 
@@ -282,6 +309,7 @@ export class Screen {
       let bytes = 0;
       let n = 0;
       while (n < this.#held.length && bytes < SLICE_BYTES) bytes += this.#held[n++].bytes.length;
+      this.#heldBytes -= bytes;
       return this.#held.splice(0, n);
     }
     return this.#backlog?.(this.#fedSeq, SLICE_BYTES) ?? [];
@@ -296,6 +324,8 @@ export class Screen {
       : concatBytes(chunks.map((chunk) => chunk.bytes));
     const seq = chunks[chunks.length - 1].seq;
     this.#fedSeq = seq;
+    // Caught up: what comes next may be held again.
+    if (seq >= this.#writtenSeq) this.#spilled = false;
     this.#lag = Math.max(0, this.#lag - bytes.length);
     // The emulator's replies to what it parsed came before this.
     this.#parsed = this.#term.write(bytes).then(() => {
