@@ -2,7 +2,8 @@
  * Nothing the server started outlives it: leftovers of exited programs can be
  * killed through Portal, and whichever way the server ends (stdin closed,
  * SIGINT, SIGTERM, SIGHUP, SIGKILL) every program, grandchild, background
- * job and watchdog is gone within 2 s; a shutdown (anything but SIGKILL)
+ * job and watchdog is gone within 2 s, also when the watchdog was SIGKILLed
+ * first (a new one takes over at once); a shutdown (anything but SIGKILL)
  * also closes the records database cleanly, with the last output in it.
  *
  * Linux only: the sessions are read with procps `ps -s`, and macOS's
@@ -113,6 +114,26 @@ async function startEverything(portal: Portal): Promise<{ key: number[]; all: nu
 
 const ENDINGS = ["stdin closed", "SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"] as const;
 
+/** The server's session watchdog (see session/watchdog.ts), if one runs. */
+function watchdogOf(server: number): number | undefined {
+  return descendants(server).find((row) => {
+    if (row.ppid !== server || row.comm !== "sh") return false;
+    try {
+      return Deno.readTextFileSync(`/proc/${row.pid}/cmdline`).includes("sids=");
+    } catch {
+      return false; // gone meanwhile
+    }
+  })?.pid;
+}
+
+/** How long ago process `pid` started, from /proc (clock ticks of 10 ms since boot). */
+function ageMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3]);
+  const uptime = Number(Deno.readTextFileSync("/proc/uptime").split(" ")[0]);
+  return uptime * 1000 - startTicks * 10;
+}
+
 /** Says goodbye on SIGTERM (how a pipe program is killed), then exits. */
 const GOODBYE = "import signal,sys,time\n" +
   "def bye(*_): print('bye', flush=True); sys.exit(0)\n" +
@@ -127,25 +148,28 @@ posixTest(
       const server = portal.transport.pid!;
       const goodbye = await portal.spawn("python3", ["-c", GOODBYE]);
       await portal.readUntil(goodbye, (t) => t.includes("ready"));
-      if (ending === "SIGKILL") {
-        // The watchdog, killed, is replaced (with every session) at the next start.
-        const [watchdog] = descendants(server).filter((row) => row.comm === "sh");
-        Deno.kill(watchdog.pid, "SIGKILL");
-        await waitFor("the watchdog to die", () => alive([watchdog.pid]).length === 0);
-      }
       const { key, all: watched } = await startEverything(portal);
       // What could survive is alive before the end, so the check below means something.
       assertEquals(alive(key).sort(), [...key].sort(), `${ending}: alive at first`);
+      if (ending === "SIGKILL") {
+        // Every program runs: the watchdog dies, and a new one takes over at once, unasked.
+        const watchdog = watchdogOf(server)!;
+        Deno.kill(watchdog, "SIGKILL");
+        const next = await waitFor("a new watchdog", () => watchdogOf(server), {
+          until: (pid) => pid !== undefined && pid !== watchdog,
+        });
+        watched.push(next!);
+        await waitFor("the server to say so", () => portal.stderr, {
+          until: (text) => text.includes("the session watchdog died"),
+        });
+      }
       const closing = ending === "stdin closed" ? portal.client.close() : Deno.kill(server, ending);
       await waitFor(`everything the server started to be gone after ${ending}`, () => {
         const left = alive([server, ...watched]);
         return left.length === 0 ? [] : processTableOf(left);
       }, { until: (left) => left.length === 0, timeoutMs: ORPHAN_DEADLINE_MS, intervalMs: 20 });
       await closing;
-      if (ending === "SIGKILL") {
-        assertMatch(portal.stderr, /the session watchdog died; started another/);
-        return;
-      }
+      if (ending === "SIGKILL") return;
       // Shut down, not killed: the database was closed cleanly, with what was written during
       // the shutdown committed in it.
       using db = new DatabaseSync(portal.dbPath, { readOnly: true });
@@ -168,3 +192,33 @@ function processTableOf(pids: number[]): string[] {
   }).outputSync();
   return new TextDecoder().decode(stdout).trim().split("\n");
 }
+
+posixTest(
+  "the watchdog is watched: killed, it is replaced at once; killed as it starts, after a pause",
+  async () => {
+    await using portal = await Portal.start({ captureStderr: true });
+    const server = portal.transport.pid!;
+    await portal.spawn("sleep", ["300"]);
+    const first = watchdogOf(server)!;
+    // A watchdog that dies in its first second makes the next one wait: this one lived longer.
+    await waitFor("the watchdog to be a second old", () => ageMs(first), {
+      until: (ms) => ms > 1100,
+      timeoutMs: 5000,
+    });
+    Deno.kill(first, "SIGKILL");
+    const second = await waitFor("a new watchdog", () => watchdogOf(server), {
+      until: (pid) => pid !== undefined && pid !== first,
+    });
+    // Dead within a second of its start: the next one waits 0.1 s (a crash loop costs little).
+    Deno.kill(second!, "SIGKILL");
+    await waitFor("another watchdog", () => watchdogOf(server), {
+      until: (pid) => pid !== undefined && pid !== second,
+    });
+    await waitFor("the server to say both", () => portal.stderr, {
+      until: (text) =>
+        text.includes("the session watchdog died; started another") &&
+        text.includes("died as it started (1 in a row); the next starts in 0.1 s"),
+    });
+  },
+  { only: "linux" },
+);

@@ -12,6 +12,17 @@
  * macOS, which has neither /proc nor `pkill -s`, gets `kill -KILL -- -SID`:
  * the leader's process group only.
  *
+ * The watchdog is watched in turn: it is a child of the server, tracked by
+ * the {@link childReaper}, so its death (someone SIGKILLed it) is known at
+ * the SIGCHLD it causes, on Linux and macOS alike (macOS has no pidfd, and
+ * needs none), and a new watchdog is started there and then, told every
+ * session listed so far; a write that finds its pipe closed first does the
+ * same. Only after a watchdog that died within a second of its start (a
+ * `/bin/sh` that cannot run it, or a loop that kills it) does the next one
+ * wait, 0.1 s doubling to 5 s, so that a crash loop costs little; when none
+ * can be started at all, the server says on stderr that its programs are
+ * unguarded.
+ *
  * A session id is a pid: once a session is empty the number may be reused,
  * so it must be released (see `session.ts`) before the watchdog could kill a
  * stranger with it.
@@ -20,6 +31,7 @@
  */
 import { C, libc } from "../../../../ffi/libc.ts";
 import { writeSome } from "../../../../ffi/fd_io.ts";
+import { childReaper } from "../child_reaper.ts";
 import { openPipe, spawnSession } from "../spawn.ts";
 
 const SCRIPT = `trap '' HUP INT TERM QUIT
@@ -46,8 +58,9 @@ for pass in 1 2; do
 done 2>/dev/null
 `;
 
-/** A watchdog that dies this often (someone killed it) is not started again. */
-const MAX_STARTS = 3;
+/** A watchdog that dies this soon after its start makes the next one wait (see the module doc). */
+const QUICK_DEATH_MS = 1000;
+const BACKOFF_MS = { first: 100, max: 5000 } as const;
 /** Pause before writing again to a pipe that was full (the watchdog was stopped). */
 const RETRY_MS = 50;
 
@@ -62,8 +75,13 @@ export class SessionWatchdog {
   readonly #watched = new Set<number>();
   /** What the pipe has not taken yet. ASCII only, so characters are bytes. */
   #backlog = "";
+  /** What is due later: the rest of the backlog (the pipe was full), or a start after a pause. */
   #retry: ReturnType<typeof setTimeout> | undefined;
-  #starts = 0;
+  /** `performance.now()` of the current watchdog's start, and how many in a row died soon after. */
+  #startedAt = 0;
+  #quickDeaths = 0;
+  /** None can be started: the programs are unguarded (and the server said so). */
+  #givenUp = false;
 
   /** The watchdog's pid, 0 before the first program. */
   get pid(): number {
@@ -85,7 +103,7 @@ export class SessionWatchdog {
   #send(line: string): void {
     if (this.#fd < 0) {
       // (Re)started with the whole list.
-      if (this.#starts >= MAX_STARTS || !this.#start()) return;
+      if (this.#givenUp || !this.#start()) return;
     } else {
       this.#backlog += line;
     }
@@ -106,20 +124,40 @@ export class SessionWatchdog {
       }
       return;
     }
-    // EPIPE: the watchdog died. Reap it and start another.
+    // EPIPE: the watchdog died, and its SIGCHLD has not been handled yet.
+    this.#died(this.#pid);
+  }
+
+  /**
+   * Watchdog `pid` is dead: another takes over every watched session at
+   * once (none is needed while no session is watched: the next one starts
+   * it). A watchdog replaced already is ignored; the reaper reaps it.
+   */
+  #died(pid: number): void {
+    if (pid !== this.#pid || this.#fd < 0) return;
     libc().close(this.#fd);
-    libc().waitpid(this.#pid, new Int32Array(1), C.WNOHANG);
     this.#fd = -1;
-    if (this.#starts >= MAX_STARTS) {
-      console.error("portal: the session watchdog keeps dying; " + UNGUARDED);
+    clearTimeout(this.#retry);
+    this.#backlog = "";
+    const quick = performance.now() - this.#startedAt < QUICK_DEATH_MS;
+    this.#quickDeaths = quick ? this.#quickDeaths + 1 : 0;
+    if (this.#quickDeaths === 0) {
+      console.error("portal: the session watchdog died; started another");
+      if (this.#watched.size > 0) this.#send("");
       return;
     }
-    this.#send("");
+    const wait = Math.min(BACKOFF_MS.first * 2 ** (this.#quickDeaths - 1), BACKOFF_MS.max);
+    console.error(
+      `portal: the session watchdog died as it started (${this.#quickDeaths} in a row); the ` +
+        `next starts in ${wait / 1000} s, or with the next program. Until then ${UNGUARDED}`,
+    );
+    // The watched sessions are sent with the start; a new session starts it sooner.
+    this.#retry = setTimeout(() => this.#fd < 0 && this.#watched.size > 0 && this.#send(""), wait);
+    Deno.unrefTimer(this.#retry);
   }
 
   /** Starts a watchdog told every watched session; false (with a warning) if it cannot. */
   #start(): boolean {
-    this.#starts++;
     try {
       const pipe = openPipe("write");
       try {
@@ -142,14 +180,14 @@ export class SessionWatchdog {
         libc().close(pipe.read);
       }
       this.#fd = pipe.write;
+      this.#startedAt = performance.now();
       this.#backlog = [...this.#watched].map((sid) => `+${sid}\n`).join("");
-      if (this.#starts > 1) console.error("portal: the session watchdog died; started another");
+      const pid = this.#pid;
+      childReaper.track(pid, () => this.#died(pid));
       return true;
     } catch (error) {
-      console.error(
-        `portal: ${(error as Error).message} ${UNGUARDED}`,
-      );
-      this.#starts = MAX_STARTS;
+      console.error(`portal: ${(error as Error).message} ${UNGUARDED}`);
+      this.#givenUp = true;
       return false;
     }
   }
