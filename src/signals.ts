@@ -163,8 +163,8 @@ export function resolveSignal(input: string | number): ResolvedSignal {
   );
 }
 
-/** The accepted names, for error messages and the tool description. */
-export function listSignals(): string {
+/** The accepted names, for error messages. */
+function listSignals(): string {
   const realtime = SIGNALS.SIGRTMIN === undefined ? [] : ["SIGRTMIN+n", "SIGRTMAX-n"];
   return [...Object.keys(SIGNALS), ...realtime, CTRL_C_EVENT, CTRL_BREAK_EVENT].join(", ");
 }

@@ -143,7 +143,7 @@ for (const pty of [false, true]) {
         duration: 600,
         unit: "s",
       });
-      const recorded = stdin.records.map((r: Json) => r.content.replace("\n", ""));
+      const recorded = stdin.records.map((r: Json) => r.content.replace(/[\r\n]$/, ""));
       assertEquals([recorded.length, new Set(recorded)], [writers * each, sent], "stdin records");
 
       // Kills while waits are in flight: every wait ends with the process, no call hangs.

@@ -1,10 +1,9 @@
 /**
- * Keys by name and bracketed paste, through full-screen programs whose
- * replies are their rendered screens.
+ * Keys by name, through full-screen programs whose replies are their
+ * rendered screens.
  */
-import type { Rec } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
-import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
+import { assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
 
 linuxTest(
@@ -84,25 +83,6 @@ linuxTest("less paged with PageDown, q quits", async (portal) => {
   assertEquals(twice.output.split("\n")[0], "line 28");
   const quit = await portal.call("process_write", { id: first.id, keys: ["q"], wait: "exit" });
   assertEquals([quit.reason, quit.exit_code], ["exit", 0]);
-});
-
-linuxTest("a multi-line function pasted into bash arrives as one paste", async (portal) => {
-  const { id } = await portal.startBash({ PS2: "MORE> " });
-  const defined = await portal.call("process_write", {
-    id,
-    content: 'greet() {\n  echo "hello $1"\n}\n',
-  });
-  assertEquals(defined.state, "waiting_for_input");
-  // Typed line by line, bash would have asked for the rest with PS2 twice.
-  assert(!defined.output.includes("MORE> "), defined.output);
-  assertMatch(defined.output, /READY\$ $/);
-  const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
-  assertEquals(
-    stdin.records.map((r: Rec) => r.content),
-    ['\x1b[200~greet() {\n  echo "hello $1"\n}\x1b[201~\n'],
-  );
-  const called = await portal.call("process_write", { id, content: "greet world\n" });
-  assertEquals(called.output, "greet world\nhello world\nREADY$ ");
 });
 
 linuxTest(

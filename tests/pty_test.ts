@@ -57,7 +57,8 @@ portalTest(
       duration: 60,
       unit: "s",
     });
-    assertEquals(stdin.records.map((r: Rec) => r.content), ["typed\n"]);
+    // Typed: the line end went as the Enter key, `\r`, which the terminal made `\n`.
+    assertEquals(stdin.records.map((r: Rec) => r.content), ["typed\r"]);
     assertEquals(info.stderr_count, 0);
     assertEquals(info.stdin_count, 1);
   },

@@ -34,7 +34,8 @@ linuxTest("(a) typed as content at a getpass prompt: stored as [secret: N chars]
   const again = await portal.call("process_write", { id, content: `${secret}\n`, wait: "exit" });
   assertEquals(again.output, "[secret]\n");
   const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
-  assertEquals(stdin.records.at(-1).content, "[secret]\n");
+  // The line end was typed as Enter, as a terminal sends it.
+  assertEquals(stdin.records.at(-1).content, "[secret]\r");
   await assertNoTrace(portal, heard, [secret]);
 });
 
@@ -215,7 +216,7 @@ linuxTest("(d) a secret at a shell prompt is refused unless forced", async () =>
   const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
   assertEquals(stdin.records.map((r: Rec) => r.content), [
     `echo [secret: ${secret.length} chars]\r`,
-    "echo [secret]\n",
+    "echo [secret]\r",
   ]);
   await assertNoTrace(portal, heard, [secret]);
 });

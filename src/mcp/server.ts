@@ -12,6 +12,7 @@ import { INSTRUCTIONS } from "./instructions.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { boundToolErrors, registerTool, type ToolContext } from "./tools/tool.ts";
 import { TOOLS } from "./tools/index.ts";
+import { compactListing } from "./tools/listing.ts";
 
 /** The version this server reports (`initialize`, `--version`): deno.json's. */
 export const VERSION: string = denoJson.version;
@@ -31,6 +32,7 @@ export function createServer(context: ToolContext, serverLog: Log): {
   );
   const log = serverLog.session(server);
   boundToolErrors(server);
+  compactListing(server);
   for (const tool of TOOLS) registerTool(server, context, tool, log);
   return { server, log };
 }

@@ -45,10 +45,8 @@ export function project<S extends z.ZodObject>(schema: S, value: z.infer<S>): z.
   return picked as z.infer<S>;
 }
 
-/** A process id as the tools take it. */
-export const id = z.number().int().positive().describe(
-  "Process id returned by process_start (see process_list).",
-);
+/** A process id as the tools take it (from process_start: the name says it). */
+export const id = z.number().int().min(1);
 
 /** A process id in a reply (described once, on the input side). */
 export const processId = z.number();
@@ -107,36 +105,32 @@ const terminalSize = (what: string) =>
 /** What `process_start` takes: one launch, declared once. */
 export const startRequest = z.object({
   command: withoutNul(z.string().min(1).max(NAME_MAX_CHARS)).describe(
-    "Executable name (looked up on PATH) or path.",
+    "A name on PATH, or a path.",
   ),
-  args: z.array(withoutNul(z.string())).refine(launchSized, LAUNCH_SIZE).optional().describe(
-    "Arguments, one per element; no shell parsing.",
-  ),
-  cwd: name().optional().describe("Working directory (default: the server's)."),
+  args: z.array(withoutNul(z.string())).refine(launchSized, LAUNCH_SIZE).optional(),
+  cwd: name().optional().describe("Default: the server's."),
   env: z.record(name(), withoutNul(z.string())).refine(
     (env) => launchSized([...Object.keys(env), ...Object.values(env)]),
     LAUNCH_SIZE,
   ).optional().describe(
-    "Environment variables, merged over the server's. Values are never stored or shown.",
+    "Merged over the server's.",
   ),
   timeout_ms: z.number().int().min(0).max(MAX_TIMEOUT_MS).optional().describe(
-    "Idle timeout: with no read or write for this long, the process is killed and its data " +
-      "removed. 0 or omitted = no timeout.",
+    "Idle timeout. Default 0: none.",
   ),
   pty: z.boolean().optional().describe(
-    "Run on a pseudo-terminal (see description). Default false.",
+    "Default false.",
   ),
-  cols: terminalSize(`Terminal width (pty). Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
-  rows: terminalSize(`Terminal height (pty). Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
+  cols: terminalSize(`Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
+  rows: terminalSize(`Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
   prompt: name().optional().describe(
-    "Regex: when set, waits end once the last output line matches it (for programs state " +
-      "misjudges).",
+    "Regex: waits end when the last line matches.",
   ),
   keep: z.boolean().optional().describe(
-    "Outlive this client; later clients see it. Default false.",
+    "Outlive this client. Default false.",
   ),
   name: processName.optional().describe(
-    "Label, unique among running processes.",
+    "A label, unique while it runs.",
   ),
 });
 export type StartRequest = z.infer<typeof startRequest>;
@@ -147,11 +141,10 @@ export function waitRequest(defaultWait: "ready" | "none") {
     wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
     expect: name().optional().describe("Regex (JS, m flag)."),
     wait_ms: z.number().int().min(0).max(WAIT_MS.max).optional().describe(
-      `Bound of the wait. Default ${WAIT_MS.default}.`,
+      `Default ${WAIT_MS.default}.`,
     ),
     quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional().describe(
-      `macOS, Windows, ssh-like relays: silence after a prompt-like line that means ready. ` +
-        `Default ${QUIET_MS.default}.`,
+      `Default ${QUIET_MS.default}.`,
     ),
   });
 }
@@ -295,21 +288,18 @@ export function maxCharsParam(what: string) {
   return z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max).optional().describe(what);
 }
 
-export const maxChars = maxCharsParam(
-  `Cap on the characters of content returned (default ${MAX_CHARS.default}). When reached, ` +
-    "truncated is true.",
-);
+export const maxChars = maxCharsParam(`Default ${MAX_CHARS.default}.`);
 
 export const bufferName = z.enum(["primary", "alternate"]);
 export type BufferName = z.infer<typeof bufferName>;
 
 /** What `process_screen` takes besides the id. */
 export const screenRequest = z.object({
-  buffer: bufferName.optional().describe("Which buffer to render; default: the active one."),
+  buffer: bufferName.optional().describe("Default: the active one."),
   cols: terminalSize("Resize to this width first.").optional(),
   rows: terminalSize("Resize to this height first.").optional(),
   scrollback: z.number().int().min(0).max(SCROLLBACK_LINES).optional().describe(
-    "Lines above the screen to include (primary buffer). Default 0.",
+    "Default 0.",
   ),
 });
 export type ScreenRequest = z.infer<typeof screenRequest>;

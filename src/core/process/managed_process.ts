@@ -12,7 +12,7 @@ import { QUIET_MS } from "../../limits.ts";
 import { spawnPipe, spawnPty } from "../../platform.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
-import { pasteOf } from "../input/paste.ts";
+import { pasteOf, typedLines } from "../input/typing.ts";
 import { Secrets } from "../input/secrets.ts";
 import { OutputWatchers } from "../output/watchers.ts";
 import { type LogPage, ProcessLog } from "./log.ts";
@@ -42,6 +42,14 @@ const PIPE_TAIL_CHARS = 16_000;
 interface Typed {
   text: string;
   secret: boolean;
+}
+
+/** What one write types: text, keys by name, a secret, and whether to paste the text. */
+export interface TypeRequest {
+  content: string;
+  keys: string[];
+  secret?: string;
+  paste?: boolean;
 }
 
 /** A program under Portal's management. */
@@ -231,27 +239,42 @@ export class ManagedProcess implements Waitable, LiveSource {
   }
 
   /**
-   * Types `content` (as a bracketed paste when it has several lines and the
-   * program asked for pastes), then `secret`, then the keys named in `keys`.
-   * On pipes Enter is `\n` and Ctrl+C interrupts (SIGINT), there being no
-   * line discipline. Every name is checked before anything is sent. What is
-   * typed at a password prompt is a secret too. Returns the bytes written.
+   * Types `content` as a person types it (typing.ts): on a PTY line by line,
+   * each line end pressed as Enter, awaiting `next` between two lines (false:
+   * the rest goes at once); with `paste` where the program enabled
+   * bracketed paste, as one paste. Then `secret`, then the keys named in
+   * `keys`. On pipes content goes as it is, Enter is `\n` and Ctrl+C
+   * interrupts (SIGINT), there being no line discipline. Every name is
+   * checked before anything is sent. What is typed at a password prompt is a
+   * secret too. Returns the bytes written and, when a paste was asked for,
+   * whether it was one. A program that ends meanwhile gets no more.
    */
-  async type(content: string, keys: string[], secret?: string): Promise<number> {
+  async type(
+    input: TypeRequest,
+    next: () => Promise<boolean> = () => Promise.resolve(false),
+  ): Promise<{ written: number; pasted?: boolean }> {
+    const { content, keys, secret, paste = false } = input;
     this.#log.checkWritable();
-    const modes: TerminalModes | null = this.#screen ? await this.#screen.modes() : null;
-    const keyModes = {
-      applicationCursorKeys: modes?.applicationCursorKeys ?? false,
-      enter: this.spec.pty ? "\r" : "\n",
-    };
-    const pressed = keys.map((name) => keyBytes(name, keyModes));
-    const hidden = this.#terminal.hidesInput();
+    let modes = await this.modes();
+    keys.forEach((name) => keyBytes(name, this.#keyModes(modes)));
     if (secret !== undefined) this.#secrets.add(secret);
-    const text = (modes?.bracketedPaste ? pasteOf(content) : null) ?? content;
-    const pending: Typed[] = [{ text, secret: hidden }];
-    if (secret !== undefined) pending.push({ text: secret, secret: true });
+    const pasted = paste && modes?.bracketedPaste === true;
+    const lines = pasted ? [pasteOf(content)] : this.spec.pty ? typedLines(content) : [content];
+    const result = (written: number) => paste ? { written, pasted } : { written };
     let written = 0;
-    for (const bytes of pressed) {
+    let paced = true;
+    for (const line of lines.slice(0, -1)) {
+      written += this.write([{ text: line, secret: this.#terminal.hidesInput() }]);
+      paced &&= await next();
+      if (!this.running) return result(written);
+    }
+    // Earlier lines may have started a program with other modes (cursor keys).
+    if (lines.length > 1) modes = await this.modes();
+    const hidden = this.#terminal.hidesInput();
+    const pending: Typed[] = [{ text: lines.at(-1)!, secret: hidden }];
+    if (secret !== undefined) pending.push({ text: secret, secret: true });
+    for (const name of keys) {
+      const bytes = keyBytes(name, this.#keyModes(modes));
       if (this.spec.pty || bytes !== "\x03") {
         pending.push({ text: bytes, secret: hidden });
         continue;
@@ -259,7 +282,14 @@ export class ManagedProcess implements Waitable, LiveSource {
       written += this.write(pending.splice(0));
       this.interrupt("ctrl_c");
     }
-    return written + this.write(pending);
+    return result(written + this.write(pending));
+  }
+
+  #keyModes(modes: TerminalModes | null) {
+    return {
+      applicationCursorKeys: modes?.applicationCursorKeys ?? false,
+      enter: this.spec.pty ? "\r" : "\n",
+    };
   }
 
   /** Whether the terminal hides what is typed now (a password prompt). */

@@ -60,14 +60,17 @@ import {
   runStep,
   type Step,
   type StepRequest,
+  type Typing,
 } from "../steps/step.ts";
+import { Pacing } from "../steps/pacing.ts";
 import { hasSecret, secretOf, type SecretRequest } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 
-/** What process_write sends: text, a secret, named keys, then maybe the end of input. */
+/** What process_write sends: text (typed, or pasted), a secret, named keys, then maybe the end of input. */
 export interface WriteRequest extends StepRequest, SecretRequest {
   content?: string;
   keys?: string[];
+  paste?: boolean;
   eof?: boolean;
 }
 
@@ -175,16 +178,18 @@ export class ProcessManager {
   }
 
   /**
-   * Types `content`, a secret (secret_request.ts), then `keys` (recorded as
-   * `stdin`, secrets masked); `eof` then ends the input. Waits as asked
-   * (default: until the program reads again) and replies with the new output.
+   * Types `content` (line by line at a person's pace, pacing.ts, unless the
+   * step waits for nothing; or pasted), a secret (secret_request.ts), then
+   * `keys` (recorded as `stdin`, secrets masked); `eof` then ends the input.
+   * Waits as asked (default: until the program reads again) and replies
+   * with the new output.
    */
   async write(
     id: number,
     request: WriteRequest,
     control: CallControl = {},
-  ): Promise<{ id: number; bytes_written: number } & StepReply> {
-    const { content = "", keys = [], eof = false } = request;
+  ): Promise<{ id: number; bytes_written: number; pasted?: boolean } & StepReply> {
+    const { content = "", keys = [], eof = false, paste } = request;
     if (content === "" && keys.length === 0 && !eof && !hasSecret(request)) {
       throw new PortalError(
         "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
@@ -202,9 +207,18 @@ export class ProcessManager {
       );
     }
     const secret = await secretOf(request, control, process);
-    const bytes_written = await process.type(content, keys, secret);
-    if (eof) process.endInput();
-    return { id, bytes_written, ...await this.#step(process, step, control) };
+    return await this.#holding(process, async () => {
+      const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
+      try {
+        const typed = await process.type({ content, keys, secret, paste }, pacing?.next);
+        if (eof) process.endInput();
+        const reply = await this.#reply(process, step, control, pacing?.finish());
+        const pasted = typed.pasted === undefined ? {} : { pasted: typed.pasted };
+        return { id, bytes_written: typed.written, ...pasted, ...reply };
+      } finally {
+        pacing?.finish();
+      }
+    });
   }
 
   /** Sends a signal; on a PTY it goes to the terminal's foreground process group. */
@@ -382,11 +396,26 @@ export class ProcessManager {
   }
 
   /** Runs one waiting step; the idle timeout holds off while the agent waits. */
-  async #step(process: ManagedProcess, step: Step, control: CallControl): Promise<StepReply> {
+  #step(process: ManagedProcess, step: Step, control: CallControl): Promise<StepReply> {
+    return this.#holding(process, () => this.#reply(process, step, control));
+  }
+
+  /** A step's reply (after `typing`, for a write), with what a person typed meanwhile. */
+  async #reply(
+    process: ManagedProcess,
+    step: Step,
+    control: CallControl,
+    typing?: Typing,
+  ): Promise<StepReply> {
+    const reply = await runStep(process, step, control, typing);
+    return { ...reply, ...process.takePersonInput() };
+  }
+
+  /** Runs `work` (typing, waiting) with the idle timeout held off while the agent waits. */
+  async #holding<T>(process: ManagedProcess, work: () => Promise<T>): Promise<T> {
     this.#pool.idle.hold(process);
     try {
-      const reply = await runStep(process, step, control);
-      return { ...reply, ...process.takePersonInput() };
+      return await work();
     } finally {
       process.touch();
       this.#pool.idle.release(process, this.#timeoutOf(process));

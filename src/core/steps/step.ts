@@ -75,14 +75,26 @@ export function prepareStep(request: StepRequest, kind: StepKind): Step {
   };
 }
 
-/** Waits as `step` says and builds the reply. */
+/**
+ * What typing a write's input already did (pacing.ts): the output that came
+ * meanwhile, which `expect` may match, and the time it took of the bound.
+ */
+export interface Typing {
+  seen: string;
+  spentMs: number;
+}
+
+const NOT_TYPED: Typing = { seen: "", spentMs: 0 };
+
+/** Waits as `step` says (after `typing`, for a write) and builds the reply. */
 export async function runStep(
   process: ManagedProcess,
   step: Step,
   control: CallControl,
+  typing: Typing = NOT_TYPED,
 ): Promise<StepReply> {
   if (step.wait === "none") return { state: process.state(step.quietMs), reason: "none" };
-  const outcome = await wait(process, step, control);
+  const outcome = await wait(process, step, control, typing);
   const reply: StepReply = { state: outcome.state, reason: outcome.reason };
   if (outcome.match) reply.match = outcome.match;
   Object.assign(reply, await output(process, step));
@@ -93,18 +105,28 @@ export async function runStep(
   return reply;
 }
 
-function wait(process: ManagedProcess, step: Step, control: CallControl): Promise<WaitOutcome> {
+function wait(
+  process: ManagedProcess,
+  step: Step,
+  control: CallControl,
+  typing: Typing,
+): Promise<WaitOutcome> {
   const { onProgress } = control;
+  const { seen, spentMs } = typing;
   return waitForProgram(process, {
     until: step.wait === "exit" ? "exit" : "ready",
     expect: step.expect,
-    seen: step.expectIn === "new" ? "" : process.peekNew(step.sources, EXPECT_SEEN_CHARS),
-    waitMs: step.waitMs,
+    seen: step.expectIn === "new" ? seen : process.peekNew(step.sources, EXPECT_SEEN_CHARS),
+    waitMs: Math.max(0, step.waitMs - spentMs),
     quietMs: step.quietMs,
     signal: control.signal,
     onProgress: onProgress &&
       ((elapsedMs) =>
-        onProgress({ elapsedMs, totalMs: step.waitMs, state: process.state(step.quietMs) })),
+        onProgress({
+          elapsedMs: elapsedMs + Math.round(spentMs),
+          totalMs: step.waitMs,
+          state: process.state(step.quietMs),
+        })),
   });
 }
 

@@ -11,7 +11,9 @@
  * Where the OS cannot tell (no /proc; relays like ssh), `quiet_ms` of
  * silence after a prompt-like last line counts as ready. A per-process
  * `prompt` regex, where given, decides instead: ready when it matches the
- * last line, whatever the kernel says.
+ * last line, whatever the kernel says. Between two typed lines (`until:
+ * "read"`) the same counts, but where the kernel cannot tell there is no
+ * silence to wait for: the next line goes at once.
  *
  * No fixed sleeps: the kernel is asked right after output arrives and then
  * at a cadence that starts at a quarter millisecond and backs off to 50 ms
@@ -65,7 +67,8 @@ export interface Waitable {
 
 /** What to wait for, and for how long. */
 export interface WaitOptions {
-  until: "ready" | "exit";
+  /** `read`: ready for the next typed line (see the module doc). */
+  until: "ready" | "exit" | "read";
   expect?: Pattern;
   /** Output already there that `expect` may match (read_new and start: the unread output). */
   seen?: string;
@@ -93,11 +96,13 @@ export function looksLikePrompt(line: string): boolean {
  * What the program is doing now, as `state` reports it, and whether a wait
  * for it to be ready may end: it waits for input or is stopped. A `prompt`
  * given at start decides readiness alone (the kernel misjudges some
- * programs: node's REPL reads keys while a top-level await runs).
+ * programs: node's REPL reads keys while a top-level await runs). `typing`:
+ * ready for the next typed line (`until: "read"`).
  */
 export function readiness(
   p: Waitable,
   quietMs: number,
+  typing = false,
 ): { state: ProcessState; ready: boolean; exact: boolean } {
   if (!p.running) return { state: "exited", ready: false, exact: false };
   const input = p.inputState();
@@ -106,12 +111,13 @@ export function readiness(
   const answered = p.lastOutputAt > p.lastInputAt;
   const prompted = answered && p.prompt !== null && p.prompt.matchesEnd(p.lastLine);
   const waiting = input.activity === "reading" || prompted ||
-    (input.activity === "unknown" && answered && looksLikePrompt(p.lastLine) &&
-      performance.now() - p.lastOutputAt >= quietMs);
+    (input.activity === "unknown" && (typing || answered && looksLikePrompt(p.lastLine) &&
+        performance.now() - p.lastOutputAt >= quietMs));
   const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
   // Reading, with nothing unread: the program has answered, and its answer is in the OS.
   const exact = p.prompt === null && input.activity === "reading" && input.taken;
-  return { state, ready: p.prompt === null ? waiting : prompted, exact };
+  // Between typed lines a reader will do: a continuation prompt need not match `prompt`.
+  return { state, ready: p.prompt === null || typing ? waiting : prompted, exact };
 }
 
 /** Waits as `options` say; see the module doc. */
@@ -159,13 +165,13 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
         Math.max(MIN_CHECK_MS, (now - Math.max(start, p.lastInputAt)) / 8),
       );
       let nextCheck = Infinity;
-      if (options.until === "ready") {
+      if (options.until !== "exit") {
         // New output hints that the program may be about to read again: ask sooner.
         const due = lastCheck + (fresh ? gap / 4 : gap);
         if (readySince !== null || now >= due) {
           lastCheck = now;
           fresh = false;
-          const { state, ready, exact } = readiness(p, quietMs);
+          const { state, ready, exact } = readiness(p, quietMs, options.until === "read");
           if (ready) {
             // Output already in the OS is taken now; expect is tested on it before the next
             // check can end the wait (at once, where the check is exact; else it restarts the

@@ -6,9 +6,8 @@ export const processCleanup = defineTool({
   name: "process_cleanup",
   title: "Remove an ended process",
   description:
-    "Remove an exited or killed process and all its data (records, screen, metadata); its id " +
-    "stops working. Irreversible. What it left running is killed first. A running process " +
-    "is refused: process_kill it first.",
+    "Remove an ended process and all its data for good; what it left running is killed " +
+    "first.",
   input: z.object({ id }),
   output: z.object({ id: processId, removed: z.literal(true) }),
   annotations: {

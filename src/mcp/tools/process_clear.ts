@@ -6,9 +6,8 @@ export const processClear = defineTool({
   name: "process_clear",
   title: "Clear records",
   description:
-    "Delete all stored records (stdout, stderr, stdin) of a process, running or not, and reset " +
-    "its process_read_new cursors; the process itself and its screen are untouched. Use it to " +
-    "start reading from a clean slate. To remove an ended process entirely, use process_cleanup.",
+    "Delete a process's records and reset its read cursors; the process and its screen " +
+    "stay.",
   input: z.object({ id }),
   output: z.object({ id: processId, cleared: z.number().describe("Records deleted.") }),
   annotations: {

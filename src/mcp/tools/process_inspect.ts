@@ -6,11 +6,8 @@ export const processInspect = defineTool({
   name: "process_inspect",
   title: "Inspect a process",
   description:
-    "Everything known about one process: command, args, cwd, env names, pty and size, status, " +
-    "state (see process_write), " +
-    "exit_code or exit_signal, start and end times, idle time, and record counts (io_count, " +
-    "stdout_count, stderr_count, stdin_count). On a PTY stderr_count stays 0 (merged stream) " +
-    "and counts are of chunks, not lines.",
+    "Everything known about one process: its launch, how it ended, its times and record " +
+    "counts.",
   input: z.object({ id }),
   output: processDetails,
   annotations: {

@@ -6,14 +6,8 @@ export const processKill = defineTool({
   name: "process_kill",
   title: "Kill a process",
   description:
-    "Kill one running process and everything it started: pipes: SIGTERM to its process group, " +
-    "SIGKILL after 0.5 s, then the rest of its session; PTY: SIGHUP to every process group of " +
-    "its terminal session, then SIGKILL; Windows: its Job Object (the whole tree) is " +
-    "terminated at once, exit code 1. Waits until it is gone; returns status killed and how " +
-    "it ended. On a process that already exited, kills what it left running (jobs of " +
-    "`sh -c 'job &'`; its status stays), or fails if nothing is left. Records and screen stay " +
-    "readable; remove them with process_cleanup. To interrupt without ending, use " +
-    "process_signal or write Ctrl+C.",
+    "End one process and all it started (PTY: its terminal session; an exited one: what it " +
+    "left running); returns once it is gone. Records stay until process_cleanup.",
   input: z.object({ id }),
   output: killResult,
   annotations: {

@@ -7,9 +7,7 @@ export const processKillAll = defineTool({
   title: "Kill ALL processes",
   description:
     "WARNING: immediately kills EVERY running process this server manages (all sessions, " +
-    "REPLs, ssh connections), and what exited ones left running, with no confirmation; " +
-    "unsaved work in them is lost. Use process_kill to end one. Records stay readable until " +
-    "process_cleanup. Reports per process: one that fails never stops the rest.",
+    "REPLs, ssh connections), with no confirmation. process_kill ends one.",
   input: z.object({}),
   output: killAllResult,
   annotations: {

@@ -13,18 +13,12 @@ export const processReadNew = defineTool({
   name: "process_read_new",
   title: "Read new output",
   description:
-    "Read the output a process produced since your last read of it: each record exactly " +
-    "once, in order (cursor per process and source; stdout never skips stderr; what " +
-    "process_write and process_start return counts as read). Empty records: nothing new " +
-    "yet; truncated: call again for the rest. With wait (ready, exit; expect, wait_ms as in " +
-    "process_write) it waits first, then returns output as one text like process_write. " +
-    "process_clear resets the cursors; process_read does not move them. Resets the idle " +
-    "timer. PTY: stderr is merged into stdout, records are chunks, your input is echoed. " +
-    "dropped_bytes > 0: that much unread output was dropped by the size cap.",
+    "Output since your last read, each record once (what the waiting calls return counts " +
+    "as read). With wait it waits first and replies like process_write.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "both"]).optional().describe(
-      "Which output; default both.",
+      "Default both.",
     ),
     max_chars: maxChars,
     ...waitRequest("none").shape,

@@ -5,14 +5,10 @@ import { id } from "../../core/model/schema.ts";
 
 export const processWatch = defineTool({
   name: "process_watch",
-  title: "Let a person watch (and take over)",
+  title: "Let a person watch",
   description:
-    "A link for your user's browser: the live terminal of process id (no id: all of yours), " +
-    "and its recording (asciicast). Give it when they want to watch, or to answer a prompt you " +
-    "should not (a password). Read-only until they press Take over; then process_write there " +
-    'is refused until they Give back (process_read_new with wait: "ready" still works), ' +
-    'controlled_by is "person", and your next reply holds person_input: what they typed. The ' +
-    "link holds a secret token: give it only to your user.",
+    "A link for your user's browser to watch a process live (no id: all of yours) and take " +
+    "over, e.g. to type a password. It holds a secret token: give it only to your user.",
   input: z.object({ id: id.optional() }),
   output: z.object({ url: z.string() }),
   annotations: {

@@ -6,10 +6,8 @@ export const programQuery = defineTool({
   name: "program_query",
   title: "Does a program need a PTY?",
   description:
-    "Look up, before process_start, whether a program needs pty: true, in the registry that " +
-    "persists across sessions on this machine. found false is a normal answer: decide by the " +
-    "rules in the server instructions, then program_record what you saw. confirmed_count >= 2 " +
-    "means settled; 1 is a hint to verify.",
+    "Before process_start: does this program need pty: true? (a registry on this machine; " +
+    "found false is normal)",
   input: z.object({
     program: programName.describe(
       "Executable name, e.g. 'ssh' (a path is reduced to its name).",

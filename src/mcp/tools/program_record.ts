@@ -5,19 +5,15 @@ import { NOTES_MAX } from "../../limits.ts";
 
 export const programRecord = defineTool({
   name: "program_record",
-  title: "Record whether a program needs a PTY",
+  title: "Record a program's PTY need",
   description:
-    "Record what you observed about a program, for every later session on this machine: " +
-    "needs_pty true if it required a terminal (TTY error, hang or silence on pipes, TUI), false " +
-    "if it worked on pipes. Record first encounters, negatives included. The same value again " +
-    "raises confirmed_count; the opposite value replaces the fact with count 1. notes: " +
-    "flag-specific caveats (e.g. 'docker run -it only, not docker build'); omitted notes keep " +
-    "the earlier ones.",
+    "Record whether a program needed a PTY (a TTY error, a hang on pipes, a TUI), for later " +
+    "sessions.",
   input: z.object({
     program: programName.describe("Executable name, e.g. 'psql'."),
     needs_pty: z.boolean().describe("Whether it needs a PTY."),
     notes: withoutNul(z.string().max(NOTES_MAX)).optional().describe(
-      `Caveats, e.g. which flags make it interactive (at most ${NOTES_MAX} characters).`,
+      "Caveats, e.g. which flags make it interactive.",
     ),
   }),
   output: programFact,

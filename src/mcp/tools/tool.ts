@@ -34,6 +34,7 @@ import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { secretPrompt } from "../secret_prompt.ts";
+import { wrapSdkHandler } from "../sdk_handlers.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -144,7 +145,8 @@ export function registerTool(
       description: tool.description,
       inputSchema: tool.input.strict(),
       outputSchema: tool.output,
-      annotations: { title: tool.title, ...tool.annotations },
+      // The title once, at the top (annotations.title is its older place).
+      annotations: tool.annotations,
     },
     // The SDK's callback type is generic over every schema flavour; ours is one of them.
     handler as unknown as Parameters<McpServer["registerTool"]>[2],
@@ -162,8 +164,6 @@ export function registerTool(
  */
 export function boundToolErrors(server: McpServer): void {
   type Handler = (request: unknown, extra: unknown) => Promise<CallToolResult>;
-  const low = server.server;
-  const install = low.setRequestHandler.bind(low) as (schema: unknown, handler: Handler) => void;
   const shorten = (text: string) =>
     bounded(
       text.startsWith("MCP error")
@@ -173,16 +173,14 @@ export function boundToolErrors(server: McpServer): void {
         )
         : text,
     );
-  const boundedReplies = (handler: Handler): Handler => async (request, extra) => {
+  wrapSdkHandler<Handler>(server, CallToolRequestSchema, (handler) => async (request, extra) => {
     const result = await handler(request, extra);
     if (!result.isError) return result;
     const content = result.content.map((c: CallToolResult["content"][number]) =>
       c.type === "text" ? { ...c, text: shorten(c.text) } : c
     );
     return { ...result, content };
-  };
-  (low as { setRequestHandler: unknown }).setRequestHandler = (schema: unknown, handler: Handler) =>
-    install(schema, schema === CallToolRequestSchema ? boundedReplies(handler) : handler);
+  });
 }
 
 /** Longest word of an SDK error message kept whole (a tool name, an argument's path). */
