@@ -13,6 +13,7 @@
  * - retention.ts: the database file during 60 s of `yes` under the cap.
  * - startup.ts: spawn → initialize reply, beside the peers.
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
+ * - http_sessions.ts: the server's memory after 1,000 abandoned HTTP sessions.
  * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
@@ -34,6 +35,7 @@ const scripts = [
   "startup.ts",
   "step_latency.ts",
   "patterns.ts",
+  "http_sessions.ts",
   "teardown.ts",
   "agent_tasks.ts",
 ];

@@ -56,7 +56,7 @@ for (const source of ADVERSARIAL) {
   }
 }
 row(
-  "10 patterns",
+  "12 patterns",
   `slowest search (median of 9), ${ADVERSARIAL.length} ReDoS patterns × ${
     Object.keys(TEXTS).length
   } texts, each a window as long as its span, as expect and as prompt`,
@@ -101,7 +101,7 @@ const THROUGH_SERVER = [
     const p99 = percentile(latencies, 0.99);
     const what = c.expect ? `expect ${c.expect}` : `prompt ${c.prompt}`;
     row(
-      "10 patterns",
+      "12 patterns",
       `${what} on ${c.content.length} characters, wait_ms ${WAIT_MS}: overshoot; ` +
         `process_list p99 meanwhile (${latencies.length} calls)`,
       `${reply.reason}, +${ms(over)}; p99 ${ms(p99)}`,

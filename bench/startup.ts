@@ -8,6 +8,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { initializeRequest } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { median, ms, row } from "./lib.ts";
 
@@ -31,16 +32,7 @@ async function startup(command: string, args: string[]): Promise<number> {
   }).spawn();
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "bench", version: "0" },
-      },
-    }) + "\n",
+    JSON.stringify(initializeRequest("bench")) + "\n",
   ));
   let text = "";
   const decoder = new TextDecoder();

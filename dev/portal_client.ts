@@ -25,6 +25,20 @@ import { homeEnv } from "./home.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
 import { waitFor } from "./wait.ts";
 
+/** A raw JSON-RPC `initialize` request, for callers that talk to a server without the SDK. */
+export function initializeRequest(clientName: string, id = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: clientName, version: "0" },
+    },
+  };
+}
+
 /** The server's entry point, for whoever starts one. */
 export const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 

@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { maxOutputBytes, TERMINAL_SIZE } from "./limits.ts";
+ * import { maxOutputBytes, sessionLimits, TERMINAL_SIZE } from "./limits.ts";
  *
  * assert.equal(TERMINAL_SIZE.max, 1000);
  * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
@@ -13,6 +13,8 @@
  * assert.equal(retentionDays({}), 7);
  * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
  * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
+ * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
+ * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
  * ```
  * @module
  */
@@ -79,6 +81,33 @@ export function retentionDays(
     throw new Error(`PORTAL_RETENTION_DAYS must be a number of days (0 or more), not "${raw}"`);
   }
   return Number(raw);
+}
+
+/** Defaults of `PORTAL_SESSION_IDLE_S` (30 minutes) and `PORTAL_MAX_SESSIONS`. */
+export const DEFAULT_SESSION_IDLE_S = 1800;
+export const DEFAULT_MAX_SESSIONS = 64;
+
+/**
+ * How long an HTTP session may be idle before it ends, in ms (0: never),
+ * from `PORTAL_SESSION_IDLE_S`, and how many may live at once, from
+ * `PORTAL_MAX_SESSIONS` (see src/mcp/http_sessions.ts). Throws on a value
+ * that is not a whole number (or a maximum under 1).
+ */
+export function sessionLimits(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): { idleMs: number; max: number } {
+  const whole = (name: string, fallback: number, min: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+      throw new Error(`${name} must be a whole number, ${min} or more, not "${raw}"`);
+    }
+    return Number(raw);
+  };
+  return {
+    idleMs: whole("PORTAL_SESSION_IDLE_S", DEFAULT_SESSION_IDLE_S, 0) * 1000,
+    max: whole("PORTAL_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1),
+  };
 }
 
 /** `process_read`'s default look-back window, in milliseconds. */

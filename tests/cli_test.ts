@@ -25,6 +25,8 @@ Deno.test("--help prints every flag, variable and file on stdout, and creates no
         "PORTAL_MAX_OUTPUT_BYTES",
         "PORTAL_RETENTION_DAYS",
         "PORTAL_TOKEN",
+        "PORTAL_SESSION_IDLE_S",
+        "PORTAL_MAX_SESSIONS",
         "PORTAL_SECRET_ENV",
         "PORTAL_SECRET_*",
         "No program Portal starts sees a secret, PORTAL_TOKEN or any PORTAL_* variable.",

@@ -6,7 +6,7 @@ import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { listTree, runCli } from "./helpers/cli.ts";
-import { HttpPortal } from "./helpers/http_portal.ts";
+import { HttpPortal, type RawSession } from "./helpers/http_portal.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { pidAlive } from "./helpers/processes.ts";
 
@@ -193,3 +193,89 @@ posixTest("a port already taken: a clear error, exit 1, and no database left beh
   );
   assertEquals(await listTree(dir.path), ["home"]);
 });
+
+/** Starts `sleep 60` in `session`; returns its id and pid. */
+async function sleeper(session: RawSession): Promise<{ id: number; pid: number }> {
+  const { message } = await session.call("tools/call", {
+    name: "process_start",
+    arguments: { command: "sleep", args: ["60"] },
+  });
+  const { id, os_pid } = message.result.structuredContent;
+  return { id, pid: os_pid };
+}
+
+/** A wait of `ms` on process `id` of `session`, which holds a request open that long. */
+function waitOn(session: RawSession, id: number, ms: number) {
+  return session.call("tools/call", {
+    name: "process_read_new",
+    arguments: { id, wait: "exit", wait_ms: ms },
+  });
+}
+
+posixTest(
+  "HTTP sessions: one idle past PORTAL_SESSION_IDLE_S ends, with its processes; one that is busy or connected does not",
+  async () => {
+    await using portal = await HttpPortal.start({ env: { PORTAL_SESSION_IDLE_S: "1" } });
+    // Abandoned: a fetch client, and an SDK client that goes without a DELETE.
+    const raw = await portal.rawSession();
+    const rawProcess = await sleeper(raw);
+    const gone = await portal.connect();
+    const { os_pid } = await callTool(gone, "process_start", { command: "sleep", args: ["60"] });
+    await (gone.transport as StreamableHTTPClientTransport).close();
+    // Busy: a request open three times the idle time; connected: an SDK client (its stream).
+    const busy = await portal.rawSession();
+    const busyProcess = await sleeper(busy);
+    const connected = await portal.connect();
+    const waited = await waitOn(busy, busyProcess.id, 3000);
+    assertEquals(waited.message.result.structuredContent.reason, "timeout");
+
+    await waitFor("the idle sessions' programs to end", () => pidAlive(rawProcess.pid), {
+      until: (alive) => !alive && !pidAlive(os_pid),
+    });
+    assertMatch(portal.stderr, new RegExp(`session ${raw.id} ends: idle for 1 s`));
+    const late = await raw.call("tools/call", { name: "process_list", arguments: {} });
+    assertEquals(late.status, 404);
+    assertMatch(late.message.error.message, /^Session not found \(its client ended it, or it/);
+    // The busy session is still there (its program too), and so is the connected one.
+    assertEquals(pidAlive(busyProcess.pid), true);
+    const list = await busy.call("tools/call", { name: "process_list", arguments: {} });
+    assertEquals(list.message.result.structuredContent.processes.length, 1);
+    assertEquals((await callTool(connected, "process_list")).processes, []);
+  },
+);
+
+posixTest(
+  "HTTP sessions: past PORTAL_MAX_SESSIONS the one idle the longest ends; when all are busy, 503",
+  async () => {
+    await using portal = await HttpPortal.start({
+      env: { PORTAL_MAX_SESSIONS: "2", PORTAL_SESSION_IDLE_S: "0" },
+    });
+    const first = await portal.rawSession();
+    const firstProcess = await sleeper(first);
+    const second = await portal.rawSession();
+    const secondProcess = await sleeper(second);
+    // A third: the first, idle the longest, ends (with its program) to make room.
+    const third = await portal.rawSession();
+    await waitFor("the first session's program to end", () => !pidAlive(firstProcess.pid));
+    assertEquals((await first.call("ping")).status, 404);
+    assertEquals((await second.call("ping")).status, 200);
+    assertMatch(
+      portal.stderr,
+      /ends: idle the longest, for a new one \(PORTAL_MAX_SESSIONS is 2\)/,
+    );
+    const thirdProcess = await sleeper(third);
+    // Both busy (each with its stream open, as an SDK client's): a new one is refused, and says why.
+    const streams = [await second.stream(), await third.stream()];
+    const refused = await portal.rawSession().then(() => null, (error) => error);
+    assertEquals(refused?.status, 503);
+    assertMatch(refused.message, /Portal has 2 sessions \(PORTAL_MAX_SESSIONS\), each with a/);
+    // A stream closed, its session is idle again: the next new one takes its place.
+    await streams[0].close();
+    await waitFor("room for a session", () => portal.rawSession().then(() => true, () => false), {
+      until: (made) => made,
+    });
+    await waitFor("the second session's program to end", () => !pidAlive(secondProcess.pid));
+    assertEquals(pidAlive(thirdProcess.pid), true);
+    await streams[1].close();
+  },
+);

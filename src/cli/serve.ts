@@ -20,7 +20,7 @@ import {
   removeOldRecords,
 } from "../core/store/database_file.ts";
 import { hideSecretValues } from "../environment.ts";
-import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { retentionDays, sessionLimits, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
@@ -92,6 +92,13 @@ function serveOverHttp(
   watch: WatchService,
 ): void {
   const token = env.PORTAL_TOKEN || generateToken();
+  let sessions;
+  try {
+    sessions = sessionLimits(env);
+  } catch (error) {
+    console.error(`portal: cannot start: ${(error as Error).message}.`);
+    Deno.exit(1);
+  }
   const guard = new RequestGuard({
     listenHost: listen.hostname,
     allowHosts: options.allowHosts,
@@ -105,6 +112,7 @@ function serveOverHttp(
       listen,
       guard,
       log,
+      sessions,
       openSession: () => openSession(),
       mount: { path: WATCH_PATH, handler: (port) => watch.handler(guard, port) },
     });

@@ -15,7 +15,12 @@
  * @module
  */
 import { dataDir, recordsDir } from "../core/store/paths.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_RETENTION_DAYS } from "../limits.ts";
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_SESSION_IDLE_S,
+} from "../limits.ts";
 import { VERSION } from "../mcp/server.ts";
 import { FLAGS } from "./args.ts";
 
@@ -61,6 +66,16 @@ export function usage(env: Record<string, string>): string {
       "PORTAL_TOKEN",
       "With --http: the bearer token clients must send (Authorization: Bearer TOKEN). " +
         "Unset: a new random token at each start, printed on stderr.",
+    ),
+    item(
+      "PORTAL_SESSION_IDLE_S",
+      "With --http: a session with no request open for this many seconds ends, its processes " +
+        `killed as by its DELETE; 0: never (default ${DEFAULT_SESSION_IDLE_S}).`,
+    ),
+    item(
+      "PORTAL_MAX_SESSIONS",
+      "With --http: sessions at once; a new one ends the one idle the longest, or gets 503 " +
+        `when all are busy (default ${DEFAULT_MAX_SESSIONS}).`,
     ),
     item(
       "PORTAL_SECRET_ENV",

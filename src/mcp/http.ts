@@ -3,7 +3,8 @@
  * local process: `Deno.serve` at `/mcp`, each request first through the
  * {@link RequestGuard} (Host, Origin, bearer token), then to its session's
  * `WebStandardStreamableHTTPServerTransport` from the MCP SDK. A session is
- * one client from `initialize` to its `DELETE` (or the server's end); it gets
+ * one client from `initialize` to its `DELETE`, to an idle timeout, or to
+ * the server's end (http_sessions.ts bounds how long and how many); it gets
  * its own MCP server and tool context, so what it may see is up to
  * {@link HttpOptions.openSession}. What happens to sessions and to refused
  * requests is logged on stderr only: a session id is all another client with
@@ -20,6 +21,7 @@
  *   listen: { hostname: "127.0.0.1", port: 0 },
  *   guard: new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token: "s3cret" }),
  *   log: new Log("error"),
+ *   sessions: { idleMs: 60_000, max: 8 },
  *   openSession: () => assert.fail("no session without the token"),
  * });
  * const response = await fetch(service.url, { method: "POST" });
@@ -34,6 +36,7 @@ import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
 import type { ToolContext } from "./tools/tool.ts";
 import type { RequestGuard } from "./http_guard.ts";
+import { type EndReason, SessionTable } from "./http_sessions.ts";
 
 /** The path of the MCP endpoint. */
 export const MCP_PATH = "/mcp";
@@ -56,6 +59,8 @@ export interface HttpOptions {
   listen: Listen;
   guard: RequestGuard;
   log: Log;
+  /** A session idle this long ends (0: never); at most `max` live at once. */
+  sessions: { idleMs: number; max: number };
   /** The tools' context of a new session. */
   openSession(): SessionContext;
   /**
@@ -81,7 +86,14 @@ interface Session {
 /** Starts listening; throws (e.g. `Deno.errors.AddrInUse`) when it cannot. */
 export function serveHttp(options: HttpOptions): HttpService {
   const { guard, log } = options;
-  const sessions = new Map<string, Session>();
+  const why: Record<EndReason, string> = {
+    idle: `idle for ${options.sessions.idleMs / 1000} s (PORTAL_SESSION_IDLE_S)`,
+    room: `idle the longest, for a new one (PORTAL_MAX_SESSIONS is ${options.sessions.max})`,
+  };
+  const sessions = new SessionTable<Session>({
+    ...options.sessions,
+    onEnd: (id, reason) => log.stderr("info", "http", `session ${id} ends: ${why[reason]}`),
+  });
 
   // Set once the port is bound, before any request is handled.
   const mounted: { handle?: (request: Request) => Promise<Response> } = {};
@@ -103,18 +115,43 @@ export function serveHttp(options: HttpOptions): HttpService {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = sessions.get(id);
-      if (!session) return jsonError(404, "Session not found: initialize a new one", {}, -32001);
-      return await session.transport.handleRequest(request);
+      if (!session) {
+        return jsonError(
+          404,
+          "Session not found (its client ended it, or it ended after PORTAL_SESSION_IDLE_S " +
+            "idle, or to make room for a new one): initialize a new one",
+          {},
+          -32001,
+        );
+      }
+      const done = sessions.begin(id);
+      try {
+        return untilDone(await session.transport.handleRequest(request), done);
+      } catch (error) {
+        done();
+        throw error;
+      }
     }
     if (request.method !== "POST") {
       return jsonError(400, "No session: POST an initialize request first");
     }
     // A request without a session may be an initialize: give it a session of its own,
     // and drop that session if the transport did not start one.
+    if (!sessions.makeRoom()) {
+      return jsonError(
+        503,
+        `Portal has ${options.sessions.max} sessions (PORTAL_MAX_SESSIONS), each with a ` +
+          "request open: end one (its client's DELETE) or ask the person to raise the limit",
+      );
+    }
     const session = await openSession();
     const response = await session.transport.handleRequest(request);
-    if (session.transport.sessionId === undefined) await session.end();
-    return response;
+    const started = session.transport.sessionId;
+    if (started === undefined) {
+      await session.end();
+      return response;
+    }
+    return untilDone(response, sessions.begin(started));
   };
 
   const openSession = async (): Promise<Session> => {
@@ -122,7 +159,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id: string) => {
-        sessions.set(id, session);
+        sessions.add(id, session);
         log.stderr("info", "http", `session ${id} started`);
       },
     });
@@ -160,10 +197,42 @@ export function serveHttp(options: HttpOptions): HttpService {
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     close: async () => {
-      await Promise.all([...sessions.values()].map((session) => session.end()));
+      sessions.close();
+      await Promise.all(sessions.values().map((session) => session.end()));
       await http.shutdown();
     },
   };
+}
+
+/**
+ * `response`, calling `done` once its body has been sent or abandoned (a
+ * stream of server messages stays open as long as its client listens).
+ */
+function untilDone(response: Response, done: () => void): Response {
+  if (response.body === null) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: end } = await reader.read();
+        if (!end) return controller.enqueue(value);
+        done();
+        controller.close();
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
 }
 
 /** A JSON-RPC error as the SDK's transport words its own refusals. */

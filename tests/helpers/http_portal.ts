@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { initializeRequest, MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 
@@ -41,13 +41,13 @@ export class HttpPortal implements AsyncDisposable {
    * until it listens; `permissions` default to `-A`.
    */
   static async start(
-    options: { args?: string[]; permissions?: string[] } = {},
+    options: { args?: string[]; permissions?: string[]; env?: Record<string, string> } = {},
   ): Promise<HttpPortal> {
     const temp = await tempDir("portal-http-");
-    const { args = [], permissions = ["-A"] } = options;
+    const { args = [], permissions = ["-A"], env } = options;
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...permissions, MAIN, "--http", "127.0.0.1:0", ...args],
-      env: await serverEnv(temp.path),
+      env: await serverEnv(temp.path, { env }),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -104,6 +104,53 @@ export class HttpPortal implements AsyncDisposable {
     return client;
   }
 
+  /**
+   * A session driven by plain `fetch` (initialize, then `call`s), keeping no
+   * stream open between calls as the SDK's client does: idle between them.
+   */
+  async rawSession(): Promise<RawSession> {
+    const post = (body: unknown, session?: string) =>
+      fetch(this.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+          ...(session ? { "mcp-session-id": session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const response = await post(initializeRequest("raw", 0));
+    const id = response.headers.get("mcp-session-id");
+    const text = await response.text();
+    if (id === null) throw Object.assign(new Error(text), { status: response.status });
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, id)).text();
+    let next = 1;
+    return {
+      id,
+      stream: async () => {
+        const opened = await fetch(this.url, {
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            accept: "text/event-stream",
+            "mcp-protocol-version": "2025-06-18",
+            "mcp-session-id": id,
+          },
+        });
+        if (!opened.ok) throw new Error(`GET: ${opened.status}`);
+        return { close: () => opened.body!.cancel() };
+      },
+      call: async (method, params) => {
+        const answer = await post({ jsonrpc: "2.0", id: next++, method, params }, id);
+        const body = await answer.text();
+        // One JSON-RPC message, as JSON or as the data of an event.
+        const json = /^data: (.*)$/m.exec(body)?.[1] ?? body;
+        return { status: answer.status, message: JSON.parse(json) };
+      },
+    };
+  }
+
   /** SIGTERM, as a service manager stops a server; then removes its directory. */
   async [Symbol.asyncDispose](): Promise<void> {
     await Promise.all(this.#clients.map((client) => client.close()));
@@ -111,6 +158,16 @@ export class HttpPortal implements AsyncDisposable {
     await this.#child.status;
     await this.#temp[Symbol.asyncDispose]();
   }
+}
+
+/** A session of {@link HttpPortal.rawSession}. */
+export interface RawSession {
+  id: string;
+  /** Opens the stream of server messages (as an SDK client keeps one), until closed. */
+  stream(): Promise<{ close(): Promise<void> }>;
+  /** A request of the session: its HTTP status and the JSON-RPC message it was answered with. */
+  // deno-lint-ignore no-explicit-any
+  call(method: string, params?: unknown): Promise<{ status: number; message: any }>;
 }
 
 /** Reads a stream to its end, handing each decoded chunk to `add`. */

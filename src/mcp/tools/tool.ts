@@ -143,7 +143,7 @@ export function registerTool(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.input.strict(),
+      inputSchema: strictInput(tool),
       outputSchema: tool.output,
       // The title once, at the top (annotations.title is its older place).
       annotations: tool.annotations,
@@ -151,6 +151,15 @@ export function registerTool(
     // The SDK's callback type is generic over every schema flavour; ours is one of them.
     handler as unknown as Parameters<McpServer["registerTool"]>[2],
   );
+}
+
+/** Each tool's input schema with unknown arguments refused, made once for every session. */
+const strictInputs = new Map<AnyTool, ReturnType<AnyTool["input"]["strict"]>>();
+
+function strictInput(tool: AnyTool): ReturnType<AnyTool["input"]["strict"]> {
+  const schema = strictInputs.get(tool) ?? tool.input.strict();
+  strictInputs.set(tool, schema);
+  return schema;
 }
 
 /**
