@@ -1,0 +1,197 @@
+/**
+ * Shell integration marks on raw output (src/core/shell): the parser finds
+ * every mark however the stream is cut, even a byte at a time; the text the
+ * replies carry never holds one; and the tracker turns a shell's marks into
+ * commands, lines, exit codes and directories, the lines read from their
+ * echo as bash's, zsh's and readline's editors draw them (transcripts as the
+ * real shells wrote them).
+ */
+import { OutputDecoder } from "../src/core/output/decoder.ts";
+import { type Mark, MarkParser } from "../src/core/shell/marks.ts";
+import { ShellTracker } from "../src/core/shell/tracker.ts";
+import { assert, assertEquals } from "./helpers/assert.ts";
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const BEL = "\x07";
+const ST = "\x1b\\";
+
+/** A session with every kind of mark, in both terminators. */
+const SESSION = [
+  `\x1b]7;file:///tmp/a%20b${BEL}\x1b]133;D;0${BEL}\x1b]133;A${BEL}$ \x1b]133;B${BEL}`,
+  `echo hi\r\n\x1b]633;E;echo hi\\x3b \\\\ ok${ST}\x1b]133;C${BEL}hi\r\n`,
+  `\x1b]0;a title${BEL}\x1b[1mbold\x1b[0m`,
+  `\x1b]633;P;Cwd=/srv${BEL}\x1b]133;D;2;aid=7${ST}\x1b]633;A${BEL}\x1b]633;F${BEL}> \x1b]633;G${BEL}`,
+  `\x1b]133;C;cmdline_url=ls%20-l${BEL}\x1b]133;D${BEL}`,
+].join("");
+
+const MARKS: Mark[] = [
+  { kind: "cwd", path: "/tmp/a b" },
+  { kind: "command_end", exitCode: 0 },
+  { kind: "prompt_start" },
+  { kind: "prompt_end" },
+  { kind: "command_line", line: "echo hi; \\ ok" },
+  { kind: "output_start" },
+  { kind: "cwd", path: "/srv" },
+  { kind: "command_end", exitCode: 2 },
+  { kind: "prompt_start" },
+  { kind: "continuation_start" },
+  { kind: "continuation_end" },
+  { kind: "output_start", line: "ls -l" },
+  { kind: "command_end", exitCode: null },
+];
+const TEXT = "$ echo hi\r\nhi\r\n\x1b[1mbold\x1b[0m> ";
+
+function parse(chunks: Uint8Array[]): { marks: Mark[]; text: string } {
+  const marks: Mark[] = [];
+  let text = "";
+  const decoder = new TextDecoder();
+  const parser = new MarkParser({
+    mark: (mark) => marks.push(mark),
+    text: (b) => text += decoder.decode(b, { stream: true }),
+  });
+  for (const chunk of chunks) parser.feed(chunk);
+  return { marks, text };
+}
+
+Deno.test("marks: every mark, however the stream is cut", () => {
+  const all = bytes(SESSION);
+  assertEquals(parse([all]), { marks: MARKS, text: TEXT });
+  for (let cut = 1; cut < all.length; cut++) {
+    assertEquals(parse([all.subarray(0, cut), all.subarray(cut)]), {
+      marks: MARKS,
+      text: TEXT,
+    }, `cut at ${cut}`);
+  }
+  const single = [...all].map((b) => Uint8Array.of(b));
+  assertEquals(parse(single), { marks: MARKS, text: TEXT });
+});
+
+Deno.test("marks: never in the text replies carry, however the stream is cut", () => {
+  const all = bytes(SESSION);
+  const expected = "$ echo hi\nhi\nbold> ";
+  for (let cut = 0; cut <= all.length; cut++) {
+    const decoder = new OutputDecoder({ dropCR: true });
+    const text = decoder.decode(all.subarray(0, cut)) + decoder.decode(all.subarray(cut)) +
+      decoder.decode();
+    assertEquals(text, expected, `cut at ${cut}`);
+  }
+});
+
+Deno.test("marks: an OSC too long to be a mark, or cut short by another sequence, is none", () => {
+  const long = `\x1b]633;E;${"x".repeat(5000)}${BEL}`;
+  const cut = `\x1b]133;D;1\x1b[31m`;
+  assertEquals(parse([bytes(long + cut + `\x1b]133;B${BEL}`)]).marks, [{ kind: "prompt_end" }]);
+});
+
+/** Feeds a transcript to a tracker, input by input: [output, input, output, input, …]. */
+function track(transcript: string[], cols = 80): ShellTracker {
+  const shell = new ShellTracker({ cols: () => cols, follow: true });
+  transcript.forEach((part, i) => {
+    if (i % 2 === 0) shell.feed(bytes(part), i + 1);
+    else shell.input(false);
+  });
+  return shell;
+}
+
+const prompt = (cwd: string, status: number) =>
+  `\x1b]7;file://${cwd}${BEL}\x1b]133;D;${status}${BEL}\x1b]133;A${BEL}$ \x1b]133;B${BEL}`;
+const C = `\x1b]133;C${BEL}`;
+
+Deno.test("tracker: bash's commands, exit codes and directory, lines from the echo", () => {
+  const shell = track([
+    prompt("/work", 0),
+    "false\n",
+    `false\r\n${C}${prompt("/work", 1)}`,
+    "cd /tmp\n",
+    `cd /tmp\r\n${C}${prompt("/tmp", 0)}`,
+    "cat <<EOF\n",
+    // A heredoc: the continuation prompts are marked, and left out of the line.
+    `cat <<EOF\r\n\x1b]633;F${BEL}> \x1b]633;G${BEL}a\r\n\x1b]633;F${BEL}> \x1b]633;G${BEL}` +
+    `EOF\r\n${C}a\r\n${prompt("/tmp", 0)}`,
+    "\n",
+    // An empty line: an end without a start is no command.
+    `\r\n${prompt("/tmp", 0)}`,
+  ]);
+  assertEquals(shell.takeFinished().map(({ line, exit_code, cwd }) => [line, exit_code, cwd]), [
+    ["false", 1, "/work"],
+    ["cd /tmp", 0, "/tmp"],
+    ["cat <<EOF\na\nEOF", 0, "/tmp"],
+  ]);
+  assertEquals(shell.takeFinished(), []);
+  assertEquals([shell.cwd, shell.last?.line, shell.readiness()], [
+    "/tmp",
+    "cat <<EOF\na\nEOF",
+    "prompt",
+  ]);
+});
+
+Deno.test("tracker: lines as line editors redraw them", () => {
+  const zsh = track([prompt("/", 0), "false\n", `f\bfalse\x1b[K\r\r\n${C}${prompt("/", 1)}`]);
+  assertEquals(zsh.last?.line, "false");
+  // readline shows a bracketed paste highlighted, then draws it again over itself.
+  const paste = track([
+    prompt("/", 0),
+    "paste",
+    "\x1b[7mecho a\x1b[27m\r\n\r\x1b[7mecho b\x1b[27m\r\n\r\x1b[A\x1b[A\x1b[C\x1b[Cecho a\r\n" +
+    `\recho b\r\n\r\x1b[A\r\n\x1b[?2004l\r${C}a\r\n${C}b\r\n${prompt("/", 0)}`,
+  ]);
+  assertEquals(paste.takeFinished().map((c) => [c.line, c.exit_code]), [["echo a\necho b", 0]]);
+  // A long line wraps at the terminal's width, and is one line.
+  const long = "echo " + "x".repeat(100);
+  const wrapped = track([prompt("/", 0), long, `${long}\r\n${C}${prompt("/", 0)}`], 40);
+  assertEquals(wrapped.last?.line, long);
+  // fish's syntax highlighting redraws each word in place.
+  const fish = track([
+    prompt("/", 0),
+    "cd /tmp\n",
+    "\r\x1b[21Ccd \r\x1b[24C/tmp\r\x1b[28C\b\b\b\b\b\b\b\x1b[34mcd\x1b[30m \x1b[36m/tmp\r\n" +
+    `\x1b]633;E;cd /tmp${BEL}${C}${prompt("/tmp", 0)}`,
+  ]);
+  assertEquals(fish.last?.line, "cd /tmp");
+});
+
+Deno.test("tracker: readiness after an input through a relay", () => {
+  const shell = new ShellTracker({ cols: () => 80, follow: true });
+  const out = (s: string) => shell.feed(bytes(s), 1);
+  // Before any mark, the marks say nothing.
+  assertEquals([shell.readiness(), shell.integration], [null, "off"]);
+  out(prompt("/", 0));
+  shell.input(true);
+  // The echo came back, the command has not started: nothing known yet.
+  out("printf 'Continue? > '; sleep 2\r\n");
+  assertEquals(shell.readiness(), null);
+  out(`${C}Continue? > `);
+  assertEquals(shell.readiness(), "command");
+  out(`done\r\n${prompt("/", 0)}`);
+  assertEquals(shell.readiness(), "prompt");
+  // A command started before the last input (the input answers it): nothing known.
+  shell.input(true);
+  out(`read x\r\n${C}`);
+  shell.input(true);
+  assertEquals(shell.readiness(), null);
+  // A command started where no relay was in front (the local shell starting ssh).
+  shell.input(false);
+  out(`${prompt("/", 0)}ssh box\r\n${C}`);
+  assertEquals(shell.readiness(), null);
+});
+
+Deno.test("tracker: exec replaces the shell; a restart forgets the shell behind a relay", () => {
+  const shell = track([prompt("/", 0), "exec bash\n", `exec bash\r\n${C}$ `]);
+  assertEquals([shell.integration, shell.readiness()], ["off", null]);
+  const redirect = track([prompt("/", 0), "exec >log\n", `exec >log\r\n${C}${prompt("/", 0)}`]);
+  assertEquals([redirect.integration, redirect.last?.line], ["active", "exec >log"]);
+  // ssh started from an integrated shell; then the remote shell is integrated.
+  const relay = track([prompt("/", 0), "ssh box\n", `ssh box\r\n${C}remote$ `]);
+  let first: [number, string] | null = null;
+  relay.restart((seq, rest) => first = [seq, new TextDecoder().decode(rest)]);
+  relay.feed(bytes(` snippet\r\n${prompt("/home/me", 0)}`), 9);
+  assertEquals(first, [9, "$ \x1b]133;B\x07"]);
+  // The remote prompt's end mark did not end the local `ssh box`.
+  assertEquals([relay.takeFinished(), relay.integration, relay.cwd], [[], "active", "/home/me"]);
+});
+
+Deno.test("tracker: not following marks (shell_integration: false), nothing is read", () => {
+  const shell = new ShellTracker({ cols: () => 80, follow: false });
+  shell.feed(bytes(prompt("/", 0)), 1);
+  assert(shell.integration === "off" && shell.cwd === null);
+});
