@@ -132,6 +132,9 @@ export const startRequest = z.object({
   name: processName.optional().describe(
     "A label, unique while it runs.",
   ),
+  shell_integration: z.boolean().optional().describe(
+    "bash/zsh/fish on a pty: report each command's exit code and cwd. Default true.",
+  ),
 });
 export type StartRequest = z.infer<typeof startRequest>;
 
@@ -194,8 +197,21 @@ export function launchSpec(request: StartRequest, cwd: string): LaunchSpec {
     prompt: request.prompt ?? "",
     keep: request.keep ?? false,
     name: request.name ?? "",
+    shell_integration: request.shell_integration ?? true,
   };
 }
+
+/** A command a shell ran, as its shell integration marks told it. */
+export const shellCommand = z.object({
+  line: z.string(),
+  exit_code: z.number().nullable(),
+  cwd: z.string().nullable(),
+  duration_ms: z.number(),
+});
+export type ShellCommand = z.infer<typeof shellCommand>;
+
+/** Whether the shell in front sends shell integration marks. */
+export const shellIntegration = z.enum(["active", "off"]);
 
 /** One line of `process_list`. */
 export const processSummary = z.object({
@@ -230,6 +246,8 @@ export const processDetails = processSummary.extend({
   stderr_count: z.number(),
   stdin_count: z.number(),
   person_input: personInput,
+  shell_integration: shellIntegration,
+  last_command: shellCommand.nullable(),
 });
 export type ProcessDetails = z.infer<typeof processDetails>;
 

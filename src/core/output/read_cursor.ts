@@ -161,6 +161,21 @@ export class ReadCursor {
     this.#moveTo(sources, endSeq);
   }
 
+  /**
+   * Moves the cursor of `source` into record `seq`, whose decoded text ends
+   * with `rest` (what followed a position in its bytes, decoded alone): the
+   * next read starts there. Never moves it back.
+   */
+  skipInto(source: OutputSource, seq: number, rest: string): void {
+    if (this.#positions[source].seq >= seq) return;
+    this.#moveTo([source], seq - 1);
+    const [record] = this.#query([source], { maxChars: 1 }).records;
+    if (record?.seq !== seq) return;
+    const offset = Math.max(0, record.content.length - rest.length);
+    const remaining = encoder.encode(record.content.slice(offset)).length;
+    if (offset > 0) this.#positions[source] = { seq, offset, rest: remaining };
+  }
+
   /** The last `chars` characters of unread output, without moving the cursor. */
   peek(sources: OutputSource[], chars: number): string {
     return this.#tail(sources, chars, REPLY_OUTPUT_BYTES);

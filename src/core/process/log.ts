@@ -23,6 +23,7 @@
  * @module
  */
 import type { OutputSource } from "../../terminal/terminal.ts";
+import { OutputDecoder } from "../output/decoder.ts";
 import { newestPage } from "../output/newest_page.ts";
 import { ReadCursor } from "../output/read_cursor.ts";
 import type { RecordStore } from "../store/record_store.ts";
@@ -195,6 +196,15 @@ export class ProcessLog {
     this.#release();
     this.#takeUnreadDrops(sources);
     this.#cursor.skip(sources, this.#seq);
+  }
+
+  /**
+   * Marks the unread terminal output up to a point of output record `seq` as
+   * read: `rest` is what followed that point in the record's bytes.
+   */
+  skipUnreadTo(seq: number, rest: Uint8Array): void {
+    const text = new OutputDecoder({ dropCR: this.#dropCR }).decode(rest);
+    this.#cursor.skipInto("stdout", seq, text);
   }
 
   /** The last `chars` characters of unread output; the cursors stay. */

@@ -37,6 +37,9 @@ import type { Recording } from "../recording/asciicast.ts";
 
 /** The tail of a pipe process's output a watcher's page starts with. */
 const PIPE_TAIL_CHARS = 16_000;
+import { type Injection, injectionFor } from "../shell/injection.ts";
+import { INTEGRATION_SNIPPET } from "../shell/snippet.ts";
+import { type Command, type MarkReadiness, ShellTracker } from "../shell/tracker.ts";
 
 /** A piece of input, and whether it is a secret. */
 interface Typed {
@@ -72,6 +75,10 @@ export class ManagedProcess implements Waitable, LiveSource {
   readonly #secrets = new Secrets();
   /** Who listens to its output as it comes (waits). */
   readonly #watchers: OutputWatchers;
+  /** The shell in front, as its integration marks tell it (PTY). */
+  readonly #shell: ShellTracker;
+  /** Portal's shell integration added at launch, if any: its files go when the process ends. */
+  readonly #injection: Injection | null;
   readonly prompt: Pattern | null;
   lastInputAt = -Infinity;
   #lastActivity = performance.now();
@@ -98,6 +105,10 @@ export class ManagedProcess implements Waitable, LiveSource {
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
+    this.#shell = new ShellTracker({
+      cols: () => this.#size.cols,
+      follow: spec.pty && spec.shell_integration,
+    });
     this.#watchers = new OutputWatchers({ dropCR: spec.pty });
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
@@ -106,6 +117,7 @@ export class ManagedProcess implements Waitable, LiveSource {
         this.#watchers.hear(source, bytes);
         this.#screen?.write(bytes, seq);
         this.#viewers.emit({ kind: "output", seq, bytes });
+        this.#shell.feed(bytes, seq);
       },
     });
     if (spec.pty) this.#log.resized(spec.cols, spec.rows);
@@ -115,7 +127,15 @@ export class ManagedProcess implements Waitable, LiveSource {
     // A terminal announces itself as xterm-256color (what the emulator understands) unless
     // the caller says otherwise; the server's own TERM describes some other terminal.
     const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
-    const options = { ...spec, env: { ...term, ...spec.env } };
+    const env = { ...term, ...spec.env };
+    this.#injection = spec.pty && spec.shell_integration
+      ? injectionFor({ command: spec.command, args: spec.args, env })
+      : null;
+    const options = this.#injection === null ? { ...spec, env } : {
+      ...spec,
+      args: this.#injection.args,
+      env: { ...env, ...this.#injection.env },
+    };
     // The screen reads its backlog from the store, and the store keeps what it has not parsed.
     const cap = store.maxOutputBytes;
     const screen = spec.pty
@@ -128,6 +148,7 @@ export class ManagedProcess implements Waitable, LiveSource {
       this.#terminal = (spec.pty ? spawnPty : spawnPipe)(options, this);
     } catch (error) {
       screen?.dispose();
+      this.#injection?.cleanup();
       throw error;
     }
     this.#screen = screen;
@@ -173,6 +194,7 @@ export class ManagedProcess implements Waitable, LiveSource {
     if (bytes.length === 0) return { bytes: 0, record: "" };
     // Known before the program can echo it.
     const record = parts.map((p) => this.#secrets.typed(p.text, p.secret)).join("");
+    this.#noteInput();
     this.#terminal.write(bytes);
     this.lastInputAt = performance.now();
     this.#log.append("stdin", new TextEncoder().encode(record));
@@ -292,6 +314,43 @@ export class ManagedProcess implements Waitable, LiveSource {
     };
   }
 
+  /**
+   * Types Portal's shell integration snippet (shell/snippet.ts) into the
+   * shell in front, whatever it is behind (ssh, a container, `sudo -i`): its
+   * marks are followed from then on, and the output up to the first prompt
+   * it draws (the snippet's echo) counts as read. Returns the bytes written.
+   */
+  integrate(): Promise<number> {
+    if (!this.spec.pty) {
+      throw new PortalError(
+        "integrate needs a terminal: a shell on pipes draws no prompt. Start the shell with " +
+          "pty: true.",
+      );
+    }
+    this.#shell.restart((seq, rest) => this.#log.skipUnreadTo(seq, rest));
+    return this.type({ content: INTEGRATION_SNIPPET + "\n", keys: [] }).then((t) => t.written);
+  }
+
+  /** What the shell's integration marks say about the last input (see ShellTracker). */
+  shellReadiness(): MarkReadiness {
+    return this.#shell.readiness();
+  }
+
+  /** Whether a shell in front sends integration marks now. */
+  get shellIntegration(): "active" | "off" {
+    return this.#shell.integration;
+  }
+
+  /** The commands the shell finished since the last call, oldest first. */
+  takeFinishedCommands(): Command[] {
+    return this.#shell.takeFinished();
+  }
+
+  /** Input goes in: the shell's marks are read against it (a relay in front or not). */
+  #noteInput(): void {
+    this.#shell.input(this.#shell.active && this.#terminal.inputState().activity === "unknown");
+  }
+
   /** Whether the terminal hides what is typed now (a password prompt). */
   get hidesInput(): boolean {
     return this.#terminal.hidesInput();
@@ -299,6 +358,7 @@ export class ManagedProcess implements Waitable, LiveSource {
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
   endInput(): void {
+    this.#noteInput();
     this.#terminal.endInput();
     this.lastInputAt = performance.now();
   }
@@ -359,6 +419,7 @@ export class ManagedProcess implements Waitable, LiveSource {
    * the line discipline signals; on pipes the equivalent signal is sent.
    */
   interrupt(kind: "ctrl_c" | "ctrl_break"): { signal: string; delivered_to: string } {
+    this.#noteInput();
     const delivery = this.#terminal.interrupt(kind);
     this.lastInputAt = performance.now();
     return delivery;
@@ -430,7 +491,7 @@ export class ManagedProcess implements Waitable, LiveSource {
       inactive_duration_ms: this.idleMs,
       io_count: counts.stdin + counts.stdout + counts.stderr,
       args: this.spec.args,
-      cwd: this.spec.cwd,
+      cwd: this.#shell.cwd ?? this.spec.cwd,
       // Values are often tokens: they go to the program, never to a reply or the file.
       env: Object.keys(this.spec.env),
       cols: this.spec.pty ? this.#size.cols : null,
@@ -443,6 +504,8 @@ export class ManagedProcess implements Waitable, LiveSource {
       stdout_count: counts.stdout,
       stderr_count: counts.stderr,
       stdin_count: counts.stdin,
+      shell_integration: this.#shell.integration,
+      last_command: this.#shell.last && { ...this.#shell.last },
     };
   }
 
@@ -482,6 +545,8 @@ export class ManagedProcess implements Waitable, LiveSource {
   onExit(info: ExitInfo): void {
     this.#log.end();
     this.#watchers.end();
+    this.#shell.end();
+    this.#injection?.cleanup();
     this.exit = info;
     this.endedAt = new Date();
     this.status = this.#killing ? "killed" : "exited";

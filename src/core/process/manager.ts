@@ -66,12 +66,17 @@ import { Pacing } from "../steps/pacing.ts";
 import { hasSecret, secretOf, type SecretRequest } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 
-/** What process_write sends: text (typed, or pasted), a secret, named keys, then maybe the end of input. */
+/**
+ * What process_write sends: text (typed, or pasted), a secret, named keys,
+ * then maybe the end of input; or, alone, Portal's shell integration line
+ * (`integrate`).
+ */
 export interface WriteRequest extends StepRequest, SecretRequest {
   content?: string;
   keys?: string[];
   paste?: boolean;
   eof?: boolean;
+  integrate?: boolean;
 }
 
 export type ReadSource = Source | "both";
@@ -188,9 +193,19 @@ export class ProcessManager {
     id: number,
     request: WriteRequest,
     control: CallControl = {},
-  ): Promise<{ id: number; bytes_written: number; pasted?: boolean } & StepReply> {
-    const { content = "", keys = [], eof = false, paste } = request;
-    if (content === "" && keys.length === 0 && !eof && !hasSecret(request)) {
+  ): Promise<
+    & { id: number; bytes_written: number; pasted?: boolean; shell_integration?: "active" | "off" }
+    & StepReply
+  > {
+    const { content = "", keys = [], eof = false, paste, integrate = false } = request;
+    const typing = content !== "" || keys.length > 0 || eof || hasSecret(request);
+    if (integrate && typing) {
+      throw new PortalError(
+        "integrate types Portal's shell integration line alone: send it in a process_write of " +
+          "its own, then your commands in the next ones.",
+      );
+    }
+    if (!typing && !integrate) {
       throw new PortalError(
         "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
           "without sending anything, call process_read_new with wait.",
@@ -205,6 +220,13 @@ export class ProcessManager {
           'the page. Meanwhile process_read_new with wait: "ready" follows what they do, and ' +
           'process_inspect shows controlled_by: "agent" again once you may write.',
       );
+    }
+    if (integrate) {
+      return await this.#holding(process, async () => {
+        const bytes_written = await process.integrate();
+        const reply = await this.#reply(process, step, control);
+        return { id, bytes_written, ...reply, shell_integration: process.shellIntegration };
+      });
     }
     const secret = await secretOf(request, control, process);
     return await this.#holding(process, async () => {

@@ -8,8 +8,11 @@
  * already, and one last read takes it in: the wait ends then. Elsewhere a
  * short settle ({@link SETTLE_MS} without new output while it stays so) makes
  * sure the reply holds all the program wrote before it blocked.
- * Where the OS cannot tell (no /proc; relays like ssh), `quiet_ms` of
- * silence after a prompt-like last line counts as ready. A per-process
+ * Where the OS cannot tell (no /proc; relays like ssh), a shell's
+ * integration marks decide when they say something (shell/tracker.ts: a
+ * prompt drawn after the input is ready, a command it started is not);
+ * else `quiet_ms` of silence after a prompt-like last line counts as ready.
+ * A per-process
  * `prompt` regex, where given, decides instead: ready when it matches the
  * last line, whatever the kernel says. Between two typed lines (`until:
  * "read"`) the same counts, but where the kernel cannot tell there is no
@@ -38,6 +41,7 @@ import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
 import { ExpectScan } from "./expect_scan.ts";
 import type { Pattern } from "./pattern.ts";
+import type { MarkReadiness } from "../shell/tracker.ts";
 
 /**
  * Where the kernel cannot show that the input was taken, output must stay
@@ -61,6 +65,8 @@ export interface Waitable {
   readonly lastLine: string;
   /** The per-process prompt given at start, if any. */
   readonly prompt: Pattern | null;
+  /** What a shell's integration marks say about the last input (shell/tracker.ts). */
+  shellReadiness(): MarkReadiness;
   /** Calls `listener` with new output, and with null once the program ended; returns an unsubscribe. */
   watch(listener: (text: string | null) => void): () => void;
 }
@@ -110,9 +116,15 @@ export function readiness(
   // A prompt counts only once the program answered the last input (not the prompt before it).
   const answered = p.lastOutputAt > p.lastInputAt;
   const prompted = answered && p.prompt !== null && p.prompt.matchesEnd(p.lastLine);
-  const waiting = input.activity === "reading" || prompted ||
-    (input.activity === "unknown" && (typing || answered && looksLikePrompt(p.lastLine) &&
-        performance.now() - p.lastOutputAt >= quietMs));
+  let waiting = input.activity === "reading" || prompted;
+  if (!waiting && input.activity === "unknown") {
+    // The kernel cannot tell (a relay, no /proc); a shell's marks can: its prompt is drawn,
+    // or the command it started runs on, however long its output pauses.
+    const marks = p.shellReadiness();
+    waiting = typing || marks === "prompt" ||
+      (marks === null && answered && looksLikePrompt(p.lastLine) &&
+        performance.now() - p.lastOutputAt >= quietMs);
+  }
   const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
   // Reading, with nothing unread: the program has answered, and its answer is in the OS.
   const exact = p.prompt === null && input.activity === "reading" && input.taken;

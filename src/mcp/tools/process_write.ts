@@ -5,6 +5,7 @@ import {
   maxCharsParam,
   name,
   processId,
+  shellIntegration,
   stepReply,
   waitRequest,
 } from "../../core/model/schema.ts";
@@ -43,6 +44,9 @@ export const processWrite = defineTool({
     eof: z.boolean().optional().describe(
       "Then end the input (pipes: close stdin; PTY: Ctrl+D). Default false.",
     ),
+    integrate: z.boolean().optional().describe(
+      "Alone: set up shell integration in the shell in front (after ssh, sudo -i).",
+    ),
     ...waitRequest("ready").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
   }),
@@ -51,6 +55,7 @@ export const processWrite = defineTool({
     bytes_written: z.number(),
     pasted: z.boolean().optional(),
     ...stepReply.shape,
+    shell_integration: shellIntegration.optional(),
   }),
   annotations: {
     readOnlyHint: false,

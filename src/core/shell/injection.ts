@@ -1,0 +1,229 @@
+/**
+ * How Portal's hooks (hooks.ts) get into a bash, zsh or fish it starts on a
+ * terminal, after everything the shell would have read by itself:
+ *
+ * - **bash**: `--init-file` names a file that first sources what bash would
+ *   have sourced (`~/.bashrc`, the file of `--rcfile`, or for a login shell
+ *   `/etc/profile` and the first of `~/.bash_profile`, `~/.bash_login`,
+ *   `~/.profile`, as VS Code does: `--init-file` and `--login` exclude each
+ *   other, so the shell is started without `--login` and imitates it), then
+ *   adds the hooks. With `--norc` no file is read: the hooks come in
+ *   `PROMPT_COMMAND`, which loads them at the first prompt and is then
+ *   replaced (and not passed on to children).
+ * - **zsh**: `ZDOTDIR` is a temporary directory whose `.zshenv`,
+ *   `.zprofile` and `.zshrc` each source the user's own (from the user's
+ *   `ZDOTDIR`, else `HOME`), and `.zshrc` then adds the hooks and puts
+ *   `ZDOTDIR` back, so `.zlogin` and everything after are the user's.
+ * - **fish**: `--init-command`, which fish runs after its configuration.
+ *
+ * A shell that is not interactive (`-c`, a script), a POSIX-mode bash, a zsh
+ * told to read no startup files (`-f`), or any other program is left alone.
+ * The temporary files are removed by {@link Injection.cleanup} (when the
+ * process ends).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { injectionFor } from "./injection.ts";
+ *
+ * const home = { HOME: "/home/me" };
+ * assert.equal(injectionFor({ command: "bash", args: ["-c", "ls"], env: {} }, home), null);
+ * assert.equal(injectionFor({ command: "python3", args: [], env: {} }, home), null);
+ * const fish = injectionFor({ command: "/usr/bin/fish", args: ["-l"], env: {} }, home)!;
+ * assert.deepEqual([fish.args[0], fish.args.at(-1)], ["--init-command", "-l"]);
+ * const bash = injectionFor({ command: "bash", args: ["-il"], env: {} }, home)!;
+ * assert.deepEqual([bash.args[0], bash.args.slice(2)], ["--init-file", ["-i"]]);
+ * assert.match(Deno.readTextFileSync(bash.args[1]), /bash_profile/);
+ * bash.cleanup();
+ * ```
+ * @module
+ */
+import { basename, join } from "node:path";
+import { BASH_HOOKS, FISH_HOOKS, ZSH_HOOKS } from "./hooks.ts";
+
+/** A launch with the hooks in, and what to remove when the process has ended. */
+export interface Injection {
+  args: string[];
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+/** What is launched: the program, its arguments, the variables set over the server's. */
+interface Launch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * The launch of `launch` with Portal's shell integration in, or null when
+ * it is no interactive bash, zsh or fish. `environment` is the server's own
+ * (for `HOME` and `ZDOTDIR`).
+ */
+export function injectionFor(
+  launch: Launch,
+  environment: Record<string, string | undefined> = Deno.env.toObject(),
+): Injection | null {
+  const lookup = (name: string) => launch.env[name] ?? environment[name];
+  switch (basename(launch.command)) {
+    case "bash":
+      return bashInjection(launch);
+    case "zsh":
+      return zshInjection(launch, lookup("ZDOTDIR"), lookup("HOME") ?? "~");
+    case "fish":
+      return fishInjection(launch);
+    default:
+      return null;
+  }
+}
+
+/** Whether `arg` is a cluster of one-letter options (`-il`, `+o`). */
+const isCluster = (arg: string) => /^[-+][^-]/.test(arg);
+
+function bashInjection(launch: Launch): Injection | null {
+  const kept: string[] = [];
+  let rcfile: string | null = null;
+  let norc = false;
+  let login = false;
+  let noprofile = false;
+  const args = launch.args;
+  let i = 0;
+  // Long options come first in bash.
+  for (; i < args.length && args[i].startsWith("--") && args[i] !== "--"; i++) {
+    const arg = args[i];
+    if (arg === "--posix" || arg === "--help" || arg === "--version") return null;
+    if (arg === "--rcfile" || arg === "--init-file") rcfile = args[++i] ?? "";
+    else if (arg === "--norc") norc = true;
+    else if (arg === "--login") login = true;
+    else if (arg === "--noprofile") noprofile = true;
+    else kept.push(arg);
+  }
+  let stdin = false;
+  for (; i < args.length; i++) {
+    const arg = args[i];
+    if (stdin) {
+      kept.push(arg); // with -s, the operands are positional parameters
+      continue;
+    }
+    if (arg === "--" || !isCluster(arg)) return null; // a script, or `--` before one
+    const letters = arg.slice(1);
+    if (arg[0] === "-" && letters.includes("s")) stdin = true;
+    if (arg[0] === "-" && letters.includes("c")) return null;
+    if (arg[0] === "-" && letters.includes("l")) login = true;
+    const rest = arg[0] === "-" ? letters.replaceAll("l", "") : letters;
+    if (rest !== "") kept.push(arg[0] + rest);
+    // -o and -O take the next argument.
+    if (/[oO]$/.test(rest)) {
+      const option = args[++i];
+      if (option === undefined) return null;
+      if (option === "posix" && arg[0] === "-") return null;
+      kept.push(option);
+    }
+  }
+  if (norc && !login) {
+    // No file to read: the hooks load themselves at the first prompt.
+    return {
+      args: ["--norc", ...kept],
+      env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n${BASH_HOOKS}` },
+      cleanup: () => {},
+    };
+  }
+  const sources = login
+    ? (noprofile ? "" : LOGIN_FILES)
+    : `${sourced(rcfile === null ? '"$HOME/.bashrc"' : shellQuote(rcfile))}\n`;
+  const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
+  const file = join(dir, "init.bash");
+  Deno.writeTextFileSync(file, sources + BASH_HOOKS, { mode: 0o600 });
+  return { args: ["--init-file", file, ...kept], env: {}, cleanup: () => remove(dir) };
+}
+
+/** What a login bash reads (`man bash`, INVOCATION). */
+const LOGIN_FILES = [
+  sourced("/etc/profile"),
+  `if [ -r "$HOME/.bash_profile" ]; then . "$HOME/.bash_profile"`,
+  `elif [ -r "$HOME/.bash_login" ]; then . "$HOME/.bash_login"`,
+  `elif [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi`,
+  "",
+].join("\n");
+
+function zshInjection(launch: Launch, zdotdir: string | undefined, home: string): Injection | null {
+  const args = launch.args;
+  let stdin = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--help" || arg === "--version" || arg === "--no-rcs") return null;
+    if (arg.startsWith("--")) continue;
+    if (!isCluster(arg)) {
+      if (stdin) continue; // with -s, the operands are positional parameters
+      return null; // a script
+    }
+    const letters = arg.slice(1);
+    if (arg[0] === "-" && (letters.includes("c") || letters.includes("f"))) return null;
+    if (arg[0] === "-" && letters.includes("s")) stdin = true;
+    if (/o$/.test(letters)) {
+      const option = (args[++i] ?? "").toLowerCase().replaceAll("_", "");
+      if (arg[0] === "-" ? option === "norcs" : option === "rcs") return null;
+    }
+  }
+  const dir = Deno.makeTempDirSync({ prefix: "portal-zsh-" });
+  const user = `"$PORTAL_USER_ZDOTDIR"`;
+  // Each file runs the user's of the same name, with ZDOTDIR as the user has it meanwhile.
+  const file = (name: string) =>
+    [`ZDOTDIR=${user}`, sourced(`"$ZDOTDIR/${name}"`), `PORTAL_USER_ZDOTDIR="$ZDOTDIR"`].join("\n");
+  const own = shellQuote(dir);
+  write(dir, ".zshenv", `${file(".zshenv")}\nZDOTDIR=${own}\n`);
+  write(dir, ".zprofile", `${file(".zprofile")}\nZDOTDIR=${own}\n`);
+  const restore = zdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${user}\nexport ZDOTDIR`;
+  write(dir, ".zshrc", `${file(".zshrc")}\n${restore}\nunset PORTAL_USER_ZDOTDIR\n${ZSH_HOOKS}`);
+  return {
+    args,
+    env: { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home },
+    cleanup: () => remove(dir),
+  };
+}
+
+/** fish's options that end its interactive use, and those that take a value. */
+const FISH_NOT_INTERACTIVE = [
+  "-c",
+  "--command",
+  "-n",
+  "--no-execute",
+  "-v",
+  "--version",
+  "-h",
+  "--help",
+];
+const FISH_WITH_VALUE = ["-C", "--init-command", "-d", "--debug", "-o", "--debug-output"];
+
+function fishInjection(launch: Launch): Injection | null {
+  const args = launch.args;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (FISH_NOT_INTERACTIVE.includes(arg) || arg.startsWith("--command=")) {
+      return null;
+    }
+    if (FISH_WITH_VALUE.includes(arg)) i++;
+    else if (!arg.startsWith("-")) return null; // a script
+  }
+  return { args: ["--init-command", FISH_HOOKS, ...args], env: {}, cleanup: () => {} };
+}
+
+/** A line that sources `path` (a shell word) if it is readable, leaving `$?` at 0. */
+function sourced(path: string): string {
+  return `if [ -r ${path} ]; then . ${path}; fi`;
+}
+
+/** `text` as one single-quoted shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function write(dir: string, name: string, text: string): void {
+  Deno.writeTextFileSync(join(dir, name), text, { mode: 0o600 });
+}
+
+function remove(dir: string): void {
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch { /* already gone */ }
+}
