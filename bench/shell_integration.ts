@@ -16,6 +16,7 @@ import { median, ms, row } from "./lib.ts";
 
 const STEPS = Number(Deno.args[0] ?? 30);
 const WARMUP = 3;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(a / b < 10 ? 2 : 0)}×`;
 
 /** Times one `echo` step per session, the sessions taking turns; the p50 of each. */
 async function interleaved(
@@ -70,7 +71,7 @@ async function overSsh(): Promise<void> {
     "shell integration",
     `remote echo over ssh, one process_write: p50 integrated vs not (quiet_ms 300), ${STEPS} ` +
       "steps each, interleaved",
-    `${ms(integrated)} vs ${ms(quiet)} (${(quiet / integrated).toFixed(0)}× faster), ${wrong} wrong`,
+    `${ms(integrated)} vs ${ms(quiet)} (${ratio(quiet, integrated)} faster), ${wrong} wrong`,
     "integrated p50 < 100 ms, 0 wrong",
     integrated < 100 && wrong === 0,
   );
@@ -94,7 +95,7 @@ async function local(): Promise<void> {
   row(
     "shell integration",
     `local bash, one process_write: p50 integrated vs shell_integration: false, ${STEPS} steps each`,
-    `${ms(integrated)} vs ${ms(plain)} (${(integrated / plain).toFixed(2)}×), ${wrong} wrong`,
+    `${ms(integrated)} vs ${ms(plain)} (${ratio(integrated, plain)}), ${wrong} wrong`,
     "≤ 1.2×, 0 wrong",
     integrated <= plain * 1.2 && wrong === 0,
   );

@@ -204,6 +204,37 @@ linuxTest("shell_integration: false: no hooks are added, no marks followed", asy
   assert(!raw.includes("133;"), "no mark was sent");
 });
 
+linuxTest(
+  "integrate: into a shell started without it, and refused where it cannot work",
+  async (portal) => {
+    const id = await startShell(portal, "bash", [], { shell_integration: false });
+    assertMatch(
+      await portal.fail("process_write", { id, integrate: true, content: "ls\n" }),
+      /integrate types Portal's shell integration line alone/,
+    );
+    const integrated = await portal.call("process_write", { id, integrate: true });
+    assertEquals([integrated.shell_integration, integrated.state], ["active", "waiting_for_input"]);
+    assertMatch(integrated.output, /^[^\n]*# $/);
+    await step(portal, id, "(exit 4)\n");
+    assertEquals((await lastCommand(portal, id)).exit_code, 4);
+    // dash has no hooks to add: nothing runs, and integration stays off.
+    const dash = await startShell(portal, "dash", ["-i"], { env: { PS1: "$ " } });
+    const off = await portal.call("process_write", { id: dash, integrate: true });
+    assertEquals([off.shell_integration, off.state], ["off", "waiting_for_input"]);
+    assertEquals(
+      (await step(portal, dash, "echo still here\n")).output,
+      "echo still here\nstill here\n$ ",
+    );
+    const pipes = await portal.spawn("sh", ["-i"]);
+    assertMatch(
+      await portal.fail("process_write", { id: pipes, integrate: true }),
+      /needs a terminal/,
+    );
+    const vim = await startShell(portal, "vim", ["-u", "NONE", "-N", "-n"]);
+    assertMatch(await portal.fail("process_write", { id: vim, integrate: true }), /full-screen/);
+  },
+);
+
 linuxTest("marks split across writes are found, and never shown", async (portal) => {
   // A program that sends its marks a few bytes at a time, as a relay may deliver them.
   const script = [

@@ -82,6 +82,8 @@ export class ManagedProcess implements Waitable, LiveSource {
   readonly prompt: Pattern | null;
   lastInputAt = -Infinity;
   #lastActivity = performance.now();
+  /** What the kernel last said the program does with its input (see {@link inputState}). */
+  #inputActivity: InputState["activity"] | null = null;
   #killing = false;
   #markEnded!: () => void;
   readonly #onEnd: (process: ManagedProcess) => void;
@@ -320,15 +322,27 @@ export class ManagedProcess implements Waitable, LiveSource {
    * marks are followed from then on, and the output up to the first prompt
    * it draws (the snippet's echo) counts as read. Returns the bytes written.
    */
-  integrate(): Promise<number> {
+  async integrate(): Promise<number> {
     if (!this.spec.pty) {
       throw new PortalError(
         "integrate needs a terminal: a shell on pipes draws no prompt. Start the shell with " +
           "pty: true.",
       );
     }
+    if (this.#terminal.hidesInput()) {
+      throw new PortalError(
+        "The terminal is at a password prompt (echo off): answer it first (secret_env, " +
+          "secret_prompt or secret), then send integrate at the shell's prompt.",
+      );
+    }
+    if ((await this.modes())?.alternateBuffer) {
+      throw new PortalError(
+        "A full-screen program is in front (it shows the alternate screen): leave it, then " +
+          "send integrate at the shell's prompt.",
+      );
+    }
     this.#shell.restart((seq, rest) => this.#log.skipUnreadTo(seq, rest));
-    return this.type({ content: INTEGRATION_SNIPPET + "\n", keys: [] }).then((t) => t.written);
+    return (await this.type({ content: INTEGRATION_SNIPPET + "\n", keys: [] })).written;
   }
 
   /** What the shell's integration marks say about the last input (see ShellTracker). */
@@ -346,9 +360,13 @@ export class ManagedProcess implements Waitable, LiveSource {
     return this.#shell.takeFinished();
   }
 
-  /** Input goes in: the shell's marks are read against it (a relay in front or not). */
+  /**
+   * Input goes in: the shell's marks are read against it, and against what
+   * was in front when the last wait looked (a relay, which the kernel cannot
+   * see through, or not): asking the kernel again here would cost a step.
+   */
   #noteInput(): void {
-    this.#shell.input(this.#shell.active && this.#terminal.inputState().activity === "unknown");
+    this.#shell.input(this.#inputActivity === "unknown");
   }
 
   /** Whether the terminal hides what is typed now (a password prompt). */
@@ -369,6 +387,7 @@ export class ManagedProcess implements Waitable, LiveSource {
 
   inputState(): InputState {
     const state = this.#terminal.inputState();
+    this.#inputActivity = state.activity;
     // Reading, but the answer to its question to the terminal is on its way: vim at start
     // asks for the cursor position and more, and would take typed keys for the answers.
     if (state.activity === "reading" && this.#screen?.owesReplies) {
