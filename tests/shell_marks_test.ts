@@ -150,6 +150,22 @@ Deno.test("tracker: lines as line editors redraw them", () => {
   assertEquals(fish.last?.line, "cd /tmp");
 });
 
+Deno.test("tracker: a command's duration is the shell's own when its marks say", () => {
+  const timed = track([
+    prompt("/", 0),
+    "sleep 1\n",
+    // bash and zsh: the shell's clock in the start and end marks (a locale's comma too).
+    `sleep 1\r\n\x1b]133;C;t=1000.250${BEL}\x1b]133;D;0;t=1001,5${BEL}\x1b]133;A${BEL}`,
+    "sleep 2\n",
+    // fish: the duration in the end mark.
+    `\x1b]133;B${BEL}sleep 2\r\n${C}\x1b]133;D;0;d=2003${BEL}\x1b]133;A${BEL}`,
+  ]);
+  assertEquals(timed.takeFinished().map((c) => [c.line, c.duration_ms]), [
+    ["sleep 1", 1250],
+    ["sleep 2", 2003],
+  ]);
+});
+
 Deno.test("tracker: readiness after an input through a relay", () => {
   const shell = new ShellTracker({ cols: () => 80, follow: true });
   const out = (s: string) => shell.feed(bytes(s), 1);

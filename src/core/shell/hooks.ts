@@ -8,13 +8,16 @@
  *
  * - **bash** (4.4 or later, for `PS0`): `PS1` carries the directory, the
  *   end of the last command with `$?`, and the prompt's start and end; `PS0`
- *   the output start; `PS2` is marked as a continuation prompt. Nothing
+ *   the output start; `PS2` is marked as a continuation prompt. The start and
+ *   end carry the shell's clock (`$EPOCHREALTIME`, bash 5), so a command's
+ *   duration does not depend on when Portal reads them. Nothing
  *   forks per command, so a step costs what it did; the command line is read
  *   from its echo (echo_line.ts). An older bash gets no marks.
  * - **zsh**: `precmd` reports the directory and rewraps the prompt, whose
- *   marks carry `%?`; `preexec` sends the command line and the output start.
- * - **fish**: `fish_preexec` and `fish_postexec` events, and `fish_prompt`
- *   wrapped.
+ *   marks carry `%?` and the time; `preexec` sends the command line and the
+ *   output start with the time.
+ * - **fish**: `fish_preexec` and `fish_postexec` events (the end carries
+ *   `$CMD_DURATION`), and `fish_prompt` wrapped.
  *
  * Each is one text that works as a file, as a command line, and typed on one
  * line ({@link oneLine}): no single quote (the remote snippet puts each in
@@ -59,9 +62,9 @@ if [ -z "$__portal_si" ] && [ "$((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1]))" -
   __portal_si=1
   __portal_wrap() {
     __portal_cwd=\${PWD//\%/%25}
-    case "$PS1" in *"133;B"*) ;; *) PS1="\[\e]7;file://\$__portal_cwd\a\e]133;D;\$?\a\e]133;A\a\]$PS1\[\e]133;B\a\]" ;; esac
+    case "$PS1" in *"133;B"*) ;; *) PS1="\[\e]7;file://\$__portal_cwd\a\e]133;D;\$?;t=\$EPOCHREALTIME\a\e]133;A\a\]$PS1\[\e]133;B\a\]" ;; esac
     case "$PS2" in *"633;F"*) ;; *) PS2="\[\e]633;F\a\]$PS2\[\e]633;G\a\]" ;; esac
-    case "$PS0" in *"133;C"*) ;; *) PS0="$PS0\e]133;C\a" ;; esac
+    case "$PS0" in *"133;C"*) ;; *) PS0="$PS0\e]133;C;t=\$EPOCHREALTIME\a" ;; esac
     # A prompt from the environment is exported: a shell started from this one would draw
     # the marks without sending the output start, and end this shell's command with them.
     export -n PS1 PS2 PS0
@@ -82,9 +85,10 @@ if [[ -z $__portal_si ]]; then
   __portal_si=1
   typeset -g __portal_e=$(printf "\033") __portal_a=$(printf "\007") __portal_n=$(printf "\n_")
   __portal_n=\${__portal_n%_}
+  __portal_now="%D{%s.%.}"
   __portal_precmd() {
     printf "\e]7;file://%s\a" "\${PWD//\%/%25}"
-    [[ $PS1 == *"133;B"* ]] || PS1="%{$__portal_e]133;D;%?$__portal_a$__portal_e]133;A$__portal_a%}$PS1%{$__portal_e]133;B$__portal_a%}"
+    [[ $PS1 == *"133;B"* ]] || PS1="%{$__portal_e]133;D;%?;t=%D{%s.%.}$__portal_a$__portal_e]133;A$__portal_a%}$PS1%{$__portal_e]133;B$__portal_a%}"
     [[ $PS2 == *"633;F"* ]] || PS2="%{$__portal_e]633;F$__portal_a%}$PS2%{$__portal_e]633;G$__portal_a%}"
     typeset +x PS1 PS2
   }
@@ -92,7 +96,7 @@ if [[ -z $__portal_si ]]; then
     local l=\${1//\\/\\\\}
     l=\${l//;/\\x3b}
     l=\${l//$__portal_n/\\x0a}
-    printf "\e]633;E;%s\a\e]133;C\a" "$l"
+    printf "\e]633;E;%s\a\e]133;C;t=%s\a" "$l" "\${(%)__portal_now}"
   }
   typeset -ga precmd_functions preexec_functions
   precmd_functions+=(__portal_precmd)
@@ -133,7 +137,7 @@ if not set -q __portal_si
   end
   function __portal_postexec --on-event fish_postexec
     set -l s $status
-    printf "\e]7;file://%s\a\e]133;D;%s\a" (string replace -a -- % %25 $PWD) $s
+    printf "\e]7;file://%s\a\e]133;D;%s;d=%s\a" (string replace -a -- % %25 $PWD) $s $CMD_DURATION
     __portal_wrap
   end
   __portal_wrap

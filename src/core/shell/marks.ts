@@ -37,8 +37,8 @@
 export type Mark =
   | { kind: "prompt_start" }
   | { kind: "prompt_end" }
-  | { kind: "output_start"; line?: string }
-  | { kind: "command_end"; exitCode: number | null }
+  | { kind: "output_start"; line?: string; time?: number }
+  | { kind: "command_end"; exitCode: number | null; time?: number; durationMs?: number }
   | { kind: "command_line"; line: string }
   | { kind: "continuation_start" }
   | { kind: "continuation_end" }
@@ -162,18 +162,30 @@ export function markOf(payload: string): Mark | null {
   const [code, letter] = fields;
   if (code === "7") return cwdOfUrl(payload.slice(2));
   if (code !== "133" && code !== "633") return null;
+  const params = new Map(
+    fields.slice(2).map((f) => [f.split("=", 1)[0], f.slice(f.indexOf("=") + 1)]),
+  );
   if (letter === "D") {
     const status = fields[2];
-    return {
+    const mark: Mark = {
       kind: "command_end",
       exitCode: status && /^\d+$/.test(status) ? Number(status) : null,
     };
+    const time = seconds(params.get("t"));
+    if (time !== undefined) mark.time = time;
+    const duration = Number(params.get("d") ?? NaN);
+    if (Number.isFinite(duration) && duration >= 0) mark.durationMs = duration;
+    return mark;
   }
   if (letter === "C") {
+    const mark: Mark = { kind: "output_start" };
     // kitty's and fish 4's form carries the command line: C;cmdline_url=<percent-encoded>.
-    const url = fields.find((f) => f.startsWith("cmdline_url="));
-    const line = url === undefined ? undefined : percentDecoded(url.slice(12));
-    return line === undefined ? { kind: "output_start" } : { kind: "output_start", line };
+    const url = params.get("cmdline_url");
+    const line = url === undefined ? undefined : percentDecoded(url);
+    if (line !== undefined) mark.line = line;
+    const time = seconds(params.get("t"));
+    if (time !== undefined) mark.time = time;
+    return mark;
   }
   const kind = LETTERS[letter];
   if (kind !== undefined) return { kind } as Mark;
@@ -185,6 +197,15 @@ export function markOf(payload: string): Mark | null {
     return { kind: "cwd", path: unescapeValue(fields.slice(2).join(";").slice(4)) };
   }
   return null;
+}
+
+/**
+ * A shell's clock in a mark's `t=` (Portal's hooks: seconds since the epoch,
+ * with a fraction, whose point a locale may write as a comma).
+ */
+function seconds(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d+([.,]\d+)?$/.test(value)) return undefined;
+  return Number(value.replace(",", "."));
 }
 
 /** OSC 7's `file://host/path` (or a bare absolute path) as a path. */

@@ -9,8 +9,10 @@
  *
  * A command's `line` is the one the shell sent (OSC 633 E, or `C` with
  * `cmdline_url`), else the line as its editor drew it between the prompt's
- * end and the output's start (echo_line.ts). Its `duration_ms` runs from the
- * output start mark to the end mark, as they arrive.
+ * end and the output's start (echo_line.ts). Its `duration_ms` is the
+ * shell's own (its clock in the start and end marks, or fish's
+ * `$CMD_DURATION`), else from the output start mark to the end mark as they
+ * arrive.
  *
  * @example
  * ```ts
@@ -61,6 +63,8 @@ const EXEC = /^\s*exec\s+(-\S+\s+)*[^\s<>&|;\d-]/;
 interface OpenCommand {
   tick: number;
   startedAt: number;
+  /** The shell's clock at the start, when the mark says (seconds). */
+  shellStart?: number;
   line: string;
   /** The line came from the shell, not from the echo. */
   sent: boolean;
@@ -213,11 +217,11 @@ export class ShellTracker {
         else if (!this.#open.sent) this.#open = { ...this.#open, line: mark.line, sent: true };
         break;
       case "output_start":
-        this.#start(tick, mark.line);
+        this.#start(tick, mark.line, mark.time);
         break;
       case "command_end":
         // An end without a start is an empty line, or Ctrl+C at the prompt.
-        if (this.#open !== null) this.#finish(mark.exitCode);
+        if (this.#open !== null) this.#finish(mark.exitCode, durationOf(this.#open, mark));
         break;
       case "cwd":
         this.#cwd = mark.path;
@@ -226,7 +230,7 @@ export class ShellTracker {
     }
   }
 
-  #start(tick: number, markLine: string | undefined): void {
+  #start(tick: number, markLine: string | undefined, shellStart: number | undefined): void {
     // A second start before an end: the shell runs the next command of one pasted text,
     // which stays one command (its line is the whole text, its status the last one's).
     if (this.#open !== null) return;
@@ -234,7 +238,7 @@ export class ShellTracker {
     const line = sent ?? this.#echo?.text() ?? "";
     this.#echo = null;
     this.#sentLine = null;
-    this.#open = { tick, startedAt: performance.now(), line, sent: sent !== null };
+    this.#open = { tick, startedAt: performance.now(), shellStart, line, sent: sent !== null };
     if (EXEC.test(line)) {
       // The shell is replaced by a program that may send no marks: nothing stands.
       this.#active = false;
@@ -242,18 +246,32 @@ export class ShellTracker {
     }
   }
 
-  #finish(exitCode: number | null): void {
+  #finish(exitCode: number | null, durationMs?: number): void {
     const open = this.#open!;
     this.#open = null;
     const command: Command = {
       line: open.line,
       exit_code: exitCode,
       cwd: this.#cwd,
-      duration_ms: Math.round(performance.now() - open.startedAt),
+      duration_ms: Math.round(durationMs ?? performance.now() - open.startedAt),
     };
     this.#last = command;
     this.#lastAwaitsCwd = true;
     this.#unreported.push(command);
     if (this.#unreported.length > MAX_UNREPORTED) this.#unreported.shift();
   }
+}
+
+/**
+ * A command's duration as the shell measured it: given in the end mark
+ * (fish), or between the shell's clocks in the start and end marks (bash,
+ * zsh); else undefined, and it is measured as the marks arrive.
+ */
+function durationOf(
+  open: OpenCommand,
+  end: { time?: number; durationMs?: number },
+): number | undefined {
+  if (end.durationMs !== undefined) return end.durationMs;
+  if (end.time === undefined || open.shellStart === undefined) return undefined;
+  return Math.max(0, (end.time - open.shellStart) * 1000);
 }
