@@ -134,12 +134,14 @@ linuxTest("bash: heredoc, paste, read, Ctrl+C, a subshell, exec", async (portal)
   const id = await startShell(portal, "bash", [], { env: { PS1: "$ " } });
   await step(portal, id, "cat <<EOF\nline one\nEOF\n");
   assertEquals((await lastCommand(portal, id)).line, "cat <<EOF\nline one\nEOF");
-  const pasted = await step(portal, id, "echo a\necho b\n");
+  // Typed, two lines are two commands; pasted, they are one text and one command.
+  await step(portal, id, "echo a\nfalse\n");
+  assertEquals((await lastCommand(portal, id)).line, "false");
+  const pasted = await step(portal, id, "echo a\necho b\n", { paste: true });
+  assertEquals(pasted.pasted, true);
   assertStringIncludes(pasted.output, "a\nb\n");
-  assertEquals([(await lastCommand(portal, id)).line, (await lastCommand(portal, id)).exit_code], [
-    "echo a\necho b",
-    0,
-  ]);
+  const paste = await lastCommand(portal, id);
+  assertEquals([paste.line, paste.exit_code], ["echo a\necho b", 0]);
   // A command that reads: waiting for input, and no command has finished yet.
   const reading = await step(portal, id, "read x; echo got $x\n");
   assertEquals((await lastCommand(portal, id)).line, "echo a\necho b");

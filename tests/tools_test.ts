@@ -48,8 +48,10 @@ Deno.test("tools/list: the 15 tools, described, annotated, with output schemas",
   // to 30.5k characters (waits, keys, limits, secrets, keep; 32.2k with process_watch); issue 16 brought it under 15k:
   // short descriptions with the rest said once in the instructions, output schemas as field
   // names and types, and no schema text that says what JSON Schema says anyway (listing.ts).
+  // Shell integration's fields (shell_integration at start, integrate on write, and in the
+  // replies of both and of process_inspect with last_command) add 300.
   const size = JSON.stringify(tools).length;
-  assert(size <= 15_000, `tools/list is ${size} characters`);
+  assert(size <= 15_400, `tools/list is ${size} characters`);
 });
 
 Deno.test("initialize: instructions say how to choose pty and the usual loop", async () => {

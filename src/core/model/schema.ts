@@ -132,9 +132,7 @@ export const startRequest = z.object({
   name: processName.optional().describe(
     "A label, unique while it runs.",
   ),
-  shell_integration: z.boolean().optional().describe(
-    "bash/zsh/fish on a pty: report each command's exit code and cwd. Default true.",
-  ),
+  shell_integration: z.boolean().optional().describe("Default true."),
 });
 export type StartRequest = z.infer<typeof startRequest>;
 

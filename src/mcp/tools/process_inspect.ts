@@ -7,7 +7,7 @@ export const processInspect = defineTool({
   title: "Inspect a process",
   description:
     "Everything known about one process: its launch, how it ended, its times and record " +
-    "counts; for a shell, its cwd now, shell_integration and last_command.",
+    "counts; a shell's cwd and last_command.",
   input: z.object({ id }),
   output: processDetails,
   annotations: {

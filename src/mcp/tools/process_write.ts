@@ -44,9 +44,7 @@ export const processWrite = defineTool({
     eof: z.boolean().optional().describe(
       "Then end the input (pipes: close stdin; PTY: Ctrl+D). Default false.",
     ),
-    integrate: z.boolean().optional().describe(
-      "Alone: set up shell integration in the shell in front (after ssh, sudo -i).",
-    ),
+    integrate: z.boolean().optional().describe("Alone: hook the shell in front (ssh)."),
     ...waitRequest("ready").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
   }),
