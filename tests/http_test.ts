@@ -70,11 +70,21 @@ posixTest("Streamable HTTP: a session runs programs; strangers are refused", asy
   });
 
   await t.step(
-    "a foreign Origin: 403; a loopback one (a local web page of the user's) passes",
+    "an Origin not the server's own (scheme, host and port): 403; its own passes",
     async () => {
-      assertEquals(await refusal(portal, { headers: { origin: "http://evil.example" } }), 403);
-      assertEquals(await refusal(portal, { headers: { origin: "null" } }), 403);
-      await portal.connect({ headers: { origin: "http://localhost:6274" } });
+      const { port } = portal.url;
+      for (
+        const origin of [
+          "http://evil.example",
+          "null",
+          "http://localhost:6274", // another port of this machine: another site
+          `https://127.0.0.1:${port}`,
+          `http://localhost:${port}`, // the page named the server 127.0.0.1
+        ]
+      ) {
+        assertEquals(await refusal(portal, { headers: { origin } }), 403, origin);
+      }
+      await portal.connect({ headers: { origin: `http://127.0.0.1:${port}` } });
     },
   );
 
@@ -87,6 +97,26 @@ posixTest("Streamable HTTP: a session runs programs; strangers are refused", asy
       assertStringIncludes(rebound, "evil.example");
       const missing = await rawRequest(portal.url, [auth]);
       assertMatch(missing, /^HTTP\/1\.1 403 /);
+      // Only its names, written the usual way: no other spelling that resolves to them.
+      const { port } = portal.url;
+      for (
+        const host of [
+          `127.1:${port}`,
+          `0x7f000001:${port}`,
+          `2130706433:${port}`,
+          `localhost.:${port}`,
+          `[0:0:0:0:0:0:0:1]:${port}`,
+          `127.0.0.1:0${port}`,
+          `%31%32%37.0.0.1:${port}`,
+          `127.0.0.1@evil.example:${port}`,
+        ]
+      ) {
+        assertMatch(
+          await rawRequest(portal.url, [`Host: ${host}`, auth]),
+          /^HTTP\/1\.1 403 /,
+          host,
+        );
+      }
       // The same raw request with this server's name gets past the guard.
       const own = await rawRequest(portal.url, [`Host: ${portal.url.host}`, auth]);
       assertMatch(own, /^HTTP\/1\.1 400 /);

@@ -61,9 +61,17 @@ async function visit(url: string, label: string): Promise<void> {
   assert(!/\b(src|href|action)=/.test(page), `the page loads or posts elsewhere: ${page}`);
 }
 
-/** Posts `secret` as the page's form does; returns the status and the text of the answer. */
-async function post(url: string, secret: string): Promise<[number, string]> {
-  const response = await fetch(url, { method: "POST", body: new URLSearchParams({ secret }) });
+/**
+ * Posts `secret` as the page's form does, from `origin` (a browser's Origin
+ * header; none, as a non-browser client sends); returns the status and the
+ * text of the answer.
+ */
+async function post(url: string, secret: string, origin?: string): Promise<[number, string]> {
+  const response = await fetch(url, {
+    method: "POST",
+    body: new URLSearchParams({ secret }),
+    headers: origin === undefined ? {} : { origin },
+  });
   return [response.status, await response.text()];
 }
 
@@ -103,9 +111,14 @@ linuxTest("(c) secret_prompt by URL: the person enters it on Portal's page", asy
   const wrong = await fetch(new URL("/" + "A".repeat(43), url));
   assertEquals([wrong.status, await wrong.body?.cancel()], [404, undefined]);
   assertEquals(await statusWithHost(url, "evil.example"), "HTTP/1.1 403 Forbidden");
-  // The browser: the form, then the answer.
+  // A form posted from another page (another port is another page) takes nothing.
+  for (const origin of ["http://evil.example", `http://127.0.0.1:${Number(url.port) + 1}`]) {
+    const [foreign, why] = await post(question.url, newSecret(), origin);
+    assertEquals([foreign, why.includes("nothing was received")], [403, true], origin);
+  }
+  // The browser: the form, then the answer, from the page itself.
   await visit(question.url, label);
-  const [status, text] = await post(question.url, secret);
+  const [status, text] = await post(question.url, secret, url.origin);
   assertEquals(status, 200);
   assertStringIncludes(text, "You can close this tab.");
   const reply = await call;

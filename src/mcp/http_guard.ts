@@ -2,8 +2,12 @@
  * Who may use the HTTP endpoint. A web page can make a browser send requests
  * to a server on loopback, and with DNS rebinding (its own name resolving to
  * 127.0.0.1) even read the answers; so every request must name this server in
- * `Host`, come from no foreign `Origin` (browsers always send one), and carry
- * the bearer token, which no web page and no other local user knows.
+ * `Host`, written the usual way (`name` or `name:port`, the name exactly one
+ * of the server's: no `127.1`, `0x7f.1` or `localhost.`), come from no
+ * foreign `Origin` (browsers always send one; the server's own is the one
+ * its `Host` names, compared by scheme, host and port, so another port of
+ * this machine is foreign), and carry the bearer token, which no web page
+ * and no other local user knows.
  *
  * @example
  * ```ts
@@ -18,12 +22,19 @@
  * assert.equal(guard.refuse(request({ ...auth, authorization: "Bearer nope" }))?.status, 401);
  * assert.equal(guard.refuse(request({ ...auth, origin: "http://evil.example" }))?.status, 403);
  * assert.equal(guard.refuse(request({ ...auth, host: "evil.example:8080" }))?.status, 403);
+ * assert.equal(guard.refuse(request({ ...auth, host: "127.1:8080" }))?.status, 403);
+ * assert.equal(guard.refuse(request({ ...auth, origin: "http://127.0.0.1:8080" })), undefined);
+ * assert.equal(guard.refuse(request({ ...auth, origin: "http://127.0.0.1:9999" }))?.status, 403);
+ * assert.equal(guard.refuse(request({ ...auth, origin: "https://127.0.0.1:8080" }))?.status, 403);
  * ```
  * @module
  */
 
 /** The names a loopback server is reached by, as a URL's `hostname` spells them. */
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+/** A `Host` written the usual way: a name (an IPv6 address in brackets), then maybe a port. */
+const USUAL_HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9][a-z0-9.-]*)(?::[1-9][0-9]{0,4})?$/i;
 
 /** Addresses that mean "every interface": no client names the server so. */
 const WILDCARD = ["0.0.0.0", "::", "[::]"];
@@ -81,12 +92,17 @@ export class RequestGuard {
    */
   refuseSource(request: Request): Refusal | undefined {
     const host = request.headers.get("host");
-    if (!host || !this.hosts.has(hostnameOf(`http://${host}`) ?? "")) {
+    const name = host === null ? undefined : USUAL_HOST.exec(host)?.[1].toLowerCase();
+    if (host === null || name === undefined || !this.hosts.has(name)) {
       return { status: 403, reason: `Host ${JSON.stringify(host)} is not this server's name` };
     }
     const origin = request.headers.get("origin");
-    if (origin !== null && !this.hosts.has(hostnameOf(origin) ?? "")) {
-      return { status: 403, reason: `Origin ${JSON.stringify(origin)} may not use this server` };
+    if (origin !== null && !isOwnOrigin(origin, host)) {
+      return {
+        status: 403,
+        reason: `Origin ${JSON.stringify(origin)} may not use this server (only its own, ` +
+          `http://${host}, may)`,
+      };
     }
     return undefined;
   }
@@ -117,10 +133,14 @@ export function generateToken(): string {
     .replace(/=+$/, "");
 }
 
-function hostnameOf(url: string): string | undefined {
+/**
+ * Whether `origin` is the origin of the server that `host` (a request's
+ * `Host`) names: `http://`, that host, that port.
+ */
+export function isOwnOrigin(origin: string, host: string): boolean {
   try {
-    return new URL(url).hostname.toLowerCase() || undefined;
+    return new URL(origin).origin === new URL(`http://${host}`).origin;
   } catch {
-    return undefined;
+    return false;
   }
 }

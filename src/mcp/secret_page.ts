@@ -2,8 +2,9 @@
  * The page where the person enters a secret that `secret_prompt` asks for by
  * URL-mode elicitation: the value goes from their browser to Portal, past the
  * MCP client and the model. It listens on 127.0.0.1 only, at a random path of
- * 256 bits (anything else is 404), takes one answer, then stops listening. It
- * loads nothing from elsewhere (its CSP allows nothing but posting its form
+ * 256 bits (anything else is 404), takes one answer, posted from the page
+ * itself (its own origin, or no `Origin`, as a non-browser client sends),
+ * then stops listening. It loads nothing from elsewhere (its CSP allows nothing but posting its form
  * to itself), and may not be cached, framed or named in a `Referer`.
  *
  * @example
@@ -25,7 +26,7 @@
  * @module
  */
 import { SECRET_MAX_CHARS } from "../limits.ts";
-import { generateToken, sameInConstantTime } from "./http_guard.ts";
+import { generateToken, isOwnOrigin, sameInConstantTime } from "./http_guard.ts";
 
 /** A page that waits for one secret. */
 export interface SecretPage {
@@ -72,6 +73,10 @@ export function openSecretPage(label: string): SecretPage {
     if (answered) return answer(410, "This page has had its answer, and is gone.");
     if (request.method === "GET") return new Response(form(label), { headers: HEADERS });
     if (request.method !== "POST") return answer(405, "Only GET and POST.");
+    const origin = request.headers.get("origin");
+    if (origin !== null && !isOwnOrigin(origin, host)) {
+      return answer(403, "The answer must come from this page; nothing was received.");
+    }
     const value = await valueOf(request);
     if (value === undefined) return answer(400, "Nothing was entered: go back and enter it.");
     if (answered) return answer(410, "This page has had its answer, and is gone.");

@@ -6,9 +6,9 @@
  * SameSite=Strict cookie (then its script drops the token from the address
  * bar), and every later request shows the cookie. Without either, every
  * request gets 401. `Host` and `Origin` are checked as for `/mcp`
- * ({@link RequestGuard.refuseSource}: DNS rebinding), and a socket must come
- * from the page's own origin (scheme, host and port: 403 otherwise), so no
- * other page, even one on another port of this machine, can drive it.
+ * ({@link RequestGuard.refuseSource}: DNS rebinding, and an `Origin` must be
+ * the page's own: scheme, host and port, 403 otherwise), so no other page,
+ * even one on another port of this machine, can drive its socket.
  *
  * @example
  * ```ts
@@ -58,10 +58,6 @@ export class WatchAccess {
     const source = this.#guard.refuseSource(request);
     if (source) return source;
     const url = new URL(request.url);
-    const origin = request.headers.get("origin");
-    if (url.pathname === `${WATCH_PATH}/socket` && origin !== null && !ownOrigin(request)) {
-      return { status: 403, reason: `Origin ${JSON.stringify(origin)} is not the page's own` };
-    }
     const page = url.pathname === `${WATCH_PATH}/` || url.pathname === WATCH_PATH;
     const given = [
       cookieOf(request, cookieName(port)),
@@ -97,14 +93,4 @@ function cookieOf(request: Request, name: string): string | undefined {
     if (key === name) return value.join("=");
   }
   return undefined;
-}
-
-/** Whether `Origin` is the origin `Host` names (the page's own: scheme, host and port). */
-function ownOrigin(request: Request): boolean {
-  try {
-    const origin = new URL(request.headers.get("origin")!).origin;
-    return origin === new URL(`http://${request.headers.get("host")}`).origin;
-  } catch {
-    return false;
-  }
 }
