@@ -45,12 +45,9 @@
  * @module
  */
 import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
-import { doctor } from "./src/cli/doctor.ts";
-import { exportCast } from "./src/cli/export.ts";
-import { NotFound, watchLink } from "./src/cli/watch_link.ts";
-import { serve } from "./src/cli/serve.ts";
 import { usage } from "./src/cli/usage.ts";
-import { VERSION } from "./src/mcp/server.ts";
+import { HOST_SUPPORTED } from "./src/platform.ts";
+import { VERSION } from "./src/version.ts";
 
 if (import.meta.main) {
   const env = Deno.env.toObject();
@@ -62,6 +59,7 @@ if (import.meta.main) {
     console.error(`portal: ${error.message}\n\n${usage(env)}`);
     Deno.exit(2);
   }
+  // Each command loads only what it needs: a door starts in a few milliseconds.
   switch (invocation.command) {
     case "help":
       console.log(usage(env));
@@ -70,13 +68,16 @@ if (import.meta.main) {
       console.log(`portal ${VERSION}`);
       break;
     case "doctor": {
+      const { doctor } = await import("./src/cli/doctor.ts");
       const report = await doctor(withPathFlags(invocation.options, env));
       console.log(report.text);
       Deno.exit(report.ok ? 0 : 1);
       break;
     }
     case "watch":
-    case "export":
+    case "export": {
+      const { NotFound, watchLink } = await import("./src/cli/watch_link.ts");
+      const { exportCast } = await import("./src/cli/export.ts");
       try {
         const files = withPathFlags(invocation.options, env);
         if (invocation.command === "watch") console.log(watchLink(files, invocation.target));
@@ -87,7 +88,31 @@ if (import.meta.main) {
         Deno.exit(1);
       }
       break;
-    case "serve":
-      await serve(invocation.options, env);
+    }
+    case "ps": {
+      const { ps } = await import("./src/cli/ps.ts");
+      Deno.exit(await ps(withPathFlags(invocation.options, env)));
+      break;
+    }
+    case "attach": {
+      const { attach } = await import("./src/cli/attach.ts");
+      Deno.exit(await attach(invocation.target, withPathFlags(invocation.options, env)));
+      break;
+    }
+    case "host": {
+      const { serveHost } = await import("./src/host/host.ts");
+      await serveHost(invocation.options, env);
+      break;
+    }
+    case "serve": {
+      const { options } = invocation;
+      if (options.http || options.noHost || env.PORTAL_NO_HOST === "1" || !HOST_SUPPORTED) {
+        const { serve } = await import("./src/cli/serve.ts");
+        await serve(options, env);
+      } else {
+        const { door } = await import("./src/host/door.ts");
+        await door(withPathFlags(options, env), options);
+      }
+    }
   }
 }

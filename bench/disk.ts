@@ -18,7 +18,7 @@ const FIXED = 4096;
 
 async function chatty(count: number) {
   const portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   for (let i = 0; i < count; i++) {
     await portal.spawn("sh", ["-c", "while :; do echo tick; sleep 0.01; done"], { pty: true });
   }

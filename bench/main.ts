@@ -12,6 +12,8 @@
  * - memory.ts: peak RSS while a program writes 1 GiB on pipes; RSS with 100 and 500 PTYs.
  * - retention.ts: the database file during 60 s of `yes` under the cap.
  * - startup.ts: spawn → initialize reply, beside the peers.
+ * - host.ts: initialize through a door (host running, host started), a python3 step through a
+ *   door vs --no-host, the host's RSS with 100 kept idle PTYs.
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - http_sessions.ts: the server's memory after 1,000 abandoned HTTP sessions.
  * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
@@ -33,6 +35,7 @@ const scripts = [
   "memory.ts",
   "retention.ts",
   "startup.ts",
+  "host.ts",
   "step_latency.ts",
   "patterns.ts",
   "http_sessions.ts",

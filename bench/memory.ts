@@ -40,7 +40,7 @@ async function pipes(): Promise<void> {
   if (bytes !== data.bytes * GIB_PARTS) throw new Error(`bare reader got ${bytes} bytes`);
 
   await using portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   const id = await portal.spawn("sh", [
     "-c",
     `cat ${files.join(" ")}; echo DONE >&2; exec sleep 600`,
@@ -64,7 +64,7 @@ async function pipes(): Promise<void> {
 
 async function ptys(count: number): Promise<void> {
   await using portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   const idle = procStatus(pid, "VmRSS");
   const ids: number[] = [];
   for (let i = 0; i < count; i++) {

@@ -25,7 +25,7 @@ async function measure(pty: boolean, hogs: boolean): Promise<void> {
   const echo = await portal.spawn("cat", [], { pty: true });
   const stopHogs = hogs ? cpuHogs(CPUS) : async () => {};
   const flood = await portal.spawn("yes", ["flood line of text"], { pty });
-  const waitedBefore = runDelayMs(portal.transport.pid!);
+  const waitedBefore = runDelayMs(portal.serverPid);
   const inspect: number[] = [];
   const roundTrip: number[] = [];
   const from = performance.now();
@@ -45,7 +45,7 @@ async function measure(pty: boolean, hogs: boolean): Promise<void> {
   } finally {
     await stopHogs();
   }
-  const waited = (runDelayMs(portal.transport.pid!) - waitedBefore) /
+  const waited = (runDelayMs(portal.serverPid) - waitedBefore) /
     ((performance.now() - from) / 1000);
   const { io_count } = await portal.call("process_inspect", { id: flood });
   await portal.call("process_kill_all");

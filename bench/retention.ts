@@ -18,7 +18,7 @@ const SETTLED_AFTER = 10;
 const CAP = DEFAULT_MAX_OUTPUT_BYTES;
 
 await using portal = await Portal.start();
-const pid = portal.transport.pid!;
+const pid = portal.serverPid;
 const id = await portal.spawn("yes", ["flood line of text"]);
 const sizes: number[] = [];
 const started = performance.now();

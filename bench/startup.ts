@@ -48,7 +48,8 @@ async function startup(command: string, args: string[]): Promise<number> {
 
 const main = fileURLToPath(new URL("../main.ts", import.meta.url));
 const servers: [string, string, string[]][] = [
-  ["Portal (deno run main.ts)", Deno.execPath(), ["run", "-A", main]],
+  // One process, as the peers are; the door and host rows are bench/host.ts's.
+  ["Portal (deno run main.ts --no-host)", Deno.execPath(), ["run", "-A", main, "--no-host"]],
   ["Desktop Commander 0.2.52", "node", [
     `${peers}/dc/node_modules/@wonderwhy-er/desktop-commander/dist/index.js`,
     "--no-onboarding",

@@ -59,12 +59,14 @@ export async function killMidFlood(db: string, floodMs: number, pauseMs = 0): Pr
     await waitFor("the flood to be under way", () => portal.call("process_inspect", { id }), {
       until: (info) => info.stdout_count > 5,
     });
+    // The process that holds the program and the database: the host (or a --no-host server).
+    const server = portal.serverPid;
     await new Promise((resolve) => setTimeout(resolve, floodMs));
     killedAt = Date.now();
-    Deno.kill(portal.transport.pid!, "SIGKILL");
+    Deno.kill(server, "SIGKILL");
     await waitFor("the server to die", async () => {
       const { code } = await new Deno.Command("kill", {
-        args: ["-0", String(portal.transport.pid)],
+        args: ["-0", String(server)],
         stderr: "null",
       }).output();
       return code !== 0;

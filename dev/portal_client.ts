@@ -1,11 +1,17 @@
 /**
  * A real Portal server and an MCP client connected to it, shared by the
  * tests, the benchmarks and the demo. {@link Portal.start} runs
- * `deno run -A main.ts` with its own temporary database, program registry and
- * home directory (so the programs it runs never write into the user's home),
- * connects the official MCP SDK `Client` over stdio, and offers the calls
- * every caller needs: tool calls that must succeed or fail, and polls for
- * output, screens and exits, each with a deadline.
+ * `deno run -A main.ts` with its own temporary database, program registry,
+ * home and runtime directory (so the programs it runs never write into the
+ * user's home, and its host is its own), connects the official MCP SDK
+ * `Client` over stdio, and offers the calls every caller needs: tool calls
+ * that must succeed or fail, and polls for output, screens and exits, each
+ * with a deadline.
+ *
+ * By default that command is a door, which starts the host of the
+ * temporary database and relays to it, as a client's configuration runs
+ * Portal; {@link Portal.close} then ends the host too, so no host outlives
+ * its test. `noHost` runs the single-process server (`--no-host`) instead.
  *
  * @example
  * ```ts
@@ -85,7 +91,14 @@ export interface StartOptions {
   captureStderr?: boolean;
   /** What the client declares it can do (elicitation: set its handler on `client`). */
   capabilities?: ClientCapabilities;
+  /** Run the single-process server (`--no-host`), not a door to a host. */
+  noHost?: boolean;
+  /** A directory of an earlier Portal to use (its database, home, host), kept at close. */
+  dir?: string;
 }
+
+/** How long {@link Portal.close} waits for a host to end. */
+const HOST_END_MS = 10_000;
 
 /** A running server and a connected client. */
 export class Portal implements AsyncDisposable {
@@ -96,35 +109,57 @@ export class Portal implements AsyncDisposable {
   readonly dbPath: string;
   /** The `HOME` of the server and so of every program it starts. */
   readonly home: string;
-  readonly #temp: TempDir;
+  /** Whether the command is a door to a host (not `--no-host`). */
+  readonly hosted: boolean;
+  readonly #temp: TempDir | undefined;
   #stderr = "";
 
-  private constructor(client: Client, transport: StdioClientTransport, temp: TempDir) {
+  private constructor(
+    client: Client,
+    transport: StdioClientTransport,
+    dir: string,
+    temp: TempDir | undefined,
+    hosted: boolean,
+  ) {
     this.client = client;
     this.transport = transport;
     this.#temp = temp;
-    this.dir = temp.path;
-    this.dbPath = `${temp.path}/records.db`;
-    this.home = `${temp.path}/home`;
+    this.hosted = hosted;
+    this.dir = dir;
+    this.dbPath = `${dir}/records.db`;
+    this.home = `${dir}/home`;
     transport.stderr?.on(
       "data",
       (chunk: Uint8Array) => this.#stderr += new TextDecoder().decode(chunk),
     );
   }
 
-  /** What the server wrote to stderr so far, when started with `captureStderr`. */
+  /**
+   * What the server wrote to stderr so far, when started with `captureStderr`:
+   * a door's own lines, then its host's (the host's stderr is its log file).
+   */
   get stderr(): string {
-    return this.#stderr;
+    return this.#stderr + (this.hosted ? hostLogs(this.dir) : "");
   }
 
-  /** Starts a server in its own temporary directory and connects a client to it. */
+  /** The pid of the process that holds the programs: the host's, or the `--no-host` server's. */
+  get serverPid(): number {
+    return this.hosted ? hostPid(this.dir)! : this.transport.pid!;
+  }
+
+  /**
+   * Starts a server in its own temporary directory (or in `options.dir`, to
+   * reach the host an earlier one started) and connects a client to it.
+   */
   static async start(options: StartOptions = {}): Promise<Portal> {
-    const temp = await tempDir("portal-server-");
+    const temp = options.dir ? undefined : await tempDir("portal-server-");
+    const dir = options.dir ?? temp!.path;
+    const hosted = !options.noHost;
     try {
       const transport = new StdioClientTransport({
         command: Deno.execPath(),
-        args: ["run", "-A", MAIN, ...options.args ?? []],
-        env: await serverEnv(temp.path, options),
+        args: ["run", "-A", MAIN, ...hosted ? [] : ["--no-host"], ...options.args ?? []],
+        env: await serverEnv(dir, options),
         cwd: options.cwd,
         stderr: options.captureStderr ? "pipe" : "inherit",
       });
@@ -133,9 +168,10 @@ export class Portal implements AsyncDisposable {
         { capabilities: options.capabilities ?? {} },
       );
       await client.connect(transport);
-      return new Portal(client, transport, temp);
+      return new Portal(client, transport, dir, temp, hosted);
     } catch (error) {
-      await temp[Symbol.asyncDispose]();
+      if (temp) await endHost(dir);
+      await temp?.[Symbol.asyncDispose]();
       throw error;
     }
   }
@@ -196,12 +232,23 @@ export class Portal implements AsyncDisposable {
     );
   }
 
-  /** Closes the client (the server sees stdin close and shuts down) and removes the temp dir. */
+  /**
+   * Closes the client (the server sees stdin close and shuts down; a door's
+   * host kills this client's programs). When the directory is this Portal's
+   * own, it then ends the host (SIGTERM, waiting for it to be gone) and
+   * removes the directory.
+   */
   async close(): Promise<void> {
     try {
       await this.client.close();
     } finally {
-      await this.#temp[Symbol.asyncDispose]();
+      if (this.#temp) {
+        try {
+          await endHost(this.dir);
+        } finally {
+          await this.#temp[Symbol.asyncDispose]();
+        }
+      }
     }
   }
 
@@ -236,9 +283,63 @@ export async function failTool(
   return (result.content[0] as { text: string }).text;
 }
 
+/** The runtime directory of the servers kept in `dir`: their host's socket goes there. */
+export function runtimeDirOf(dir: string): string {
+  return `${dir}/run`;
+}
+
+/** The pid of the host a door in `dir` reached (its socket's lock names it), if one runs. */
+export function hostPid(dir: string): number | undefined {
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(`${runtimeDirOf(dir)}/portal`)].map((e) => e.name);
+  } catch {
+    return undefined;
+  }
+  for (const name of names.filter((n) => n.endsWith(".sock.lock"))) {
+    const pid = Number.parseInt(Deno.readTextFileSync(`${runtimeDirOf(dir)}/portal/${name}`));
+    if (Number.isInteger(pid) && alive(pid)) return pid;
+  }
+  return undefined;
+}
+
+/** What the hosts of `dir` wrote to their logs (their stderr), oldest host first. */
+export function hostLogs(dir: string): string {
+  const logs = `${dir}/home/.local/state/portal`;
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(logs)].map((e) => e.name).filter((n) => /^host-.*\.log$/.test(n));
+  } catch {
+    return "";
+  }
+  return names.sort().map((name) => Deno.readTextFileSync(`${logs}/${name}`)).join("");
+}
+
+/** Ends the host of `dir`, if one runs: SIGTERM, then waits until it is gone. */
+export async function endHost(dir: string): Promise<void> {
+  const pid = hostPid(dir);
+  if (pid === undefined) return;
+  try {
+    Deno.kill(pid, "SIGTERM");
+  } catch { /* gone meanwhile */ }
+  await waitFor(`host ${pid} to end`, () => !alive(pid), { timeoutMs: HOST_END_MS });
+}
+
+/** Whether `pid` runs, and is not a zombie (as `ps` tells: Linux and macOS alike). */
+function alive(pid: number): boolean {
+  const { stdout } = new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", String(pid)],
+    stderr: "null",
+  })
+    .outputSync();
+  const stat = new TextDecoder().decode(stdout).trim();
+  return stat !== "" && !stat.startsWith("Z");
+}
+
 /**
- * The environment of a server kept inside `dir`: its database, registry and
- * home (made here) are there, and its Deno still finds its cache.
+ * The environment of a server kept inside `dir`: its database, registry,
+ * home (made here) and runtime directory (made by the door) are there, and
+ * its Deno still finds its cache.
  */
 export async function serverEnv(
   dir: string,
@@ -251,6 +352,7 @@ export async function serverEnv(
     // The server's Deno must keep finding its dependencies once HOME moves.
     DENO_DIR: await denoDir(),
     ...homeEnv(home),
+    XDG_RUNTIME_DIR: runtimeDirOf(dir),
     PORTAL_DB_PATH: `${dir}/records.db`,
     PORTAL_DATA_DIR: options.dataDir ?? `${dir}/data`,
     ...options.env,

@@ -19,7 +19,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import denoJson from "../deno.json" with { type: "json" };
-import { callTool, type Json } from "./portal_client.ts";
+import { callTool, endHost, type Json, runtimeDirOf } from "./portal_client.ts";
 import { tempDir } from "./temp_dir.ts";
 import { waitFor } from "./wait.ts";
 
@@ -47,6 +47,8 @@ if (import.meta.main) {
   const transport = new StdioClientTransport({
     command,
     args: [...args, "--db", `${dir.path}/records.db`, "--data-dir", `${dir.path}/data`],
+    // Its host's socket goes into the temporary directory, and the host ends with the test.
+    env: { ...Deno.env.toObject(), XDG_RUNTIME_DIR: runtimeDirOf(dir.path) },
     stderr: "inherit",
   });
   const client = new Client({ name: "portal-smoke", version: denoJson.version });
@@ -63,6 +65,7 @@ if (import.meta.main) {
   }, { until: (text) => text.includes("portal-smoke") });
   check(true, `process_start ${ECHO.command}, process_read_new`, output.trim());
   await client.close();
+  await endHost(dir.path);
 
   const doctor = await run(["doctor", "--db", `${dir.path}/doctor.db`]);
   console.log(`doctor (exit ${doctor.code}):\n${new TextDecoder().decode(doctor.stdout)}`);

@@ -28,7 +28,7 @@ if (mode === "fuzz") {
   const seed = Number(second ?? 1);
   const round = 10_000;
   await using portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   const memory = () => /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1];
   const files = () => [...Deno.readDirSync(`/proc/${pid}/fd`)].length;
   for (let done = 0; done < calls; done += round) {

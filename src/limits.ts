@@ -196,3 +196,20 @@ export const SIGNAL_NAME_MAX_CHARS = 32;
  * skipped, unread.
  */
 export const REQUEST_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How long a host with no client and no running kept process waits before it
+ * exits: long enough for a client that restarts (an editor reload, a health
+ * check followed by the real start) to find the same host, short enough that
+ * nothing lingers.
+ */
+export const HOST_GRACE_MS = 5000;
+
+/**
+ * How long a door waits for the host it started to answer. A first run may
+ * download Deno's dependencies before the host can listen.
+ */
+export const HOST_START_DEADLINE_MS = 60_000;
+
+/** How long a host waits for a caller's first line before it drops the connection. */
+export const HELLO_DEADLINE_MS = 5000;

@@ -68,6 +68,13 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
   ? ["SIGINT", "SIGBREAK"]
   : ["SIGINT", "SIGTERM", "SIGHUP"];
 
+/**
+ * Whether `portal` on stdio is a door to a per-user host: on POSIX. Windows
+ * has no session watchdog to end a host's programs if it is killed, so there
+ * `portal` serves in its own process, as `--no-host` does.
+ */
+export const HOST_SUPPORTED = !WINDOWS;
+
 /** Whether files have POSIX permission bits: Windows has ACLs instead, and chmod fails there. */
 export const HAS_FILE_MODES = !WINDOWS;
 

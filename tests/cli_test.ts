@@ -106,7 +106,17 @@ posixTest("a database that cannot be made: a clear error and exit 1, not a stack
 });
 
 posixTest("the stdio server says on stderr what it serves and where its database is", async () => {
-  await using portal = await Portal.start({ captureStderr: true });
+  {
+    await using portal = await Portal.start({ captureStderr: true });
+    const line = new RegExp(
+      `^portal ${denoJson.version} serving MCP on stdio through its host \\(pid ${portal.serverPid}, ` +
+        `${portal.dir}/run/portal/host-${denoJson.version}-[0-9a-f]{16}\\.sock\\); ` +
+        `records database ${portal.dbPath}$`,
+      "m",
+    );
+    await waitFor("the startup line", () => portal.stderr, { until: (text) => line.test(text) });
+  }
+  await using portal = await Portal.start({ captureStderr: true, noHost: true });
   const line =
     `portal ${denoJson.version} serving MCP on stdio; records database ${portal.dbPath}\n`;
   await waitFor("the startup line", () => portal.stderr, { until: (text) => text.includes(line) });

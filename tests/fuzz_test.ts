@@ -48,7 +48,7 @@ posixTest(
   `fuzz: ${CALLS} seeded random calls, valid and invalid, over several processes: the server answers on, list and inspect agree, nothing leaks`,
   async () => {
     await using portal = await Portal.start();
-    const server = portal.transport.pid!;
+    const server = portal.serverPid;
     // Warm up what is made once (the watchdog with the first program, the readiness loop).
     for (const pty of [false, true]) {
       const id = await portal.spawn("cat", [], { pty });

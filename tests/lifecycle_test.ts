@@ -144,26 +144,30 @@ portalTest("kill_all kills every running process and keeps their records", async
   );
 });
 
-posixTest("server shutdown kills the process group, grandchildren included", async () => {
-  let grandchild = 0;
-  {
-    await using portal = await Portal.start();
-    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
-    grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
-    assert(pidAlive(grandchild));
-  }
-  await waitFor("the grandchild to die at shutdown", () => !pidAlive(grandchild));
-});
-
-for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
-  portalTest(`server killed by ${signal} kills its processes before exiting`, async (portal) => {
-    const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
-    const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
-    const server = portal.transport.pid!;
-    Deno.kill(server, signal);
-    await waitFor("the server to exit", () => !pidAlive(server));
-    await waitFor("the grandchild to die", () => !pidAlive(grandchild));
+for (const noHost of [false, true]) {
+  const server = noHost ? "server (--no-host)" : "door";
+  posixTest(`${server} shutdown kills the process group, grandchildren included`, async () => {
+    let grandchild = 0;
+    {
+      await using portal = await Portal.start({ noHost });
+      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
+      grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
+      assert(pidAlive(grandchild));
+    }
+    await waitFor("the grandchild to die at shutdown", () => !pidAlive(grandchild));
   });
+
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+    posixTest(`${server} killed by ${signal}: its client's processes die`, async () => {
+      await using portal = await Portal.start({ noHost });
+      const id = await portal.spawn("sh", ["-c", "sleep 1000 & echo $!; wait"]);
+      const grandchild = Number((await portal.readUntil(id, (t) => t.endsWith("\n"))).trim());
+      const pid = portal.transport.pid!;
+      Deno.kill(pid, signal);
+      await waitFor("the server to exit", () => !pidAlive(pid));
+      await waitFor("the grandchild to die", () => !pidAlive(grandchild));
+    });
+  }
 }
 
 portalTest("write with eof: pipes close stdin, a PTY gets Ctrl+D", async (portal) => {

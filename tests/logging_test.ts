@@ -1,6 +1,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { callTool, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import {
+  callTool,
+  endHost,
+  hostLogs,
+  type Json,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
@@ -109,8 +117,9 @@ posixTest(
     await client.close();
     await server.status;
     await stderrRead;
-    // The diagnostics went to stderr.
-    assertStringIncludes(stderr, "portal [debug] tools: process_start: ok\n");
+    // The diagnostics went to stderr: the host's, which is its log.
+    assertStringIncludes(stderr + hostLogs(dir.path), "portal [debug] tools: process_start: ok\n");
+    await endHost(dir.path);
 
     assert(transport.lines.length >= 10, `only ${transport.lines.length} lines`);
     for (const line of transport.lines) {

@@ -4,7 +4,10 @@
  * SIGINT, SIGTERM, SIGHUP, SIGKILL) every program, grandchild, background
  * job and watchdog is gone within 2 s, also when the watchdog was SIGKILLed
  * first (a new one takes over at once); a shutdown (anything but SIGKILL)
- * also closes the records database cleanly, with the last output in it.
+ * also closes the records database cleanly, with the last output in it. In
+ * host mode a door's end, however it comes, ends what its client started
+ * (the host lives on and records the goodbyes), and the host's end ends
+ * everything.
  *
  * Linux only: the sessions are read with procps `ps -s`, and macOS's
  * watchdog reaches only the leader's process group (see the README).
@@ -107,12 +110,13 @@ async function startEverything(portal: Portal): Promise<{ key: number[]; all: nu
   const all = new Set([
     ...key,
     ...sessionMembers(programs),
-    ...descendants(portal.transport.pid!).map((row) => row.pid),
+    ...descendants(portal.serverPid).map((row) => row.pid),
   ]);
   return { key, all: [...all] };
 }
 
 const ENDINGS = ["stdin closed", "SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"] as const;
+type Ending = typeof ENDINGS[number];
 
 /** The server's session watchdog (see session/watchdog.ts), if one runs. */
 function watchdogOf(server: number): number | undefined {
@@ -139,47 +143,95 @@ const GOODBYE = "import signal,sys,time\n" +
   "def bye(*_): print('bye', flush=True); sys.exit(0)\n" +
   "signal.signal(signal.SIGTERM, bye)\nprint('ready', flush=True)\nwhile True: time.sleep(1)";
 
+/**
+ * Who is ended, and how: the single-process server (`--no-host`), a door
+ * (its client's programs die, the host lives on), or the host (everything dies).
+ */
+type Target = "server" | "door" | "host";
+
+/** Ends `target` of `portal` by `ending`; resolves once the ending has been dealt (not done). */
+function end(portal: Portal, target: Target, ending: Ending): Promise<void> {
+  if (ending === "stdin closed") return portal.client.close();
+  Deno.kill(target === "door" ? portal.transport.pid! : portal.serverPid, ending);
+  return Promise.resolve();
+}
+
+/** The records of process `id` as text, from the database file. */
+function recorded(path: string, id: number): string {
+  using db = new DatabaseSync(path, { readOnly: true });
+  assertEquals({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
+  const rows = db.prepare(
+    "SELECT content FROM process_records WHERE process_id = ? ORDER BY seq",
+  ).all(id) as { content: Uint8Array }[];
+  return rows.map((row) => new TextDecoder().decode(row.content)).join("");
+}
+
+/** One case of the matrix: start everything, end `target` by `ending`, check nothing is left. */
+async function noOrphans(target: Target, ending: Ending): Promise<void> {
+  await using portal = await Portal.start({ captureStderr: true, noHost: target === "server" });
+  const server = portal.serverPid;
+  const goodbye = await portal.spawn("python3", ["-c", GOODBYE]);
+  await portal.readUntil(goodbye, (t) => t.includes("ready"));
+  const { key, all } = await startEverything(portal);
+  // What could survive is alive before the end, so the check below means something.
+  assertEquals(alive(key).sort(), [...key].sort(), `${target} ${ending}: alive at first`);
+  if (ending === "SIGKILL" && target !== "door") {
+    // Every program runs: the watchdog dies, and a new one takes over at once, unasked.
+    const watchdog = watchdogOf(server)!;
+    Deno.kill(watchdog, "SIGKILL");
+    const next = await waitFor("a new watchdog", () => watchdogOf(server), {
+      until: (pid) => pid !== undefined && pid !== watchdog,
+    });
+    all.push(next!);
+    await waitFor("the server to say so", () => portal.stderr, {
+      until: (text) => text.includes("the session watchdog died"),
+    });
+  }
+  // A door's end leaves its host (and the host's watchdog) running: they are not watched.
+  const lives = target === "door" ? [server, ...descendants(server).map((row) => row.pid)] : [];
+  const watched = all.filter((pid) => !lives.includes(pid));
+  const ended = target === "door" ? portal.transport.pid! : server;
+  const closing = end(portal, target, ending);
+  await waitFor(`everything to be gone after ${ending} of the ${target}`, () => {
+    const left = alive([ended, ...watched]);
+    return left.length === 0 ? [] : processTableOf(left);
+  }, { until: (left) => left.length === 0, timeoutMs: ORPHAN_DEADLINE_MS, intervalMs: 20 });
+  await closing;
+  if (target !== "door" && ending === "SIGKILL") return;
+  if (target === "door") {
+    // The host lives on and killed the programs as a shutdown would: the goodbye is recorded.
+    assertEquals(alive([server]), [server], "the host outlives its door");
+    await waitFor("the goodbye in the file", () => recorded(portal.dbPath, goodbye), {
+      until: (text) => text === "ready\nbye\n",
+    });
+    return;
+  }
+  // Shut down, not killed: the database was closed cleanly, with what was written during
+  // the shutdown committed in it.
+  assertEquals(recorded(portal.dbPath, goodbye), "ready\nbye\n", ending);
+}
+
 posixTest(
-  "no orphans: however the server ends, nothing it started is left 2 s later",
+  "no orphans: however the server ends (--no-host), nothing it started is left 2 s later",
   async () => {
-    // One server per ending, side by side.
-    await Promise.all(ENDINGS.map(async (ending) => {
-      await using portal = await Portal.start({ captureStderr: true });
-      const server = portal.transport.pid!;
-      const goodbye = await portal.spawn("python3", ["-c", GOODBYE]);
-      await portal.readUntil(goodbye, (t) => t.includes("ready"));
-      const { key, all: watched } = await startEverything(portal);
-      // What could survive is alive before the end, so the check below means something.
-      assertEquals(alive(key).sort(), [...key].sort(), `${ending}: alive at first`);
-      if (ending === "SIGKILL") {
-        // Every program runs: the watchdog dies, and a new one takes over at once, unasked.
-        const watchdog = watchdogOf(server)!;
-        Deno.kill(watchdog, "SIGKILL");
-        const next = await waitFor("a new watchdog", () => watchdogOf(server), {
-          until: (pid) => pid !== undefined && pid !== watchdog,
-        });
-        watched.push(next!);
-        await waitFor("the server to say so", () => portal.stderr, {
-          until: (text) => text.includes("the session watchdog died"),
-        });
-      }
-      const closing = ending === "stdin closed" ? portal.client.close() : Deno.kill(server, ending);
-      await waitFor(`everything the server started to be gone after ${ending}`, () => {
-        const left = alive([server, ...watched]);
-        return left.length === 0 ? [] : processTableOf(left);
-      }, { until: (left) => left.length === 0, timeoutMs: ORPHAN_DEADLINE_MS, intervalMs: 20 });
-      await closing;
-      if (ending === "SIGKILL") return;
-      // Shut down, not killed: the database was closed cleanly, with what was written during
-      // the shutdown committed in it.
-      using db = new DatabaseSync(portal.dbPath, { readOnly: true });
-      assertEquals({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
-      const rows = db.prepare(
-        "SELECT content FROM process_records WHERE process_id = ? ORDER BY seq",
-      ).all(goodbye) as { content: Uint8Array }[];
-      const text = rows.map((row) => new TextDecoder().decode(row.content)).join("");
-      assertEquals(text, "ready\nbye\n", ending);
-    }));
+    await Promise.all(ENDINGS.map((ending) => noOrphans("server", ending)));
+  },
+  { only: "linux" },
+);
+
+posixTest(
+  "no orphans: however a door ends, nothing its client started is left 2 s later; the host lives",
+  async () => {
+    await Promise.all(ENDINGS.map((ending) => noOrphans("door", ending)));
+  },
+  { only: "linux" },
+);
+
+posixTest(
+  "no orphans: however the host ends, nothing any client started is left 2 s later",
+  async () => {
+    const endings = ENDINGS.filter((ending) => ending !== "stdin closed");
+    await Promise.all(endings.map((ending) => noOrphans("host", ending)));
   },
   { only: "linux" },
 );
@@ -197,7 +249,7 @@ posixTest(
   "the watchdog is watched: killed, it is replaced at once; killed as it starts, after a pause",
   async () => {
     await using portal = await Portal.start({ captureStderr: true });
-    const server = portal.transport.pid!;
+    const server = portal.serverPid;
     await portal.spawn("sleep", ["300"]);
     const first = watchdogOf(server)!;
     // A watchdog that dies in its first second makes the next one wait: this one lived longer.

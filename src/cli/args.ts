@@ -17,7 +17,11 @@
  * assert.equal(exported.command === "export" && exported.id, 3);
  * const watched = parseArgs(["watch", "calc"]);
  * assert.equal(watched.command === "watch" && watched.target, "calc");
+ * const attach = parseArgs(["attach", "calc"]);
+ * assert.equal(attach.command === "attach" && attach.target, "calc");
+ * assert.equal(parseArgs(["ps"]).command, "ps");
  * assert.throws(() => parseArgs(["--verbose"]), UsageError);
+ * assert.throws(() => parseArgs(["attach"]), /attach needs one ID\|NAME/);
  * ```
  * @module
  */
@@ -45,12 +49,16 @@ export interface Options {
   logLevel: LoggingLevel;
   /** `--watch-port`: the watch page's loopback port (default: one the system picks). */
   watchPort?: number;
+  /** `--no-host` (or `PORTAL_NO_HOST=1`): serve stdio in this process, without the host. */
+  noHost: boolean;
 }
 
 /** What the command line asks for. */
 export type Invocation =
   | { command: "serve"; options: Options }
-  | { command: "doctor"; options: Options }
+  | { command: "doctor" | "host" | "ps"; options: Options }
+  /** `portal attach ID|NAME`: join a program from this terminal. */
+  | { command: "attach"; target: string; options: Options }
   /** `portal watch [ID|NAME]`: print the watch page's link. */
   | { command: "watch"; target?: string; options: Options }
   /** `portal export ID`: print a PTY process's asciicast. */
@@ -62,7 +70,7 @@ export type Invocation =
 export interface Flag {
   names: string[];
   value?: string;
-  /** Taken by the commands that read Portal's files ({@link FILE_COMMANDS}), not only by serve. */
+  /** Taken by the commands that take only the path flags ({@link COMMANDS}), not only by serve. */
   doctor: boolean;
   help: string;
   set(options: Options, value: string): void;
@@ -126,11 +134,65 @@ export const FLAGS: readonly Flag[] = [
       `${LOG_LEVELS.join(", ")}. Default: info.`,
     set: (options, value) => options.logLevel = parseLevel(value),
   },
+  {
+    names: ["--no-host"],
+    doctor: false,
+    help: "Serve stdio in this process, without the host: programs end with it (as " +
+      "PORTAL_NO_HOST=1).",
+    set: (options) => options.noHost = true,
+  },
 ];
 
-/** The commands besides serving; they take only the flags marked `doctor`. */
-export const FILE_COMMANDS = ["doctor", "watch", "export"] as const;
-type FileCommand = typeof FILE_COMMANDS[number];
+/**
+ * A command besides serving: its operand (`optional` when it may be left
+ * out), whether it takes every flag or only those marked `doctor`, and its
+ * line of help.
+ */
+export interface CommandSpec {
+  name: "attach" | "ps" | "watch" | "export" | "doctor" | "host";
+  operand?: string;
+  optional?: boolean;
+  allFlags: boolean;
+  help: string;
+}
+
+/** Every command, in the order the usage text lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "attach",
+    operand: "ID|NAME",
+    allFlags: false,
+    help: "Join a running program from this terminal (Ctrl+] detaches; it runs on).",
+  },
+  {
+    name: "ps",
+    allFlags: false,
+    help: "List the host's processes: id, name, keep, state, command.",
+  },
+  {
+    name: "watch",
+    operand: "[ID|NAME]",
+    optional: true,
+    allFlags: false,
+    help: "Print the running server's watch page link (a browser).",
+  },
+  {
+    name: "export",
+    operand: "ID",
+    allFlags: false,
+    help: "Print a PTY process's recording (asciicast): > session.cast",
+  },
+  {
+    name: "doctor",
+    allFlags: false,
+    help: "Check terminals, directories and the database; print a report.",
+  },
+  {
+    name: "host",
+    allFlags: true,
+    help: "Run the host in the foreground (a door starts it when none runs).",
+  },
+];
 
 /** The switches that stop parsing and answer at once. */
 const ANSWERS: Record<string, "help" | "version"> = {
@@ -142,25 +204,30 @@ const ANSWERS: Record<string, "help" | "version"> = {
 
 /** Parses `portal`'s arguments (without the program name). */
 export function parseArgs(args: readonly string[]): Invocation {
-  const options: Options = { allowHosts: [], shareProcesses: false, logLevel: "info" };
-  let command: "serve" | FileCommand = "serve";
+  const options: Options = {
+    allowHosts: [],
+    shareProcesses: false,
+    logLevel: "info",
+    noHost: false,
+  };
+  let command: CommandSpec | undefined;
   const given: Flag[] = [];
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (ANSWERS[arg]) return { command: ANSWERS[arg] };
-    if (i === 0 && (FILE_COMMANDS as readonly string[]).includes(arg)) {
-      command = arg as FileCommand;
+    const named = i === 0 ? COMMANDS.find((c) => c.name === arg) : undefined;
+    if (named) {
+      command = named;
       continue;
     }
     if (!arg.startsWith("-")) {
-      if (command === "watch" || command === "export") {
+      if (command?.operand) {
         positional.push(arg);
         continue;
       }
-      throw new UsageError(
-        `unexpected argument "${arg}" (the commands are ${FILE_COMMANDS.join(", ")})`,
-      );
+      const names = COMMANDS.map((c) => c.name).join(", ");
+      throw new UsageError(`unexpected argument "${arg}" (the commands are ${names})`);
     }
     const [name, inline] = splitOnce(arg, "=");
     const flag = FLAGS.find((f) => f.names.includes(name));
@@ -178,26 +245,47 @@ export function parseArgs(args: readonly string[]): Invocation {
     flag.set(options, value);
     given.push(flag);
   }
-  if (command !== "serve") {
+  if (command && !command.allFlags) {
     const misplaced = given.find((flag) => !flag.doctor);
-    if (misplaced) throw new UsageError(`${misplaced.names[0]} does not apply to ${command}`);
+    if (misplaced) throw new UsageError(`${misplaced.names[0]} does not apply to ${command.name}`);
   } else if (!options.http && (options.allowHosts.length > 0 || options.shareProcesses)) {
     throw new UsageError(
       `${options.shareProcesses ? "--share-processes" : "--allow-host"} needs --http`,
     );
   }
-  if (command === "export") {
-    const id = Number(positional[0]);
-    if (positional.length !== 1 || !Number.isInteger(id) || id < 1) {
-      throw new UsageError("export takes one process id: portal export ID > session.cast");
+  if (options.http && (options.noHost || command?.name === "host")) {
+    throw new UsageError(
+      `--http ${options.noHost ? "is its own server: drop --no-host" : "does not apply to host"}`,
+    );
+  }
+  if (command?.operand) {
+    const { name, operand } = command;
+    if (positional.length > 1 || (positional.length === 0 && !command.optional)) {
+      throw new UsageError(
+        name === "export"
+          ? "export takes one process id: portal export ID > session.cast"
+          : `${name} needs ${command.optional ? "at most one" : "one"} ${operand}: ` +
+            `portal ${name} ${operand}`,
+      );
     }
-    return { command, id, options };
   }
-  if (command === "watch") {
-    if (positional.length > 1) throw new UsageError("watch takes at most one ID or NAME");
-    return { command, target: positional[0], options };
+  switch (command?.name) {
+    case undefined:
+      return { command: "serve", options };
+    case "export": {
+      const id = Number(positional[0]);
+      if (!Number.isInteger(id) || id < 1) {
+        throw new UsageError("export takes one process id: portal export ID > session.cast");
+      }
+      return { command: "export", id, options };
+    }
+    case "watch":
+      return { command: "watch", target: positional[0], options };
+    case "attach":
+      return { command: "attach", target: positional[0], options };
+    default:
+      return { command: command!.name as "doctor" | "host" | "ps", options };
   }
-  return { command, options };
 }
 
 /**

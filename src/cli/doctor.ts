@@ -18,12 +18,12 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import { dataDir, recordsDbPath, stateDir } from "../core/store/paths.ts";
+import { dataDir, stateDir, userDbPath } from "../core/store/paths.ts";
 import { ProcessManager } from "../core/process/manager.ts";
 import { ProcessPool } from "../core/process/pool.ts";
 import { RecordStore } from "../core/store/record_store.ts";
 import { describeRecordsFile } from "../core/store/database_file.ts";
-import { VERSION } from "../mcp/server.ts";
+import { VERSION } from "../version.ts";
 import { TERMINAL_PROBE } from "../platform.ts";
 
 /** How long the terminal probe may take before doctor calls the terminal broken. */
@@ -48,8 +48,8 @@ export async function doctor(env: Record<string, string>): Promise<{ ok: boolean
     info("executable", Deno.execPath()),
     await terminalCheck(),
     directoryCheck("data dir", dataDir(env), "programs.db, the program registry"),
-    directoryCheck("state dir", stateDir(env), "records/, each server's records database"),
-    databaseCheck(recordsDbPath(env)),
+    directoryCheck("state dir", stateDir(env), "records/, the host's records database"),
+    databaseCheck(userDbPath(env)),
   ];
   const ok = checks.every((check) => check.ok !== false);
   const width = Math.max(...checks.map((check) => check.name.length)) + 2;

@@ -7,42 +7,56 @@
  * import assert from "node:assert/strict";
  * import { usage } from "./usage.ts";
  *
- * const text = usage({ HOME: "/home/ada" });
+ * const text = usage({ HOME: "/home/ada" }, "portal");
  * assert.match(text, /--log-level LEVEL/);
  * assert.match(text, /PORTAL_TOKEN/);
  * assert.match(text, /PORTAL_SECRET_ENV/);
+ * assert.match(usage({ HOME: "/home/ada" }, "deno run -A main.ts"), /^  deno run -A main.ts ps/m);
  * ```
  * @module
  */
-import { dataDir, recordsDir } from "../core/store/paths.ts";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { dataDir, recordsDir, userDbPath } from "../core/store/paths.ts";
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_SESSION_IDLE_S,
 } from "../limits.ts";
-import { VERSION } from "../mcp/server.ts";
-import { FLAGS } from "./args.ts";
+import { VERSION } from "../version.ts";
+import { COMMANDS, FLAGS } from "./args.ts";
 
 const WIDTH = 80;
 const INDENT = 24;
 
-/** The help text, with the paths as `env` (the environment and path flags) resolves them. */
-export function usage(env: Record<string, string>): string {
+/**
+ * The help text, with the paths as `env` (the environment and path flags)
+ * resolves them, naming the command as it was run (see {@link invokedAs}).
+ */
+export function usage(env: Record<string, string>, portal: string = invokedAs()): string {
   const flags = FLAGS.map((flag) =>
     item(`${flag.names.join(", ")}${flag.value ? ` ${flag.value}` : ""}`, flag.help)
+  );
+  const commands = COMMANDS.map((command) =>
+    item(`${portal} ${command.name}${command.operand ? ` ${command.operand}` : ""}`, command.help)
   );
   return [
     `Portal ${VERSION}: an MCP server that lets AI agents drive interactive terminal programs`,
     "(ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or real pseudo-terminals.",
     "",
     "Usage:",
-    item("portal [OPTIONS]", "Serve MCP on stdio: what an MCP client's config runs."),
-    item("portal --http PORT", "Serve MCP over Streamable HTTP, for clients that cannot start it."),
-    item("portal doctor", "Check terminals, directories and the database; print a report."),
-    item("portal watch [ID|NAME]", "Print the running server's watch page link (a browser)."),
-    item("portal export ID", "Print a PTY process's recording (asciicast): > session.cast"),
-    item("portal --help | --version", ""),
+    item(
+      `${portal} [OPTIONS]`,
+      "Serve MCP on stdio: what an MCP client's config runs. It reaches this user's Portal " +
+        "host, starting it if none runs; programs started with keep: true outlive the client.",
+    ),
+    item(
+      `${portal} --http PORT`,
+      "Serve MCP over Streamable HTTP, for clients that cannot start it.",
+    ),
+    ...commands,
+    item(`${portal} --help | --version`, ""),
     "",
     "Options:",
     ...flags,
@@ -51,6 +65,7 @@ export function usage(env: Record<string, string>): string {
     "",
     "Environment:",
     item("PORTAL_DB_PATH", "The records database; --db wins over it."),
+    item("PORTAL_NO_HOST", "1: as --no-host."),
     item("PORTAL_DATA_DIR", "The program registry's directory; --data-dir wins over it."),
     item(
       "PORTAL_MAX_OUTPUT_BYTES",
@@ -89,9 +104,10 @@ export function usage(env: Record<string, string>): string {
     "Files:",
     item(
       "records database",
-      `Every program's input and output. Default: a new ${recordsDir(env)}/portal-<pid>-<ms>.db ` +
-        "per server. A named one (--db) is opened and kept, and only one server at a time may " +
-        "use it.",
+      `Every program's input and output. Default: ${userDbPath(env)}, the host's, for every ` +
+        `client of this user; with --no-host or --http, a new ${recordsDir(env)}/` +
+        "portal-<pid>-<ms>.db per server. A named one (--db) has a host of its own; only one " +
+        "host or server at a time uses a database.",
     ),
     item("program registry", `${dataDir(env)}/programs.db, shared by every Portal of this user.`),
     "",
@@ -116,4 +132,16 @@ function item(term: string, help: string): string {
   const head = `  ${term}`;
   const first = head.length < INDENT ? head.padEnd(INDENT) + (lines.shift() ?? "") : head;
   return [first.trimEnd(), ...lines.map((l) => " ".repeat(INDENT) + l)].join("\n");
+}
+
+/**
+ * How this Portal was started, as a person would type it: `portal` for a
+ * binary, `deno run -A main.ts` from a clone (the path as seen from here),
+ * `deno run -A jsr:@portal/mcp` from JSR.
+ */
+export function invokedAs(): string {
+  if (Deno.build.standalone) return "portal";
+  const main = Deno.mainModule;
+  if (!main.startsWith("file:")) return "deno run -A jsr:@portal/mcp";
+  return `deno run -A ${relative(Deno.cwd(), fileURLToPath(main)) || "main.ts"}`;
 }

@@ -66,8 +66,8 @@ export class Log {
    * The log of one session, whose client is `server`'s: it answers the
    * client's `logging/setLevel` and carries this log to it until closed.
    */
-  session(server: McpServer): SessionLog {
-    const session = new SessionLog(this, server, () => this.#sessions.delete(session));
+  session(server: McpServer, level: LoggingLevel = this.level): SessionLog {
+    const session = new SessionLog(this, server, level, () => this.#sessions.delete(session));
     this.#sessions.add(session);
     return session;
   }
@@ -80,10 +80,10 @@ export class SessionLog {
   #level: LoggingLevel;
   #close: () => void;
 
-  constructor(log: Log, server: McpServer, close: () => void) {
+  constructor(log: Log, server: McpServer, level: LoggingLevel, close: () => void) {
     this.#log = log;
     this.#server = server;
-    this.#level = log.level;
+    this.#level = level;
     this.#close = close;
     // Replaces the SDK's own handler, which keeps the level where we cannot read it.
     server.server.setRequestHandler(SetLevelRequestSchema, (request: SetLevelRequest) => {

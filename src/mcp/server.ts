@@ -7,22 +7,20 @@
  * @module
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import denoJson from "../../deno.json" with { type: "json" };
+import { VERSION } from "../version.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import type { Log, SessionLog } from "./logging.ts";
+import type { Log, LoggingLevel, SessionLog } from "./logging.ts";
 import { boundToolErrors, registerTool, type ToolContext } from "./tools/tool.ts";
 import { TOOLS } from "./tools/index.ts";
 import { compactListing } from "./tools/listing.ts";
 
-/** The version this server reports (`initialize`, `--version`): deno.json's. */
-export const VERSION: string = denoJson.version;
-
 /**
  * Builds the server of one session, with every tool registered on `context`;
  * `log` is that session's part of the server's log (close it when the
- * session ends).
+ * session ends); its client hears `clientLevel` and above until it sets a
+ * level (default: the server's).
  */
-export function createServer(context: ToolContext, serverLog: Log): {
+export function createServer(context: ToolContext, serverLog: Log, clientLevel?: LoggingLevel): {
   server: McpServer;
   log: SessionLog;
 } {
@@ -30,7 +28,7 @@ export function createServer(context: ToolContext, serverLog: Log): {
     { name: "portal", title: "Portal", version: VERSION },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
   );
-  const log = serverLog.session(server);
+  const log = serverLog.session(server, clientLevel);
   boundToolErrors(server);
   compactListing(server);
   for (const tool of TOOLS) registerTool(server, context, tool, log);

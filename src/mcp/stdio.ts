@@ -1,6 +1,7 @@
 /**
- * MCP over stdio: one JSON-RPC message per line, as the SDK's own transport
- * reads them, but never more than {@link REQUEST_MAX_BYTES} of one line. A
+ * MCP over stdio (or a host's client socket): one JSON-RPC message per
+ * line, as the SDK's own transport reads them, but never more than
+ * {@link REQUEST_MAX_BYTES} of one line. A
  * longer line is skipped as it streams in (only its first and last few KiB
  * are kept), answered with a JSON-RPC error when its id is found in them, and
  * noted on stderr; the next line is read as usual. The SDK's transport threw
@@ -115,17 +116,48 @@ export class BoundedLines {
   }
 }
 
-/** A stdio server transport for the MCP SDK; `note` takes what goes to stderr. */
-export class StdioTransport implements Transport {
+/**
+ * Where a {@link LineTransport} reads and writes: stdin and stdout
+ * ({@link stdioPort}), or a host's client socket.
+ */
+export interface BytePort {
+  /** Starts handing what arrives to `onData`; returns how to stop. */
+  listen(onData: (chunk: Uint8Array) => void, onError: (error: Error) => void): () => void;
+  /** Sends `text`; resolves once it is taken (or can never be). */
+  write(text: string): Promise<void>;
+}
+
+/** stdin and stdout. stdin keeps flowing once the transport stops: its end is what stops the server. */
+export function stdioPort(): BytePort {
+  return {
+    listen(onData, onError) {
+      process.stdin.on("data", onData);
+      process.stdin.on("error", onError);
+      return () => {
+        process.stdin.off("data", onData);
+        process.stdin.off("error", onError);
+      };
+    },
+    write: (text) =>
+      new Promise((resolve) => {
+        if (process.stdout.write(text)) resolve();
+        else process.stdout.once("drain", resolve);
+      }),
+  };
+}
+
+/** An MCP server transport of one JSON-RPC message per line over `port`; `note` takes what goes to stderr. */
+export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  readonly #port: BytePort;
   readonly #note: (message: string) => void;
   readonly #lines: BoundedLines;
-  readonly #onData = (chunk: Uint8Array) => this.#lines.push(chunk);
-  readonly #onError = (error: Error) => this.onerror?.(error);
+  #stop: (() => void) | undefined;
 
-  constructor(note: (message: string) => void) {
+  constructor(port: BytePort, note: (message: string) => void) {
+    this.#port = port;
     this.#note = note;
     this.#lines = new BoundedLines(REQUEST_MAX_BYTES, {
       line: (text) => this.#receive(text),
@@ -134,22 +166,20 @@ export class StdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    process.stdin.on("data", this.#onData);
-    process.stdin.on("error", this.#onError);
+    this.#stop = this.#port.listen(
+      (chunk) => this.#lines.push(chunk),
+      (error) => this.onerror?.(error),
+    );
     return Promise.resolve();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (process.stdout.write(serializeMessage(message))) resolve();
-      else process.stdout.once("drain", resolve);
-    });
+    return this.#port.write(serializeMessage(message));
   }
 
   close(): Promise<void> {
-    // stdin keeps flowing: its end is what stops the server.
-    process.stdin.off("data", this.#onData);
-    process.stdin.off("error", this.#onError);
+    this.#stop?.();
+    this.#stop = undefined;
     this.onclose?.();
     return Promise.resolve();
   }

@@ -58,7 +58,7 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   }
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
   checkWorkingDirectory(opts.cwd);
-  const env = { ...childEnvironment(), ...opts.env };
+  const env = { ...childEnvironment(opts.baseEnv), ...opts.env };
   return { path: rules.findExecutable(opts.command, env, opts.cwd), env };
 }
 

@@ -34,6 +34,8 @@ export interface SpawnOptions {
    * are (on Windows they include names like `=C:`, which a check would refuse).
    */
   env: Record<string, string>;
+  /** The environment `env` goes over: by default the server's own (a host: its client's). */
+  baseEnv?: Record<string, string>;
   /** Terminal size; ignored by the pipe backend. */
   cols: number;
   rows: number;

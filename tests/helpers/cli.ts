@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { endHost, hostPid, MAIN, serverEnv } from "../../dev/portal_client.ts";
 
 /** How a run of the command line ended. */
 export interface CliRun {
@@ -14,12 +14,17 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `portal ARGS` in `dir` (its cwd; home, database and registry inside it) to its end. */
+/**
+ * Runs `portal ARGS` in `dir` (its cwd; home, database, registry and runtime
+ * directory inside it) to its end, then ends the host it started, if it did
+ * (a host that ran before it is the caller's).
+ */
 export async function runCli(
   dir: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliRun> {
+  const before = hostPid(dir);
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
     cwd: dir,
@@ -28,6 +33,7 @@ export async function runCli(
     stdout: "piped",
     stderr: "piped",
   }).output();
+  if (hostPid(dir) !== before) await endHost(dir);
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code, stdout: text(stdout), stderr: text(stderr) };
 }

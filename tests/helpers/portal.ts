@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Portal } from "../../dev/portal_client.ts";
+import { endHost, Portal } from "../../dev/portal_client.ts";
+import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
 import { posixTest } from "./platform.ts";
 
 /**
@@ -29,4 +30,19 @@ export function portalTest(
  */
 export function linuxTest(name: string, fn: (portal: Portal) => Promise<void>): void {
   portalTest(name, fn, { only: "linux" });
+}
+
+/**
+ * A directory for Portals that share a host (`Portal.start({ dir })`, whose
+ * close leaves the host up); disposing it ends that host, whatever the outcome.
+ */
+export async function hostDir(): Promise<TempDir> {
+  const dir = await tempDir("portal-host-");
+  return {
+    path: dir.path,
+    async [Symbol.asyncDispose]() {
+      await endHost(dir.path);
+      await dir[Symbol.asyncDispose]();
+    },
+  };
 }

@@ -58,6 +58,7 @@ export async function secretOf(
   request: SecretRequest,
   control: CallControl,
   target: SecretTarget,
+  env?: Record<string, string>,
 ): Promise<string | undefined> {
   const { secret, secret_env, secret_prompt } = request;
   const given = [secret, secret_env, secret_prompt].filter((s) => s !== undefined).length;
@@ -67,7 +68,7 @@ export async function secretOf(
   }
   checkPrompt(request, target);
   let value: string;
-  if (secret_env !== undefined) value = fromEnv(secret_env);
+  if (secret_env !== undefined) value = fromEnv(secret_env, env);
   else if (secret_prompt !== undefined) {
     if (control.askSecret === undefined) {
       throw new PortalError(
@@ -102,12 +103,12 @@ function checkPrompt(request: SecretRequest, target: SecretTarget): void {
 }
 
 /**
- * The value of the server's environment variable `name`, which the person
- * must have marked secret. The name is never quoted: a model that passed the
- * value by mistake must not see it echoed.
+ * The value of the client's environment variable `name` (by default the
+ * server's own), which the person must have marked secret. The name is never
+ * quoted: a model that passed the value by mistake must not see it echoed.
  */
-function fromEnv(name: string): string {
-  if (!isMarkedSecret(name)) {
+function fromEnv(name: string, env?: Record<string, string>): string {
+  if (!isMarkedSecret(name, env)) {
     throw new PortalError(
       "secret_env may name only a variable the person marked secret for the server: one " +
         `whose name starts with ${SECRET_PREFIX}, or one listed in ${SECRET_LIST} (names, ` +
@@ -115,7 +116,7 @@ function fromEnv(name: string): string {
         "of its MCP client entry) and to restart it, or use secret_prompt.",
     );
   }
-  const value = secretValue(name);
+  const value = env ? env[name] : secretValue(name);
   if (value) return value;
   throw new PortalError(
     "The server has no environment variable of the name given as secret_env (or it is " +

@@ -76,6 +76,8 @@ export class ProcessLog {
    * `dropCR`: the output comes through a terminal, whose line ends are
    * `\r\n`; `secrets`: what to keep out of the records; `onOutput` hears
    * each output record as stored (the screen, the watchers).
+   * `ended`: the records of a program that ended under an earlier host, as
+   * the file holds them: the log starts after them, ended.
    */
   constructor(
     store: RecordStore,
@@ -84,6 +86,7 @@ export class ProcessLog {
       dropCR: boolean;
       secrets: Secrets;
       onOutput?: OnOutput;
+      ended?: { counts: Record<Source, number>; lastSeq: number; lastNs: number };
     },
   ) {
     this.#store = store;
@@ -92,6 +95,11 @@ export class ProcessLog {
     this.#secrets = options.secrets;
     this.#onOutput = options.onOutput;
     this.#cursor = new ReadCursor(store, id, options);
+    if (options.ended) {
+      Object.assign(this.counts, options.ended.counts);
+      this.#seq = this.#outputSeq = options.ended.lastSeq;
+      this.#endNs = options.ended.lastNs;
+    }
   }
 
   /** The newest record's seq (0 before the first). */

@@ -8,8 +8,9 @@
  * @module
  */
 import { PortalError } from "../../errors.ts";
-import { QUIET_MS } from "../../limits.ts";
+import { QUIET_MS, TERMINAL_SIZE } from "../../limits.ts";
 import { spawnPipe, spawnPty } from "../../platform.ts";
+import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
 import { pasteOf, typedLines } from "../input/typing.ts";
@@ -59,7 +60,7 @@ export interface TypeRequest {
 export class ManagedProcess implements Waitable, LiveSource {
   readonly id: number;
   readonly spec: LaunchSpec;
-  readonly startedAt = new Date();
+  readonly startedAt: Date = new Date();
   status: Status = "running";
   exit: ExitInfo | null = null;
   endedAt: Date | null = null;
@@ -101,12 +102,15 @@ export class ManagedProcess implements Waitable, LiveSource {
     spec: LaunchSpec,
     store: RecordStore,
     hooks: { prompt: Pattern | null; onEnd: (process: ManagedProcess) => void },
+    options: { baseEnv?: Record<string, string>; earlier?: ProcessDetails } = {},
   ) {
     // Nothing starts whose records could not be stored (a full disk).
-    store.checkWritable();
+    if (!options.earlier) store.checkWritable();
     this.id = id;
     this.spec = spec;
     this.#size = { cols: spec.cols, rows: spec.rows };
+    const { earlier } = options;
+    const stored = earlier && store.recordStats(id);
     this.#shell = new ShellTracker({
       cols: () => this.#size.cols,
       follow: spec.pty && spec.shell_integration,
@@ -121,6 +125,7 @@ export class ManagedProcess implements Waitable, LiveSource {
         this.#viewers.emit({ kind: "output", seq, bytes });
         this.#shell.feed(bytes, seq);
       },
+      ended: stored,
     });
     if (spec.pty) this.#log.resized(spec.cols, spec.rows);
     this.prompt = hooks.prompt;
@@ -130,13 +135,15 @@ export class ManagedProcess implements Waitable, LiveSource {
     // the caller says otherwise; the server's own TERM describes some other terminal.
     const term: Record<string, string> = spec.pty ? { TERM: "xterm-256color" } : {};
     const env = { ...term, ...spec.env };
-    this.#injection = spec.pty && spec.shell_integration
-      ? injectionFor({ command: spec.command, args: spec.args, env })
+    // A program an earlier host held is not started again, so nothing is injected into it.
+    this.#injection = spec.pty && spec.shell_integration && !earlier
+      ? injectionFor({ command: spec.command, args: spec.args, env }, options.baseEnv)
       : null;
-    const options = this.#injection === null ? { ...spec, env } : {
+    const launch = {
       ...spec,
-      args: this.#injection.args,
-      env: { ...env, ...this.#injection.env },
+      args: this.#injection?.args ?? spec.args,
+      env: { ...env, ...this.#injection?.env },
+      baseEnv: options.baseEnv,
     };
     // The screen reads its backlog from the store, and the store keeps what it has not parsed.
     const cap = store.maxOutputBytes;
@@ -147,7 +154,9 @@ export class ManagedProcess implements Waitable, LiveSource {
       })
       : undefined;
     try {
-      this.#terminal = (spec.pty ? spawnPty : spawnPipe)(options, this);
+      this.#terminal = earlier
+        ? new RecordedTerminal(earlier.os_pid)
+        : (spec.pty ? spawnPty : spawnPipe)(launch, this);
     } catch (error) {
       screen?.dispose();
       this.#injection?.cleanup();
@@ -164,6 +173,41 @@ export class ManagedProcess implements Waitable, LiveSource {
       try {
         this.#terminal.write(new TextEncoder().encode(data));
       } catch { /* the program stopped reading: it no longer cares */ }
+    });
+    if (earlier) {
+      // Its screen is drawn again from its records, when asked for.
+      screen?.write(new Uint8Array(), stored!.lastSeq);
+      this.startedAt = new Date(earlier.started_at);
+      this.endedAt = new Date(earlier.ended_at ?? Date.now());
+      this.status = earlier.status === "running" ? "killed" : earlier.status;
+      this.exit = { code: earlier.exit_code, signal: earlier.exit_signal };
+      this.#markEnded();
+    }
+  }
+
+  /**
+   * A program an earlier host held, as the database tells it (`row`): ended
+   * (`killed` when that host died while it ran), its records readable, its
+   * screen drawn from them.
+   */
+  static earlier(row: ProcessDetails, store: RecordStore): ManagedProcess {
+    const spec: LaunchSpec = {
+      command: row.command,
+      args: row.args,
+      cwd: row.cwd,
+      // Values are never stored: the names are what is known.
+      env: Object.fromEntries(row.env.map((name) => [name, ""])),
+      pty: row.pty,
+      timeout_ms: row.timeout_ms,
+      cols: TERMINAL_SIZE.defaultCols,
+      rows: TERMINAL_SIZE.defaultRows,
+      prompt: "",
+      keep: row.keep,
+      name: row.name ?? "",
+      shell_integration: false,
+    };
+    return new ManagedProcess(row.id, spec, store, { prompt: null, onEnd: () => {} }, {
+      earlier: row,
     });
   }
 
@@ -417,6 +461,11 @@ export class ManagedProcess implements Waitable, LiveSource {
 
   watch(listener: (text: string | null) => void): () => void {
     return this.#watchers.watch(listener);
+  }
+
+  /** The seq of the newest record (a screen taken now shows the output up to it). */
+  get outputSeq(): number {
+    return this.#log.seq;
   }
 
   /** The input modes of a PTY's screen (null on pipes). */

@@ -122,13 +122,14 @@ export class ProcessManager {
   ): Promise<ProcessSummary & Partial<StepReply>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
-    const spec = launchSpec(request, Deno.cwd());
+    const { environment } = this.session;
+    const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
     this.#checkName(spec.name);
     const { ids, store } = this.#pool;
     const process = new ManagedProcess(ids.next, spec, store, {
       prompt,
       onEnd: (p) => this.#ended(p),
-    });
+    }, { baseEnv: environment?.env });
     ids.next++;
     this.#pool.add(process, this.session);
     const details = process.describe();
@@ -228,7 +229,7 @@ export class ProcessManager {
         return { id, bytes_written, ...reply, shell_integration: process.shellIntegration };
       });
     }
-    const secret = await secretOf(request, control, process);
+    const secret = await secretOf(request, control, process, this.session.environment?.env);
     return await this.#holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {

@@ -29,7 +29,7 @@
 import { KILL_GRACE_MS } from "../../limits.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
-import type { ManagedProcess } from "./managed_process.ts";
+import { ManagedProcess } from "./managed_process.ts";
 
 /** The next process id, shared by the sessions of a store; ids below `first` were a former server's. */
 export interface IdCounter {
@@ -41,6 +41,18 @@ export interface IdCounter {
 export interface Session {
   /** Sees every process of the pool (`--share-processes`, or a person's `portal ps`). */
   readonly seesAll?: boolean;
+  /**
+   * The client's own working directory and environment (a door's, sent to
+   * its host): what a program it starts inherits, and where `secret_env`
+   * looks. Default: this process's.
+   */
+  readonly environment?: ClientEnvironment;
+}
+
+/** Where a client runs: its working directory and its environment variables. */
+export interface ClientEnvironment {
+  cwd: string;
+  env: Record<string, string>;
 }
 
 /** A process and the session it belongs to (null: none alive, e.g. a former host's). */
@@ -73,6 +85,22 @@ export class ProcessPool {
     this.store = store;
     const next = store.highestProcessId() + 1;
     this.ids = ids ?? { next, first: next };
+  }
+
+  /**
+   * Takes over what an earlier host left in the database: its kept
+   * processes, and those it still held when it died (now `killed`: its
+   * watchdog ended them). They are ended, every session sees them, and
+   * their records can be read. Returns how many.
+   */
+  adoptEarlier(): number {
+    const rows = this.store.restorableProcesses();
+    for (const row of rows) {
+      const process = ManagedProcess.earlier(row, this.store);
+      this.#entries.set(row.id, { process, owner: null });
+      if (row.status === "running") this.store.saveProcess(process.describe());
+    }
+    return rows.length;
   }
 
   get(id: number): PoolEntry | undefined {

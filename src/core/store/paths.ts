@@ -32,6 +32,15 @@ export function recordsDbPath(env: Record<string, string> = Deno.env.toObject())
 }
 
 /**
+ * The records database of this user's host: `PORTAL_DB_PATH` if set, else
+ * `portal.db` in {@link recordsDir}. One file for every client of the user
+ * (a host serves one database; a door that names another reaches another host).
+ */
+export function userDbPath(env: Record<string, string> = Deno.env.toObject()): string {
+  return env.PORTAL_DB_PATH || join(recordsDir(env), "portal.db");
+}
+
+/**
  * The directory of the program registry: `PORTAL_DATA_DIR` if set, else
  * `portal/` under the user's data directory ({@link userDirs}).
  */

@@ -104,6 +104,52 @@ export class ProcessesTable {
     this.#db.prepare("DELETE FROM terminal_sizes WHERE process_id = ?").run(processId);
   }
 
+  /**
+   * The rows a new host takes over from an earlier one: kept processes, and
+   * those still `running` (their host died holding them), oldest first.
+   */
+  restorable(): ProcessDetails[] {
+    const rows = this.#db.prepare(
+      "SELECT * FROM processes WHERE keep = 1 OR status = 'running' ORDER BY id",
+    ).all() as Record<string, string | number | null>[];
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: row.name === null ? null : String(row.name),
+      command: String(row.command),
+      os_pid: Number(row.os_pid),
+      status: row.status as ProcessDetails["status"],
+      state: "exited",
+      pty: row.pty === 1,
+      keep: row.keep === 1,
+      timeout_ms: Number(row.timeout_ms),
+      inactive_duration_ms: 0,
+      io_count: 0,
+      args: JSON.parse(String(row.args)),
+      cwd: String(row.cwd),
+      env: JSON.parse(String(row.env)),
+      cols: null,
+      rows: null,
+      exit_code: row.exit_code === null ? null : Number(row.exit_code),
+      exit_signal: row.exit_signal === null ? null : String(row.exit_signal),
+      core_dumped: false,
+      started_at: String(row.started_at),
+      ended_at: row.ended_at === null ? null : String(row.ended_at),
+      stdout_count: 0,
+      stderr_count: 0,
+      stdin_count: 0,
+      controlled_by: "agent",
+      shell_integration: "off",
+      last_command: null,
+    }));
+  }
+
+  /** Ids of the processes that ended before `iso` (an ISO time), for retention. */
+  endedBefore(iso: string): number[] {
+    return (this.#db.prepare("SELECT id FROM processes WHERE ended_at < ?").all(iso) as {
+      id: number;
+    }[]).map((row) => row.id);
+  }
+
   /** The highest process id the file has seen, rows and records both (0 when new). */
   highestId(): number {
     const row = this.#db.prepare(

@@ -323,6 +323,43 @@ export class RecordStore {
     if (!this.#writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
+  /** The processes an earlier host left in the file for the next (see ProcessesTable.restorable). */
+  restorableProcesses(): ProcessDetails[] {
+    return this.#processes.restorable();
+  }
+
+  /** Deletes every process (row and records) that ended more than `ms` ago; returns how many. */
+  removeEndedBefore(ms: number): number {
+    const ids = this.#processes.endedBefore(new Date(Date.now() - ms).toISOString());
+    for (const id of ids) this.deleteProcess(id);
+    return ids.length;
+  }
+
+  /**
+   * What the file holds of process `id`'s records: how many per source, the
+   * highest seq, and the newest timestamp (of a row's first record).
+   */
+  recordStats(id: number): { counts: Record<Source, number>; lastSeq: number; lastNs: number } {
+    const rows = this.#db.prepare(
+      `SELECT source, sum(count) AS n, max(key + count - 1) AS last, max(timestamp) AS ts
+        FROM records WHERE key > ? AND key < ? GROUP BY source`,
+    ).all(id * SEQ_SPAN, (id + 1) * SEQ_SPAN) as {
+      source: number;
+      n: number;
+      last: number;
+      ts: number;
+    }[];
+    const counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+    let lastSeq = 0;
+    let lastNs = 0;
+    for (const row of rows) {
+      counts[SOURCE_NAME[row.source]] = row.n;
+      lastSeq = Math.max(lastSeq, row.last - id * SEQ_SPAN);
+      lastNs = Math.max(lastNs, row.ts);
+    }
+    return { counts, lastSeq, lastNs };
+  }
+
   /** Deletes a process row and all its records. */
   deleteProcess(processId: number): void {
     this.deleteRecords(processId);

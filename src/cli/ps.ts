@@ -1,0 +1,49 @@
+/**
+ * `portal ps`: the processes of this user's host (of the database `--db` or
+ * `PORTAL_DB_PATH` names, else the user's), every client's, for a person: id,
+ * name, keep, state, command. It never starts a host: with none running,
+ * it says so.
+ *
+ * @module
+ */
+import type { ProcessSummary } from "../core/model/schema.ts";
+import { reachHost } from "../host/door.ts";
+import { VERSION } from "../version.ts";
+
+/** Prints the table (or why there is none); returns the exit status. */
+export async function ps(env: Record<string, string>): Promise<number> {
+  let host;
+  try {
+    host = await reachHost(env, { portal: VERSION, role: "ps" }, { start: false });
+  } catch (error) {
+    console.error(`portal: ${(error as Error).message}`);
+    return 1;
+  }
+  if (!host) {
+    console.log("No Portal host is running for this records database: no processes.");
+    return 0;
+  }
+  const { processes } = await host.lines.json<{ processes: ProcessSummary[] }>();
+  host.conn.close();
+  console.log(table(processes));
+  return 0;
+}
+
+/** The processes as aligned columns under a header. */
+export function table(processes: ProcessSummary[]): string {
+  const rows = [
+    ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND"],
+    ...processes.map((p) => [
+      String(p.id),
+      p.name ?? "-",
+      p.keep ? "yes" : "no",
+      p.status,
+      p.state,
+      String(p.os_pid),
+      p.command,
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
+    .join("\n");
+}

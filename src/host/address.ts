@@ -1,0 +1,46 @@
+/**
+ * Where the host of a records database is found: its socket, named by the
+ * Portal version and the database (so a door reaches only a host of its own
+ * version that serves its database, and tests that give each case its own
+ * database get a host each), and the log its stderr goes to.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hostAddress } from "./address.ts";
+ *
+ * const env = { XDG_RUNTIME_DIR: "/run/user/1000", HOME: "/home/ada" };
+ * const { socket, log, database } = hostAddress(env);
+ * assert.equal(database, "/home/ada/.local/state/portal/records/portal.db");
+ * assert.match(socket, /^\/run\/user\/1000\/portal\/host-\d+\.\d+\.\d+-[0-9a-f]{16}\.sock$/);
+ * assert.match(log, /^\/home\/ada\/\.local\/state\/portal\/host-[0-9a-f]{16}\.log$/);
+ * assert.notEqual(hostAddress({ ...env, PORTAL_DB_PATH: "/tmp/x.db" }).socket, socket);
+ * ```
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
+import { stateDir, userDbPath } from "../core/store/paths.ts";
+import { VERSION } from "../version.ts";
+import { runtimeDir } from "./runtime_dir.ts";
+
+/** A host's places. */
+export interface HostAddress {
+  /** The records database it serves, absolute. */
+  database: string;
+  /** Its Unix socket (0600, in the private runtime directory). */
+  socket: string;
+  /** Its stderr, appended to by every host of this database. */
+  log: string;
+}
+
+/** The address of the host that serves the database `env` names (see {@link userDbPath}). */
+export function hostAddress(env: Record<string, string>): HostAddress {
+  const database = resolve(userDbPath(env));
+  const key = createHash("sha256").update(database).digest("hex").slice(0, 16);
+  return {
+    database,
+    socket: join(runtimeDir(env), `host-${VERSION}-${key}.sock`),
+    log: join(stateDir(env), `host-${key}.log`),
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The door: `portal` on stdio, what a client's configuration runs. It finds
+ * the host of its records database (the one `--db` or `PORTAL_DB_PATH`
+ * names, else the user's), starting it when none answers, says hello (its
+ * client's working directory and environment, which the programs it starts
+ * inherit), and then relays bytes both ways, unchanged: the client's MCP
+ * lines to the host, the host's to the client. Each door is its own MCP
+ * session there. The door ends when its client closes stdin (the host then
+ * kills that client's unkept programs and hangs up) or when the host hangs
+ * up; killed, even by SIGKILL, its socket closes and the host does the same.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { delay } from "../async.ts";
+import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { hideSecretValues } from "../environment.ts";
+import type { LoggingLevel } from "../mcp/logging.ts";
+import { VERSION } from "../version.ts";
+import { type HostAddress, hostAddress } from "./address.ts";
+import {
+  connReader,
+  connWriter,
+  encodeLine,
+  type Hello,
+  LineReader,
+  type Welcome,
+} from "./hello.ts";
+import { ensureRuntimeDir } from "./runtime_dir.ts";
+import { startHost } from "./start_host.ts";
+
+/** Pause between attempts to reach a host that is starting. */
+const RETRY_MS = 5;
+
+/** A connection to the host, past the welcome. */
+export interface HostConnection {
+  conn: Deno.Conn;
+  lines: LineReader;
+  welcome: Welcome;
+  address: HostAddress;
+}
+
+/**
+ * Connects to the host of the database `env` names and says `hello`;
+ * `start` starts one when none answers (else the result is undefined).
+ * Throws with a message for the person when the host cannot be had.
+ */
+export async function reachHost(
+  env: Record<string, string>,
+  hello: Hello,
+  options: { start: boolean; hostArgs?: string[] },
+): Promise<HostConnection | undefined> {
+  const address = hostAddress(env);
+  ensureRuntimeDir(dirname(address.socket));
+  let conn = await connect(address.socket);
+  if (!conn) {
+    if (!options.start) return undefined;
+    const hostEnv = { ...env, PORTAL_DB_PATH: address.database };
+    conn = await startAndConnect(address, hostEnv, options.hostArgs ?? []);
+  }
+  await conn.write(encodeLine(hello));
+  const lines = new LineReader(connReader(conn));
+  const welcome = await lines.json<Welcome>();
+  if (welcome.error) throw new Error(welcome.error);
+  return { conn, lines, welcome, address };
+}
+
+/** Relays stdio to the host until either side ends; then exits. */
+export async function door(
+  env: Record<string, string>,
+  options: { logLevel: LoggingLevel; watchPort?: number },
+): Promise<void> {
+  // Its own start environment is readable by the user's programs too (/proc): the secrets'
+  // values go to the host in the hello only.
+  hideSecretValues(env);
+  let host: HostConnection;
+  try {
+    const { logLevel, watchPort } = options;
+    const hello: Hello = { portal: VERSION, role: "mcp", cwd: Deno.cwd(), env, logLevel };
+    // What a host it starts takes from this door's flags (a running one keeps its own).
+    const hostArgs = ["--log-level", logLevel];
+    if (watchPort !== undefined) hostArgs.push("--watch-port", String(watchPort));
+    host = (await reachHost(env, hello, { start: true, hostArgs }))!;
+  } catch (error) {
+    console.error(
+      error instanceof HostFailed
+        ? error.message
+        : `portal: cannot reach the Portal host: ${(error as Error).message}. --no-host runs ` +
+          "Portal in this process instead.",
+    );
+    Deno.exit(1);
+  }
+  const { conn, lines, welcome, address } = host;
+  console.error(
+    `portal ${VERSION} serving MCP on stdio through its host (pid ${welcome.pid}, ` +
+      `${address.socket}); records database ${welcome.database}`,
+  );
+  const toClient = (async () => {
+    const stdout = Deno.stdout.writable.getWriter();
+    const rest = lines.rest();
+    if (rest.length > 0) await stdout.write(rest);
+    for (;;) {
+      const { value, done } = await lines.reader.read();
+      if (done) return;
+      await stdout.write(value);
+    }
+  })();
+  // stdin's end closes our half of the socket: the host answers what is asked, ends the
+  // session, then hangs up.
+  const toHost = (async () => {
+    const write = connWriter(conn);
+    const buffer = new Uint8Array(64 * 1024);
+    for (let n; (n = await Deno.stdin.read(buffer)) !== null;) {
+      await write(buffer.slice(0, n));
+    }
+    await (conn as Deno.UnixConn).closeWrite();
+  })();
+  await Promise.race([
+    toClient.catch(() => {}),
+    toHost.then(
+      () => Promise.race([toClient, delay(SHUTDOWN_DEADLINE_MS + 1000)]),
+      () => {},
+    ),
+  ]);
+  Deno.exit(0);
+}
+
+/** A connection to `socket`, or undefined when no host listens there. */
+async function connect(socket: string): Promise<Deno.Conn | undefined> {
+  try {
+    return await Deno.connect({ transport: "unix", path: socket });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts a host, unless one holds the socket's lock (it is starting, or
+ * stopping), and connects once one listens. A host that leaves at once
+ * (another one, started at the same moment, took the lock) is fine: the
+ * other one answers; once no host holds the lock, another is started. One
+ * that fails says why in its log, whose last line becomes the error.
+ */
+async function startAndConnect(
+  address: HostAddress,
+  env: Record<string, string>,
+  args: string[],
+): Promise<Deno.Conn> {
+  const deadline = Date.now() + HOST_START_DEADLINE_MS;
+  let host: Deno.ChildProcess | undefined;
+  for (;;) {
+    const conn = await connect(address.socket);
+    if (conn) return conn;
+    if (!host && !lockHeld(address.socket)) host = startHost(address, env, args);
+    const ended = host?.status ?? Promise.resolve(undefined);
+    const status = await Promise.race([ended, delay(RETRY_MS).then(() => undefined)]);
+    if (status && !status.success) throw new HostFailed(address.log);
+    if (status) host = undefined;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `no host answered at ${address.socket} within ${HOST_START_DEADLINE_MS / 1000} s ` +
+          `(its log: ${address.log})`,
+      );
+    }
+  }
+}
+
+/** Whether a host holds the lock beside `socket` (it runs, or is starting or stopping). */
+function lockHeld(socket: string): boolean {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(`${socket}.lock`, { read: true, write: true });
+  } catch {
+    return false; // No host ever ran here.
+  }
+  try {
+    return !file.tryLockSync(true);
+  } finally {
+    file.close();
+  }
+}
+
+/** A host that exited at start: its message is the last line of its log. */
+class HostFailed extends Error {
+  constructor(log: string) {
+    let last = "";
+    try {
+      last = Deno.readTextFileSync(log).trimEnd().split("\n").at(-1) ?? "";
+    } catch { /* no log */ }
+    super(last.startsWith("portal: ") ? last : `portal: the host failed (see ${log}): ${last}`);
+  }
+}

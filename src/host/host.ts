@@ -1,0 +1,218 @@
+/**
+ * `portal host`: the long-lived process that holds a user's programs, their
+ * terminals and screens, and one records database, for every client. A door
+ * (`portal` on stdio) starts it when none answers, detached in a session of
+ * its own with its stderr in a log file; it serves each connection on its
+ * socket (see listener.ts) as one caller: an MCP session (mcp_session.ts),
+ * `portal ps`, or `portal attach` (attach_session.ts).
+ *
+ * **Lifecycle.** One host per socket: it holds a lock beside the socket
+ * while it lives, so of two started at once one serves and the other leaves
+ * at once. It exits by itself once no caller is connected, nothing else
+ * holds it, and no kept process runs, after {@link HOST_GRACE_MS}; on
+ * SIGINT, SIGTERM or SIGHUP it kills every program, closes the database and
+ * exits. Killed outright (SIGKILL), its session watchdog kills every program
+ * it held, kept ones included: nothing outlives the host.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { HOST_GRACE_MS, retentionDays } from "../limits.ts";
+import { Log } from "../mcp/logging.ts";
+import { VERSION } from "../version.ts";
+import { type Options, withPathFlags } from "../cli/args.ts";
+import { type HostAddress, hostAddress } from "./address.ts";
+import { serveAttach } from "./attach_session.ts";
+import { encodeLine, type Welcome } from "./hello.ts";
+import { acceptCallers, type Caller, listenAt } from "./listener.ts";
+import { serveMcpSession } from "./mcp_session.ts";
+import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
+import { ensureRuntimeDir } from "./runtime_dir.ts";
+import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
+import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
+import { hideSecretValues } from "../environment.ts";
+import type { WatchService } from "../watch/service.ts";
+
+/** Runs the host of the database the options and `env` name, until it ends; then exits. */
+export async function serveHost(options: Options, env: Record<string, string>): Promise<void> {
+  keepStdoutForProtocol();
+  // Before any program could read the environment the host was started with.
+  hideSecretValues(env);
+  const log = new Log(options.logLevel);
+  reportStrayFailures(log);
+  const paths = withPathFlags(options, env);
+  const address = hostAddress(paths);
+  try {
+    ensureRuntimeDir(dirname(address.socket));
+  } catch (error) {
+    console.error(`portal: cannot start the host: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+  const lock = lockSocket(address.socket);
+  if (lock === undefined) {
+    console.error(`portal: a host already serves ${address.socket}; this one leaves`);
+    Deno.exit(0);
+  }
+  const watch = listenWatch(options.watchPort ?? 0);
+  const shared = openShared({ ...paths, PORTAL_DB_PATH: address.database }, log, watch);
+  // One file for every client: ended processes leave it after the retention period, as old
+  // per-server files do.
+  shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
+  const adopted = shared.pool.adoptEarlier();
+  if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
+  const host = new Host(shared, watch, address, log, () => lock.close());
+  await host.run();
+}
+
+/** The host's state: who holds it, its services, and how it stops. */
+class Host {
+  readonly #shared: Shared;
+  readonly #watch: WatchService;
+  readonly #address: HostAddress;
+  readonly #log: Log;
+  readonly #releaseLock: () => void;
+  readonly #services: HostService[] = [];
+  #listener: Deno.Listener | undefined;
+  #holds = 0;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(
+    shared: Shared,
+    watch: WatchService,
+    address: HostAddress,
+    log: Log,
+    releaseLock: () => void,
+  ) {
+    this.#shared = shared;
+    this.#watch = watch;
+    this.#address = address;
+    this.#log = log;
+    this.#releaseLock = releaseLock;
+  }
+
+  async run(): Promise<void> {
+    const context: HostContext = {
+      pool: this.#shared.pool,
+      registry: this.#shared.registry,
+      log: this.#log,
+      address: this.#address,
+      hold: () => this.#hold(),
+    };
+    for (const make of HOST_SERVICES) {
+      const service = make();
+      await service.start(context);
+      this.#services.push(service);
+    }
+    onShutdown(() => this.#stop());
+    this.#shared.pool.onChange(() => this.#checkIdle());
+    this.#listener = listenAt(this.#address.socket);
+    console.error(
+      `portal ${VERSION} host (pid ${Deno.pid}) serving ${this.#address.socket}; ` +
+        `records database ${this.#shared.database}`,
+    );
+    console.error(watchLine(this.#watch));
+    this.#checkIdle();
+    await acceptCallers(this.#listener, (caller) => this.#serve(caller));
+    await this.#stopping;
+  }
+
+  async #serve({ conn, lines, hello }: Caller): Promise<void> {
+    const release = this.#hold();
+    try {
+      const welcome: Welcome = {
+        portal: VERSION,
+        pid: Deno.pid,
+        database: this.#shared.dbPath,
+      };
+      if (hello.portal !== VERSION) {
+        welcome.error = `this host is Portal ${VERSION}, and a ${hello.portal} may not use it`;
+        await conn.write(encodeLine(welcome));
+        return;
+      }
+      if (hello.role === "mcp") {
+        await conn.write(encodeLine(welcome));
+        const session = { environment: { cwd: hello.cwd, env: hello.env } };
+        await serveMcpSession(conn, lines, session, {
+          shared: this.#shared,
+          watch: this.#watch,
+          log: this.#log,
+          clientLevel: hello.logLevel,
+        });
+      } else if (hello.role === "attach") {
+        await serveAttach(conn, lines, hello.target, this.#shared, welcome);
+      } else if (hello.role === "ps") {
+        const processes = this.#shared.manager({ seesAll: true }).list();
+        await conn.write(encodeLine(welcome));
+        await conn.write(encodeLine({ processes }));
+      }
+    } catch (error) {
+      // The caller went away mid-answer: nothing to tell it.
+      if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+    } finally {
+      release();
+    }
+  }
+
+  /** Keeps the host up until the returned function is called. */
+  #hold(): () => void {
+    this.#holds++;
+    this.#checkIdle();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds--;
+      this.#checkIdle();
+    };
+  }
+
+  /** Starts the grace when nothing needs the host, and calls it off when something does. */
+  #checkIdle(): void {
+    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning;
+    if (!idle) {
+      clearTimeout(this.#grace);
+      this.#grace = undefined;
+    } else if (this.#grace === undefined && this.#stopping === undefined) {
+      this.#grace = setTimeout(() => {
+        this.#log.stderr("info", "host", "no client and no kept process: the host exits");
+        this.#stop().then(() => Deno.exit(0));
+      }, HOST_GRACE_MS);
+    }
+  }
+
+  /** Stops the services, stops listening, kills every program, closes the files. */
+  #stop(): Promise<void> {
+    return this.#stopping ??= (async () => {
+      clearTimeout(this.#grace);
+      this.#listener?.close();
+      try {
+        Deno.removeSync(this.#address.socket);
+      } catch { /* gone already */ }
+      for (const service of this.#services.reverse()) {
+        await service.stop().catch((error) =>
+          this.#log.stderr("error", "host", `${service.name} did not stop: ${error}`)
+        );
+      }
+      await this.#shared.close();
+      this.#releaseLock();
+    })();
+  }
+}
+
+/** Locks `<socket>.lock` for this host's life, or undefined when another process holds it. */
+function lockSocket(socket: string): Deno.FsFile | undefined {
+  const file = Deno.openSync(`${socket}.lock`, {
+    read: true,
+    write: true,
+    create: true,
+    mode: 0o600,
+  });
+  if (!file.tryLockSync(true)) {
+    file.close();
+    return undefined;
+  }
+  file.truncateSync(0);
+  file.writeSync(new TextEncoder().encode(`${Deno.pid}\n`));
+  return file;
+}

@@ -1,0 +1,96 @@
+/**
+ * One door's connection to the host as an MCP session: the door relays its
+ * client's JSON-RPC lines as they are, so the session reads them off the
+ * socket with the same bounded line reader as stdio, and answers on it. The
+ * session sees its own processes and the kept ones, starts programs in its
+ * client's working directory and environment (sent in the door's hello),
+ * and when the connection ends (the client exits or closes stdin, the door
+ * is killed, even by SIGKILL: the kernel closes the socket) its unkept
+ * processes are killed; their records stay in the database.
+ *
+ * @module
+ */
+import { withTimeout } from "../async.ts";
+import type { Session } from "../core/process/pool.ts";
+import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import type { Log, LoggingLevel } from "../mcp/logging.ts";
+import { createServer } from "../mcp/server.ts";
+import { type BytePort, LineTransport } from "../mcp/stdio.ts";
+import { connWriter, type LineReader } from "./hello.ts";
+import type { Shared } from "./shared.ts";
+import type { WatchService } from "../watch/service.ts";
+
+const encoder = new TextEncoder();
+
+/** Serves MCP on `conn` (its hello already read by `lines`) until the door hangs up. */
+export async function serveMcpSession(
+  conn: Deno.Conn,
+  lines: LineReader,
+  session: Session,
+  host: { shared: Shared; watch: WatchService; log: Log; clientLevel: LoggingLevel },
+): Promise<void> {
+  const { shared, watch, log, clientLevel } = host;
+  const write = connWriter(conn);
+  let hungUp!: () => void;
+  const ended = new Promise<void>((resolve) => hungUp = resolve);
+  const port: BytePort = {
+    listen(onData, onError) {
+      let stopped = false;
+      (async () => {
+        const rest = lines.rest();
+        if (rest.length > 0) onData(rest);
+        for (;;) {
+          const { value, done } = await lines.reader.read();
+          if (done) break;
+          if (!stopped) onData(value);
+        }
+      })().catch((error) => {
+        // A door killed mid-write resets the connection: that is a hang-up too.
+        if (!(error instanceof Deno.errors.ConnectionReset)) onError(error);
+      }).finally(hungUp);
+      return () => stopped = true;
+    },
+    // A reply to a door that has gone is dropped: its client cannot read it any more.
+    write: (text) => write(encoder.encode(text)),
+  };
+  const manager = shared.manager(session);
+  const scope = watch.open(manager);
+  const context = {
+    manager,
+    registry: shared.registry,
+    watch: { link: (id?: number) => watch.link(scope, id) },
+  };
+  const { server, log: sessionLog } = createServer(context, log, clientLevel);
+  const transport = new LineTransport(port, (note) => log.log("warning", "server", note));
+  await server.connect(transport);
+  const answered = trackRequests(transport);
+  await ended;
+  // A client may close its input right after its last request (a door that relays a pipe
+  // does): what it asked is answered first, as far as the door still relays (a few seconds).
+  await withTimeout(answered(), SHUTDOWN_DEADLINE_MS, undefined);
+  sessionLog.close();
+  await shared.endSession(session, { deleteRecords: false });
+  watch.end(scope);
+  await server.close();
+}
+
+/**
+ * Follows the requests `transport` received and the replies it sent;
+ * returns a function whose promise resolves once none is unanswered.
+ */
+function trackRequests(transport: LineTransport): () => Promise<void> {
+  const open = new Set<string | number>();
+  let settled: (() => void) | undefined;
+  const receive = transport.onmessage!;
+  transport.onmessage = (message) => {
+    if ("method" in message && "id" in message) open.add(message.id);
+    receive(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    await send(message);
+    if (!("method" in message) && "id" in message) open.delete(message.id);
+    if (open.size === 0) settled?.();
+  };
+  return () => open.size === 0 ? Promise.resolve() : new Promise((resolve) => settled = resolve);
+}

@@ -1,0 +1,138 @@
+/**
+ * What every session of a server shares (a host's, a stdio server's, an
+ * HTTP server's): one records database, the program registry, and the
+ * {@link ProcessPool} of every session's processes, killed together at
+ * shutdown.
+ *
+ * @module
+ */
+import { settlesWithin } from "../async.ts";
+import { ProcessManager } from "../core/process/manager.ts";
+import { ProcessPool, type Session } from "../core/process/pool.ts";
+import { ProgramRegistry } from "../core/registry/program_registry.ts";
+import {
+  claimRecordsFile,
+  type RecordsFile,
+  removeOldRecords,
+} from "../core/store/database_file.ts";
+import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
+import { RecordStore } from "../core/store/record_store.ts";
+import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import type { Log } from "../mcp/logging.ts";
+import { publishLink } from "../cli/watch_link.ts";
+import { WatchService } from "../watch/service.ts";
+
+/** The shared files, or a clear message and exit 1 when they cannot be made. */
+export function openShared(
+  paths: Record<string, string>,
+  log: Log,
+  watch: WatchService,
+): Shared {
+  try {
+    return new Shared(paths, log, watch);
+  } catch (error) {
+    // One line, no stack: the message says what is wrong and what to do.
+    const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
+    console.error(
+      `portal: cannot start: ${message}. \`portal doctor\` checks the places Portal writes ` +
+        "to; --db PATH and --data-dir PATH choose others.",
+    );
+    Deno.exit(1);
+  }
+}
+
+/**
+ * What every session of the server shares: one records database (so ids come
+ * from one counter: the database keys records by process id), the program
+ * registry, and the pool of every session's processes, killed together at
+ * shutdown. A database reopened after an earlier run keeps its records; ids
+ * go on after the highest it holds, and the earlier run's processes are not
+ * this server's.
+ */
+export class Shared {
+  readonly dbPath: string;
+  readonly store: RecordStore;
+  readonly registry: ProgramRegistry;
+  readonly #file: RecordsFile;
+  readonly #pool: ProcessPool;
+  readonly #watch: WatchService;
+  readonly #unpublish: () => void;
+
+  constructor(paths: Record<string, string>, log: Log, watch: WatchService) {
+    this.dbPath = recordsDbPath(paths);
+    const retentionMs = retentionDays(paths) * 86_400_000;
+    removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
+    this.#file = claimRecordsFile(this.dbPath);
+    try {
+      this.store = new RecordStore(this.dbPath, {
+        onWritesChange: (failure) =>
+          log.log(
+            failure ? "error" : "notice",
+            "server",
+            failure ?? "The records database is written again.",
+          ),
+      });
+      this.#pool = new ProcessPool(this.store);
+      this.registry = new ProgramRegistry(dataDir(paths));
+      this.#watch = watch;
+      watch.showAll(this.manager({ seesAll: true }));
+      this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
+    } catch (error) {
+      this.#file.release();
+      throw error;
+    }
+  }
+
+  /** The database for the startup line: its path, and whether an earlier server's records are in it. */
+  get database(): string {
+    const first = this.#pool.ids.first!;
+    return this.#file.existed
+      ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
+      : this.dbPath;
+  }
+
+  /** The view of `session` (a new one by default: a client of stdio, or an HTTP session). */
+  manager(session: Session = {}): ProcessManager {
+    return new ProcessManager(this.#pool, session);
+  }
+
+  /**
+   * A session's unkept processes die with it; by default their records go
+   * too (an HTTP session's: no one can read them any more). Kept ones stay
+   * for the other sessions.
+   */
+  endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
+    return this.#pool.leave(session, options);
+  }
+
+  /** Every process, every session's. */
+  get pool(): ProcessPool {
+    return this.#pool;
+  }
+
+  /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
+  async close(first: Promise<void> = Promise.resolve()): Promise<void> {
+    const killed = first.then(() => this.manager({ seesAll: true }).killAll());
+    await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
+    this.#unpublish();
+    await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);
+    this.store.close();
+    this.#file.release();
+    this.registry.close();
+  }
+}
+
+/** Where the watch page is, for the startup lines: its link's token is not for a log. */
+export function watchLine(watch: WatchService): string {
+  return `portal: watch page ${watch.url} (its link: process_watch, or \`portal watch\`)`;
+}
+
+/** The watch page's own listener, or a clear message and exit 1 when its port is taken. */
+export function listenWatch(port: number): WatchService {
+  try {
+    return WatchService.listen(port);
+  } catch (error) {
+    console.error(`portal: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+}

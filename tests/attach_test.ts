@@ -1,0 +1,154 @@
+/**
+ * `portal attach` and `portal ps` as a person uses them, in a real terminal:
+ * tmux runs attach in a pane of its own (new-session -d, send-keys,
+ * capture-pane), against the host an agent's client started.
+ */
+import { type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { assertEquals, assertMatch } from "./helpers/assert.ts";
+import { runCli } from "./helpers/cli.ts";
+import { posixTest } from "./helpers/platform.ts";
+import { hostDir } from "./helpers/portal.ts";
+
+/** A tmux server of the test's own (its socket in `dir`), running one pane. */
+class Pane implements AsyncDisposable {
+  readonly #socket: string;
+
+  private constructor(socket: string) {
+    this.#socket = socket;
+  }
+
+  /** Runs `command` (with `env`) in a detached 100x30 pane that stays after it ends. */
+  static async open(dir: string, command: string[], env: Record<string, string>): Promise<Pane> {
+    const pane = new Pane(`${dir}/tmux.sock`);
+    const quoted = command.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    await pane.#tmux([
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      "t",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      "sh",
+      "-c",
+      `${quoted}; echo "[exit $?]"; sleep 600`,
+    ], env);
+    return pane;
+  }
+
+  /** What the pane shows now. */
+  async text(): Promise<string> {
+    return await this.#tmux(["capture-pane", "-p", "-t", "t"]);
+  }
+
+  /** Waits until the pane shows what `done` wants; returns it. */
+  until(what: string, done: (text: string) => boolean): Promise<string> {
+    return waitFor(what, () => this.text(), { until: done, timeoutMs: 20_000, intervalMs: 50 });
+  }
+
+  async keys(...keys: string[]): Promise<void> {
+    await this.#tmux(["send-keys", "-t", "t", ...keys]);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#tmux(["kill-server"]).catch(() => {});
+  }
+
+  async #tmux(args: string[], env?: Record<string, string>): Promise<string> {
+    const { success, stdout, stderr } = await new Deno.Command("tmux", {
+      args: ["-S", this.#socket, ...args],
+      env,
+    }).output();
+    if (!success) throw new Error(`tmux ${args[0]}: ${new TextDecoder().decode(stderr)}`);
+    return new TextDecoder().decode(stdout);
+  }
+}
+
+posixTest(
+  "portal attach: a person joins the agent's python in a real terminal, types, detaches with Ctrl+]",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    try {
+      const calc = await agent.call("process_start", {
+        command: "python3",
+        args: ["-q"],
+        pty: true,
+        keep: true,
+        name: "calc",
+        wait: "ready",
+      });
+      const env = await serverEnv(dir.path);
+      await using pane = await Pane.open(dir.path, [
+        Deno.execPath(),
+        "run",
+        "-A",
+        MAIN,
+        "attach",
+        "calc",
+      ], env);
+      await pane.until(
+        "the banner and the prompt",
+        (t) =>
+          t.includes("[portal] attached to calc") && t.includes("Ctrl+] detaches") &&
+          /^>>> ?$/m.test(t),
+      );
+      await pane.keys("print(6*7)", "Enter");
+      await pane.until("python's answer", (t) => /^42$/m.test(t));
+      await pane.keys("C-]");
+      const after = await pane.until("the detach", (t) => t.includes("[exit "));
+      assertMatch(after, /\[portal\] detached from calc \(id \d+\); it runs on/);
+      assertMatch(after, /\[exit 0\]/);
+      // Python runs on, and what the person typed is input in its records, as the agent's is.
+      assertEquals((await agent.call("process_inspect", { id: calc.id })).status, "running");
+      const { records } = await agent.call("process_read", {
+        id: calc.id,
+        source: "stdin",
+        duration: 60,
+        unit: "s",
+      });
+      assertMatch(records.map((r: Json) => r.content).join(""), /print\(6\*7\)\r/);
+      // The agent writes on where the person left off.
+      const step = await agent.call("process_write", { id: calc.id, content: "6*7 + 1\n" });
+      assertMatch(step.output, /^43$/m);
+
+      const ps = await runCli(dir.path, ["ps"]);
+      assertEquals(ps.code, 0, ps.stderr);
+      assertMatch(ps.stdout, /^ID +NAME +KEEP +STATUS +STATE +PID +COMMAND$/m);
+      assertMatch(
+        ps.stdout,
+        new RegExp(`^${calc.id} +calc +yes +running +\\S+ +${calc.os_pid} +python3$`, "m"),
+      );
+    } finally {
+      await agent.call("process_kill_all").catch(() => {});
+    }
+  },
+  { only: "linux" },
+);
+
+posixTest(
+  "portal attach: an ended program shows its last screen (exit 0); an unknown one exits 1",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    const done = await agent.spawn("sh", ["-c", "echo the last words"], {
+      pty: true,
+      name: "done",
+    });
+    await agent.waitExit(done);
+    const ended = await runCli(dir.path, ["attach", "done"]);
+    assertEquals(ended.code, 0, ended.stderr);
+    assertMatch(ended.stdout, /done \(id \d+\), sh, has exited; its last screen:/);
+    assertMatch(ended.stdout, /the last words/);
+    const unknown = await runCli(dir.path, ["attach", "nosuch"]);
+    assertEquals([unknown.code, unknown.stdout], [1, ""]);
+    assertEquals(
+      unknown.stderr,
+      'portal: no process has the id or name "nosuch": `portal ps` lists them\n',
+    );
+  },
+);
