@@ -10,7 +10,7 @@
  * @module
  */
 import type { ScreenSnapshot } from "../core/model/schema.ts";
-import { encodeFrame, FrameReader } from "../host/attach_frames.ts";
+import { encodeFrame, FrameReader } from "../host/attach/frames.ts";
 import { reachHost } from "../host/door.ts";
 import { VERSION } from "../version.ts";
 

@@ -4,7 +4,7 @@
  * MCP, with its client's working directory and environment; `portal ps`;
  * `portal attach`), and the host answers with its own identity or a refusal
  * ({@link Welcome}). Then the door relays MCP bytes as they are; `ps` reads
- * one line; `attach` speaks frames (attach_frames.ts).
+ * one line; `attach` speaks frames (attach/frames.ts).
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@
  * (`portal` on stdio) starts it when none answers, detached in a session of
  * its own with its stderr in a log file; it serves each connection on its
  * socket (see listener.ts) as one caller: an MCP session (mcp_session.ts),
- * `portal ps`, or `portal attach` (attach_session.ts).
+ * `portal ps`, or `portal attach` (attach/session.ts).
  *
  * **Lifecycle.** One host per socket: it holds a lock beside the socket
  * while it lives, so of two started at once one serves and the other leaves
@@ -22,7 +22,7 @@ import { Log } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
 import { type Options, withPathFlags } from "../cli/args.ts";
 import { type HostAddress, hostAddress } from "./address.ts";
-import { serveAttach } from "./attach_session.ts";
+import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
 import { acceptCallers, type Caller, listenAt } from "./listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { ManagedProcess } from "../core/process/managed_process.ts";
-import { encodeFrame, type Frame, FrameReader } from "./attach_frames.ts";
-import { connWriter, encodeLine, type LineReader, type Welcome } from "./hello.ts";
-import type { Shared } from "./shared.ts";
+import type { ManagedProcess } from "../../core/process/managed_process.ts";
+import { encodeFrame, type Frame, FrameReader } from "./frames.ts";
+import { connWriter, encodeLine, type LineReader, type Welcome } from "../hello.ts";
+import type { Shared } from "../shared.ts";
 
 /** Serves an attached terminal on `conn` until it detaches or the program ends. */
 export async function serveAttach(

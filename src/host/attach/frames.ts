@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { encodeFrame, FrameReader } from "./attach_frames.ts";
+ * import { encodeFrame, FrameReader } from "./frames.ts";
  *
  * const bytes = new Uint8Array([...encodeFrame("input", "ab"), ...encodeFrame("end", "{}")]);
  * const frames = new FrameReader(ReadableStream.from([bytes.subarray(0, 3), bytes.subarray(3)]).getReader());
@@ -20,7 +20,7 @@
  * ```
  * @module
  */
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../../bytes.ts";
 
 /** The kinds of frame. */
 export type FrameType = "screen" | "output" | "end" | "input";
