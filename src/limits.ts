@@ -28,6 +28,19 @@ export const TERMINAL_SIZE = { min: 1, max: 1000, defaultCols: 80, defaultRows: 
  */
 export const SCROLLBACK_LINES = 1000;
 
+/**
+ * Terminals whose emulator stays in memory (about 2 MB each with a full
+ * scrollback), the most recently used; the others are rebuilt from their
+ * records when a screen is asked for (see src/core/screen/live_screens.ts).
+ */
+export const LIVE_SCREENS = 16;
+
+/**
+ * A terminal whose output so far is longer than this keeps its emulator:
+ * replaying it would take the emulator about 0.1 s per 8 MiB.
+ */
+export const REPLAY_BYTES = 8 << 20;
+
 /** Between the polite signal (SIGTERM / SIGHUP) and SIGKILL when a process is killed. */
 export const KILL_GRACE_MS = 500;
 

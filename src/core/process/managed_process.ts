@@ -165,7 +165,11 @@ export class ManagedProcess implements Waitable, LiveSource {
     this.#screen = screen;
     store.track(id, {
       keepAfter: screen && (() => screen.fedSeq),
-      dropped: (record, bytes) => this.#log.dropped(record, bytes),
+      dropped: (record, bytes) => {
+        this.#log.dropped(record, bytes);
+        // What is left of the output cannot rebuild the screen: its emulator stays built.
+        if (record.source === "stdout") screen?.historyDropped();
+      },
     });
     // A real terminal answers the program's queries (cursor position, device attributes).
     screen?.onReply((data) => {

@@ -4,6 +4,8 @@
  * once it is parsed, a snapshot or the modes are asked for and answered.
  * The Worker starts with the first emulator and stops with the last, so a
  * server with no PTY runs no thread, and nothing keeps it from exiting.
+ * A quiet write is parsed without answering the program: an emulator rebuilt
+ * from the records replays questions that were answered long ago.
  *
  * @module
  */
@@ -38,13 +40,20 @@ function start(): Worker {
   return started;
 }
 
+/** What a call that raced a cleanup or the shutdown is told, rather than waiting without end. */
+export const screenGone = () =>
+  new PortalError(
+    "The screen is gone: the process was cleaned up (or the server is shutting down) " +
+      "while this call waited. Call process_list to see the processes that remain.",
+  );
+
 type Answer = { resolve: (value: never) => void; reject: (error: Error) => void };
 
 /** A headless xterm of the given size, in the emulator Worker. */
 export class Emulator {
   readonly #id = nextId++;
-  /** Resolvers of the writes not parsed yet, oldest first. */
-  #writes: (() => void)[] = [];
+  /** The writes not parsed yet, oldest first: their resolvers, and whether replies are kept. */
+  #writes: { parsed: () => void; quiet: boolean }[] = [];
   readonly #answers = new Map<number, Answer>();
   #asked = 0;
   #onReply: (data: string) => void = () => {};
@@ -57,13 +66,16 @@ export class Emulator {
     send({ op: "open", id: this.#id, cols, rows, scrollback });
   }
 
-  /** Hands `bytes` (given up: its buffer moves to the Worker) over; resolves once parsed. */
-  write(bytes: Uint8Array): Promise<void> {
+  /**
+   * Hands `bytes` (given up: its buffer moves to the Worker) over; resolves
+   * once parsed. `quiet`: what the terminal would answer to them is dropped.
+   */
+  write(bytes: Uint8Array, quiet = false): Promise<void> {
     if (!live.has(this.#id)) return Promise.resolve();
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     const own = whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
     send({ op: "write", id: this.#id, bytes: own }, [own.buffer as ArrayBuffer]);
-    return new Promise((resolve) => this.#writes.push(resolve));
+    return new Promise((parsed) => this.#writes.push({ parsed, quiet }));
   }
 
   resize(cols: number, rows: number): void {
@@ -93,12 +105,7 @@ export class Emulator {
     if (!live.delete(this.#id)) return;
     send({ op: "close", id: this.#id });
     // A call that raced a cleanup or the shutdown gets an answer, not a wait without end.
-    this.#settle(
-      new PortalError(
-        "The screen is gone: the process was cleaned up (or the server is shutting down) " +
-          "while this call waited. Call process_list to see the processes that remain.",
-      ),
-    );
+    this.#settle(screenGone());
     if (live.size === 0) {
       worker?.terminate();
       worker = null;
@@ -107,9 +114,11 @@ export class Emulator {
 
   /** An event from the Worker for this emulator. */
   receive(event: EmulatorEvent): void {
-    if (event.op === "parsed") this.#writes.shift()?.();
-    else if (event.op === "reply") this.#onReply(event.data);
-    else {
+    if (event.op === "parsed") this.#writes.shift()?.parsed();
+    // The Worker answers while it parses the oldest write not parsed yet.
+    else if (event.op === "reply") {
+      if (!this.#writes[0]?.quiet) this.#onReply(event.data);
+    } else {
       const answer = this.#answers.get(event.ask);
       this.#answers.delete(event.ask);
       const value = event.op === "snapshot"
@@ -139,7 +148,7 @@ export class Emulator {
   /** Every wait ends, and every later question fails with `why`: writes count as parsed. */
   #settle(why: Error): void {
     this.#gone = why;
-    for (const resolve of this.#writes.splice(0)) resolve();
+    for (const { parsed } of this.#writes.splice(0)) parsed();
     for (const { reject } of this.#answers.values()) reject(why);
     this.#answers.clear();
   }

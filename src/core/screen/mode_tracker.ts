@@ -24,7 +24,10 @@
  *   bracketedPaste: true,
  *   alternateBuffer: true,
  * });
- * assert.equal(tracker.scan(bytes("\x1bc")), "unknown"); // a full reset
+ * tracker.note(bytes("\x1bc"), 7); // a full reset: the emulator must say
+ * assert.equal(tracker.exact, false);
+ * tracker.synced({ applicationCursorKeys: false, bracketedPaste: false, alternateBuffer: false }, 7);
+ * assert.equal(tracker.exact, true);
  * ```
  * @module
  */
@@ -53,15 +56,37 @@ export class ModeTracker {
     alternateBuffer: false,
   };
   readonly #sequences = new EscapeSequences();
+  /** The modes are exact as of record `#syncedAt`: the emulator's, or the start. */
+  #syncedAt = 0;
+  /** The last record that changed the modes, and the last that did so in a way not followed. */
+  #changedAt = 0;
+  #unknownAt = 0;
 
   /** The modes after every chunk scanned (a copy). */
   get modes(): TerminalModes {
     return { ...this.#modes };
   }
 
-  /** Starts again from `modes` (the emulator's, when a change was unknown). */
-  set modes(modes: TerminalModes) {
+  /** Whether {@link modes} is exact: no change it cannot follow since it was synced. */
+  get exact(): boolean {
+    return this.#unknownAt <= this.#syncedAt;
+  }
+
+  /** Scans record `seq` (see {@link scan}), noting when it changed the modes. */
+  note(bytes: Uint8Array, seq: number): void {
+    const change = this.scan(bytes);
+    if (change !== "none") this.#changedAt = seq;
+    if (change === "unknown") this.#unknownAt = seq;
+  }
+
+  /**
+   * The emulator's `modes`, exact as of record `asOf`: kept unless a record
+   * after it changed them (parsed or not: they are asked for again next time).
+   */
+  synced(modes: TerminalModes, asOf: number): void {
+    if (this.#changedAt > asOf) return;
     this.#modes = { ...modes };
+    this.#syncedAt = asOf;
   }
 
   /** Applies the mode sequences of `bytes`, which follows the chunks scanned before. */

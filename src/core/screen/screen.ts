@@ -16,10 +16,17 @@
  *   parsed records at its cap (records not parsed yet are kept).
  *
  * Output goes to the Worker in slices of {@link SLICE_BYTES}, each read
- * from the store once the one before is parsed. While what waits unparsed
- * is small ({@link HELD_BYTES}), the chunks are also kept here, and a
- * catch-up reads nothing back from the store (200 chatty terminals spent a
- * third of the server's time reading their screens' backlogs from SQLite).
+ * from the store once the one before is parsed, unless it is still kept in
+ * memory ({@link HeldChunks}).
+ *
+ * An emulator with a full scrollback costs about 2 MB, so only the most
+ * recently used ones stay built ({@link LiveScreens}). A screen whose whole
+ * output is still in the store and short ({@link REPLAY_BYTES}) may be
+ * parked: its emulator is dropped, and it is rebuilt when it is needed by
+ * replaying every record at the sizes the terminal had (its size history),
+ * the answers to questions answered long ago dropped. xterm is deterministic,
+ * so the rebuilt screen is the live one. While parked, nothing is parsed in
+ * the background, and the store keeps every record (`fedSeq` is 0).
  *
  * @example
  * ```ts
@@ -44,22 +51,34 @@
  * @module
  */
 import { concatBytes } from "../../bytes.ts";
-import { SCROLLBACK_LINES } from "../../limits.ts";
-import { Emulator, type SerializedScreen, type TerminalModes } from "./emulator.ts";
+import { REPLAY_BYTES, SCROLLBACK_LINES } from "../../limits.ts";
+import { Emulator, screenGone, type SerializedScreen, type TerminalModes } from "./emulator.ts";
 import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
 import { ModeTracker } from "./mode_tracker.ts";
 import { QueryScanner } from "./terminal_queries.ts";
+import { type LiveScreens, liveScreens, type Parkable } from "./live_screens.ts";
+import { SizeHistory } from "./size_history.ts";
+import { type Chunk, HeldChunks } from "./held_chunks.ts";
+import { ParkedView } from "./parked_view.ts";
 
 export type { TerminalModes } from "./emulator.ts";
-
-/** A chunk of program output and its record's sequence number. */
-export interface Chunk {
-  seq: number;
-  bytes: Uint8Array;
-}
+export type { Chunk } from "./held_chunks.ts";
 
 /** The chunks written after `afterSeq`, oldest first, about `maxBytes` of them (the store). */
 export type Backlog = (afterSeq: number, maxBytes: number) => Chunk[];
+
+/** Which buffer a snapshot shows, and how much scrollback. */
+type SnapshotOptions = Pick<ScreenRequest, "buffer" | "scrollback">;
+
+/** Options of a {@link Screen}. */
+export interface ScreenOptions {
+  /** Reads back the chunks {@link Screen.write} noted, by seq; without it the screen keeps them. */
+  backlog?: Backlog;
+  /** Bytes the emulator may fall behind during a flood. */
+  maxLag?: number;
+  /** Which emulators stay built (default: the server's {@link liveScreens}). */
+  live?: LiveScreens;
+}
 
 /** Output quiet for this long lets the screen catch up in the background. */
 export const IDLE_MS = 30;
@@ -71,20 +90,17 @@ const HELD_BYTES = 64 * 1024;
 const MAX_LAG = 16 << 20;
 
 /** A headless terminal emulator of a given size. */
-export class Screen {
-  readonly #term: Emulator;
+export class Screen implements Parkable {
+  /** Undefined while parked. */
+  #term: Emulator | undefined;
+  #onReply: (data: string) => void = () => {};
   /** Settles once xterm has parsed everything handed to it. */
   #parsed: Promise<void> = Promise.resolve();
   readonly #backlog: Backlog | undefined;
   readonly #maxLag: number;
-  /**
-   * Chunks held here: all of them without a store, the ones taken from it, or
-   * (with a store) the first unparsed ones while they fit in {@link HELD_BYTES}.
-   */
-  #held: Chunk[] = [];
-  #heldBytes = 0;
-  /** Writes stopped being held (too much unparsed): until the emulator has caught up. */
-  #spilled = false;
+  readonly #live: LiveScreens;
+  /** Unparsed chunks kept here too (see held_chunks.ts). */
+  readonly #held: HeldChunks;
   /** Highest seq handed to the emulator, and highest written. */
   #fedSeq = 0;
   #writtenSeq = 0;
@@ -97,26 +113,28 @@ export class Screen {
   /** Parse at least this far even while output flows (a query, a snapshot, a resize). */
   #until = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Resizes wait for the output written before them. */
-  #resizes: { afterSeq: number; cols: number; rows: number }[] = [];
+  /** Every size the terminal had, and how many of them the emulator has. */
+  readonly #sizes: SizeHistory;
+  /** Output bytes written so far, and whether the store still has all of them. */
+  #historyBytes = 0;
+  #historyKept = true;
+  /** Calls that need the emulator built until they return (it is not parked meanwhile). */
+  #using = 0;
+  /** Parked: the screen as it was then. */
+  readonly #parkedView = new ParkedView();
   readonly #queries = new QueryScanner();
-  /** The modes as the output written so far sets them, exact since seq `#modesSyncedAt`. */
+  /** The modes as the output written so far sets them. */
   readonly #modes = new ModeTracker();
-  #modesSyncedAt = 0;
-  /** The last seq that changed the modes, and the last that did so in a way not tracked. */
-  #modeChangedAt = 0;
-  #modeUnknownAt = 0;
   #disposed = false;
 
-  /**
-   * `backlog` reads back the chunks {@link write} noted (by their seq); without
-   * it the screen keeps them itself. `maxLag`: bytes the emulator may fall
-   * behind during a flood.
-   */
-  constructor(cols: number, rows: number, options: { backlog?: Backlog; maxLag?: number } = {}) {
-    this.#term = new Emulator(cols, rows, SCROLLBACK_LINES);
+  /** A screen of `cols` × `rows`, its emulator built (the most recently used one). */
+  constructor(cols: number, rows: number, options: ScreenOptions = {}) {
+    this.#sizes = new SizeHistory(cols, rows);
     this.#backlog = options.backlog;
     this.#maxLag = options.maxLag ?? MAX_LAG;
+    this.#live = options.live ?? liveScreens;
+    this.#held = new HeldChunks(this.#backlog ? HELD_BYTES : Infinity);
+    this.#build();
   }
 
   /**
@@ -124,7 +142,8 @@ export class Screen {
    * (answers to cursor-position and device-attribute queries).
    */
   onReply(reply: (data: string) => void): void {
-    this.#term.onReply(reply);
+    this.#onReply = reply;
+    this.#term?.onReply(reply);
   }
 
   /**
@@ -134,12 +153,11 @@ export class Screen {
   write(bytes: Uint8Array, seq = this.#writtenSeq + 1): void {
     if (this.#disposed) return;
     this.#writtenSeq = seq;
-    this.#hold({ seq, bytes });
+    this.#historyBytes += bytes.length;
+    this.#held.offer({ seq, bytes });
     this.#lag += bytes.length;
     this.#lastWrite = performance.now();
-    const change = this.#modes.scan(bytes);
-    if (change !== "none") this.#modeChangedAt = seq;
-    if (change === "unknown") this.#modeUnknownAt = seq;
+    this.#modes.note(bytes, seq);
     if (this.#queries.asks(bytes)) {
       this.#queryAt = seq;
       this.#catchUp(seq);
@@ -149,8 +167,9 @@ export class Screen {
 
   /** Resizes once the output written so far is parsed at the old size. */
   resize(cols: number, rows: number): void {
-    this.#resizes.push({ afterSeq: this.#writtenSeq, cols, rows });
-    this.#catchUp(this.#writtenSeq);
+    this.#sizes.add(this.#writtenSeq, cols, rows);
+    // Parked, the size waits for the replay.
+    if (this.#term) this.#catchUp(this.#writtenSeq);
   }
 
   /**
@@ -162,34 +181,51 @@ export class Screen {
     return !this.#disposed && this.#queryAt > this.#answeredSeq;
   }
 
-  /**
-   * The highest seq handed to the emulator (parsed or not: it holds the
-   * bytes), so the store may drop records up to it.
-   */
+  /** Highest seq handed to the emulator (0 while parked): the store may drop records up to it. */
   get fedSeq(): number {
     return this.#fedSeq;
+  }
+
+  /** Whether the emulator is built now (not parked). */
+  get built(): boolean {
+    return this.#term !== undefined;
+  }
+
+  /** Whether it can be rebuilt from the store: every record kept, short enough to replay. */
+  get parkable(): boolean {
+    return this.#backlog !== undefined && this.#historyKept && !this.#disposed &&
+      this.#historyBytes <= Math.min(REPLAY_BYTES, this.#maxLag / 2);
+  }
+
+  /**
+   * Drops the emulator, unless it is in use: a later need replays the records.
+   * Its last screen stays, to answer a plain snapshot until something changes it.
+   */
+  park(): boolean {
+    const term = this.#term;
+    if (!term || !this.parkable || this.#catchingUp || this.#using > 0) return false;
+    this.#parkedView.keep(term, { seq: this.#fedSeq, sizes: this.#sizes.count });
+    this.#term = undefined;
+    this.#fedSeq = 0;
+    this.#lag = this.#historyBytes;
+    this.#held.drop();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    return true;
+  }
+
+  /** Records the store's cap dropped: what is left cannot rebuild the screen. */
+  historyDropped(): void {
+    this.#historyKept = false;
   }
 
   /** Copies the chunks not parsed yet out of the store, which is about to delete them. */
   takeBacklog(): void {
     if (!this.#backlog) return;
-    const after = this.#held.at(-1)?.seq ?? this.#fedSeq;
-    const taken = this.#backlog(after, Infinity);
-    this.#held.push(...taken);
-    this.#heldBytes += taken.reduce((sum, chunk) => sum + chunk.bytes.length, 0);
-  }
-
-  /**
-   * Keeps a chunk written while the held ones are all that is unparsed and
-   * small; else the store has it (and keeps it until it is parsed).
-   */
-  #hold(chunk: Chunk): void {
-    if (this.#backlog && (this.#spilled || this.#heldBytes + chunk.bytes.length > HELD_BYTES)) {
-      this.#spilled = true;
-      return;
-    }
-    this.#held.push(chunk);
-    this.#heldBytes += chunk.bytes.length;
+    this.#historyKept = false;
+    this.#held.add(this.#backlog(this.#held.lastSeq ?? this.#fedSeq, Infinity));
+    // Parked, the copy is the whole output: into an emulator with it, not kept as bytes.
+    if (!this.#term) this.#catchUp(this.#writtenSeq);
   }
 
   /**
@@ -201,24 +237,18 @@ export class Screen {
    * once it has parsed that far.
    */
   async modes(): Promise<TerminalModes> {
-    if (this.#modeUnknownAt <= this.#modesSyncedAt) return this.#modes.modes;
+    if (this.#modes.exact) return this.#modes.modes;
     const asOf = this.#writtenSeq;
-    await this.#settled();
-    const modes = await this.#term.modes();
-    // Exact as of `asOf`; a change since may or may not be parsed: ask again next time.
-    if (this.#modeChangedAt <= asOf) {
-      this.#modes.modes = modes;
-      this.#modesSyncedAt = asOf;
-    }
+    const modes = await this.#withEmulator((term) => term.modes());
+    this.#modes.synced(modes, asOf);
     return modes;
   }
 
   /** The screen once everything written so far has been parsed. */
-  async snapshot(
-    options: Pick<ScreenRequest, "buffer" | "scrollback"> = {},
-  ): Promise<ScreenSnapshot> {
-    await this.#settled();
-    return this.#term.snapshot(options);
+  async snapshot(options: SnapshotOptions = {}): Promise<ScreenSnapshot> {
+    const now = { seq: this.#writtenSeq, sizes: this.#sizes.count };
+    const parked = this.#term ? undefined : await this.#parkedView.answer(options, now);
+    return parked ?? this.#withEmulator((term) => term.snapshot(options));
   }
 
   /**
@@ -226,32 +256,45 @@ export class Screen {
    * alternate buffer, scrollback), exact as of `seq`: every chunk up to it and
    * none after it (a watcher's page goes on from there).
    */
-  async serialize(): Promise<SerializedScreen & { seq: number }> {
-    await this.#settled();
-    // The Worker answers after parsing every write posted before: up to this seq.
-    const seq = this.#fedSeq;
-    return { ...await this.#term.serialize(), seq };
+  serialize(): Promise<SerializedScreen & { seq: number }> {
+    return this.#withEmulator(async (term) => {
+      // The Worker answers after parsing every write posted before: up to this seq.
+      const seq = this.#fedSeq;
+      return { ...await term.serialize(), seq };
+    });
   }
 
   dispose(): void {
     this.#disposed = true;
     clearTimeout(this.#timer);
-    this.#held = [];
-    this.#heldBytes = 0;
-    this.#term.dispose();
+    this.#held.drop();
+    this.#term?.dispose();
+    this.#term = undefined;
+    this.#live.forget(this);
   }
 
-  /** Everything written so far parsed (not what arrives meanwhile: a flood is not chased). */
-  async #settled(): Promise<void> {
-    const target = this.#writtenSeq;
-    while (!this.#disposed && this.#fedSeq < target) await this.#catchUp(target);
-    await this.#parsed;
-    this.#applyResizes();
+  /** `ask` of the emulator once everything written so far is parsed (built for it if parked). */
+  async #withEmulator<T>(ask: (term: Emulator) => Promise<T>): Promise<T> {
+    this.#using++;
+    try {
+      const target = this.#writtenSeq;
+      // Everything written so far (not what arrives meanwhile: a flood is not chased).
+      while (!this.#disposed && (!this.#term || this.#fedSeq < target)) {
+        await this.#catchUp(target);
+      }
+      await this.#parsed;
+      this.#applySizes();
+      if (!this.#term) throw screenGone();
+      this.#live.used(this);
+      return await ask(this.#term);
+    } finally {
+      this.#using--;
+    }
   }
 
-  /** Parses in the background once the output pauses. */
+  /** Parses in the background once the output pauses (parked: only when needed). */
   #schedule(): void {
-    if (this.#timer !== undefined || this.#catchingUp) return;
+    if (this.#timer !== undefined || this.#catchingUp || !this.#term) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (performance.now() - this.#lastWrite < IDLE_MS) this.#schedule();
@@ -276,6 +319,9 @@ export class Screen {
   }
 
   async #run(): Promise<void> {
+    if (this.#disposed) return;
+    if (this.#term) this.#live.used(this);
+    else this.#build();
     while (!this.#disposed && this.#fedSeq < this.#writtenSeq) {
       const flowing = performance.now() - this.#lastWrite < IDLE_MS;
       if (this.#fedSeq >= this.#until && flowing && this.#lag <= this.#maxLag / 2) return;
@@ -285,39 +331,45 @@ export class Screen {
         this.#fedSeq = this.#writtenSeq;
         break;
       }
-      // One message per slice, cut where a resize must come between.
+      // One message per slice, cut where a resize must come between, and after the
+      // last chunk whose questions were answered already (replayed quietly).
       let batch: Chunk[] = [];
       for (const chunk of chunks) {
-        const resize = this.#resizes[0];
-        if (resize && resize.afterSeq < chunk.seq) {
+        const quietEnds = batch.length > 0 && batch[batch.length - 1].seq <= this.#answeredSeq &&
+          chunk.seq > this.#answeredSeq;
+        if (this.#sizes.dueBefore(chunk.seq) || quietEnds) {
           this.#feed(batch);
           batch = [];
           await this.#parsed;
-          this.#applyResizes();
+          this.#applySizes();
         }
         batch.push(chunk);
       }
       this.#feed(batch);
       await this.#parsed;
     }
-    this.#applyResizes();
+    this.#applySizes();
+  }
+
+  /** A new emulator at the terminal's first size; the records replay into it from the start. */
+  #build(): void {
+    this.#parkedView.forget();
+    const { cols, rows } = this.#sizes.restart();
+    this.#term = new Emulator(cols, rows, SCROLLBACK_LINES);
+    this.#term.onReply(this.#onReply);
+    // Others are parked after: the Worker stops with the last emulator.
+    this.#live.used(this);
   }
 
   /** The next slice of chunks not handed to the emulator yet. */
   #next(): Chunk[] {
-    if (this.#held.length > 0) {
-      let bytes = 0;
-      let n = 0;
-      while (n < this.#held.length && bytes < SLICE_BYTES) bytes += this.#held[n++].bytes.length;
-      this.#heldBytes -= bytes;
-      return this.#held.splice(0, n);
-    }
-    return this.#backlog?.(this.#fedSeq, SLICE_BYTES) ?? [];
+    const held = this.#held.take(SLICE_BYTES);
+    return held.length > 0 ? held : this.#backlog?.(this.#fedSeq, SLICE_BYTES) ?? [];
   }
 
   /** Hands `chunks` to the emulator as one buffer (its own: the Worker takes it). */
   #feed(chunks: Chunk[]): void {
-    if (chunks.length === 0) return;
+    if (chunks.length === 0 || !this.#term) return;
     // A single chunk is still the store's: it is copied too.
     const bytes = chunks.length === 1
       ? chunks[0].bytes.slice()
@@ -325,19 +377,17 @@ export class Screen {
     const seq = chunks[chunks.length - 1].seq;
     this.#fedSeq = seq;
     // Caught up: what comes next may be held again.
-    if (seq >= this.#writtenSeq) this.#spilled = false;
+    if (seq >= this.#writtenSeq) this.#held.caughtUp();
     this.#lag = Math.max(0, this.#lag - bytes.length);
-    // The emulator's replies to what it parsed came before this.
-    this.#parsed = this.#term.write(bytes).then(() => {
+    // The emulator's replies to what it parsed came before this; a replay's were given already.
+    this.#parsed = this.#term.write(bytes, seq <= this.#answeredSeq).then(() => {
       this.#answeredSeq = Math.max(this.#answeredSeq, seq);
     });
   }
 
-  /** Applies the resizes whose output has been handed over (xterm resizes after parsing it). */
-  #applyResizes(): void {
-    while (this.#resizes.length > 0 && this.#resizes[0].afterSeq <= this.#fedSeq) {
-      const { cols, rows } = this.#resizes.shift()!;
-      if (!this.#disposed) this.#term.resize(cols, rows);
-    }
+  /** Applies the sizes whose output has been handed over (xterm resizes after parsing it). */
+  #applySizes(): void {
+    if (!this.#term) return;
+    for (const { cols, rows } of this.#sizes.due(this.#fedSeq)) this.#term.resize(cols, rows);
   }
 }
