@@ -115,8 +115,10 @@ export class Screen implements Parkable {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Every size the terminal had, and how many of them the emulator has. */
   readonly #sizes: SizeHistory;
-  /** Output bytes written so far, and whether the store still has all of them. */
+  /** Bytes written or replayed (an empty write may stand for stored records); fed since built. */
   #historyBytes = 0;
+  #fedBytes = 0;
+  /** Whether the store still has all of them. */
   #historyKept = true;
   /** Calls that need the emulator built until they return (it is not parked meanwhile). */
   #using = 0;
@@ -355,6 +357,7 @@ export class Screen implements Parkable {
   #build(): void {
     this.#parkedView.forget();
     const { cols, rows } = this.#sizes.restart();
+    this.#fedBytes = 0;
     this.#term = new Emulator(cols, rows, SCROLLBACK_LINES);
     this.#term.onReply(this.#onReply);
     // Others are parked after: the Worker stops with the last emulator.
@@ -379,6 +382,8 @@ export class Screen implements Parkable {
     // Caught up: what comes next may be held again.
     if (seq >= this.#writtenSeq) this.#held.caughtUp();
     this.#lag = Math.max(0, this.#lag - bytes.length);
+    this.#fedBytes += bytes.length;
+    this.#historyBytes = Math.max(this.#historyBytes, this.#fedBytes);
     // The emulator's replies to what it parsed came before this; a replay's were given already.
     this.#parsed = this.#term.write(bytes, seq <= this.#answeredSeq).then(() => {
       this.#answeredSeq = Math.max(this.#answeredSeq, seq);
