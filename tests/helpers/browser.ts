@@ -35,12 +35,23 @@ export async function typeOnPage(page: Page, text: string): Promise<void> {
   }
 }
 
-/** A browser, its profile removed when disposed. */
+/**
+ * A browser, its profile removed when disposed. The profile is also its HOME
+ * and XDG directories: Chromium writes dconf and crash-report files there
+ * whatever --user-data-dir says, and the suite must leave the user's HOME as
+ * it found it.
+ */
 export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   const profile = await tempDir("portal-chromium-");
+  const home = profile.path;
+  const env: Record<string, string> = { ...Deno.env.toObject(), HOME: home };
+  for (const name of ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]) {
+    delete env[name];
+  }
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
+    env,
     args: [
       "--no-sandbox",
       "--disable-gpu",
@@ -48,7 +59,8 @@ export async function openBrowser(): Promise<Browser & AsyncDisposable> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
-      `--user-data-dir=${profile.path}`,
+      "--disable-breakpad",
+      `--user-data-dir=${home}/profile`,
     ],
   });
   return Object.assign(browser, {
