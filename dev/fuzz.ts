@@ -4,7 +4,8 @@
  * goes. Shared by the fuzz test (10,000 calls) and the soak script
  * (`dev/soak.ts fuzz`, as many as asked). Each call must be answered within
  * its deadline, never with an internal error, an error message must stay
- * short, and a call built to be invalid must be refused.
+ * short, and a call built to be invalid must be refused: by a tool error, or
+ * (a malformed request, an unknown tool) by a JSON-RPC Invalid params.
  *
  * @example
  * ```ts ignore
@@ -16,7 +17,7 @@
  * ```
  * @module
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ERROR_MAX_CHARS } from "../src/limits.ts";
 import type { Json, Portal } from "./portal_client.ts";
 import { Random } from "./random.ts";
@@ -186,6 +187,10 @@ export async function fuzz(
       () => ["program_record", { program: "p", needs_pty: "yes" }],
       () => ["program_query", { program: "q".repeat(300) }],
       () => [random.pick(["no_such_tool", "process_start2"]), {}],
+      () => [
+        random.pick(["process_start", "process_write", "process_list"]),
+        random.pick(["x", null, [1], 5]),
+      ],
     ])();
   };
 
@@ -198,7 +203,17 @@ export async function fuzz(
         timeout: CALL_DEADLINE_MS,
       }) as CallToolResult;
     } catch (error) {
-      report.failures.push(`${what}: no answer: ${(error as Error).message}`);
+      const { code, message } = error as { code?: number; message: string };
+      if (error instanceof McpError && code === ErrorCode.InvalidParams) {
+        report.calls++;
+        report.refused++;
+        if (!mustFail) report.failures.push(`${what}: ${message}`);
+        // The client puts "MCP error -32602: " before the server's message.
+        const sent = message.replace(/^MCP error -32602: /, "");
+        if (sent.length > ERROR_MAX_CHARS) {
+          report.failures.push(`${what}: ${sent.length}-char error`);
+        }
+      } else report.failures.push(`${what}: no answer: ${message}`);
       return;
     }
     report.calls++;

@@ -25,7 +25,13 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type ClientCapabilities,
+  ErrorCode,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { fileURLToPath } from "node:url";
 import { homeEnv } from "./home.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
@@ -184,6 +190,26 @@ export class Portal implements AsyncDisposable {
   /** Calls a tool that must fail; returns its error message. */
   fail(name: string, args: Record<string, unknown> = {}): Promise<string> {
     return failTool(this.client, name, args);
+  }
+
+  /**
+   * Sends a `tools/call` the server must refuse as a whole, with JSON-RPC
+   * Invalid params (-32602); returns the message the server sent. `args` go
+   * as they are, whatever they are (a string, null, an array).
+   */
+  async invalid(name: string, args: unknown): Promise<string> {
+    const what = `${name} ${JSON.stringify(args)?.slice(0, 120)}`;
+    const error: unknown = await this.client.request(
+      { method: "tools/call", params: { name, arguments: args as Record<string, unknown> } },
+      CallToolResultSchema,
+    ).then(
+      (result: unknown) => new Error(`${what} was answered: ${JSON.stringify(result)}`),
+      (e: unknown) => e,
+    );
+    const { code, message } = error as { code?: number; message: string };
+    if (!(error instanceof McpError) || code !== ErrorCode.InvalidParams) throw error;
+    // The client puts "MCP error -32602: " before the server's message.
+    return message.replace(/^MCP error -32602: /, "");
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * The bad input matrix: every tool, every argument, given what it must not
  * take (missing, unknown, wrong-typed, out of range, NUL in a name, lone
- * surrogates, megabytes), gets a tool error that names the argument, quotes
- * at most a short prefix of the value, and stays short; the server serves on.
- * The arguments and their types come from the tools/list the server sends,
- * so a new argument is covered without touching this file.
+ * surrogates, megabytes), gets a tool error in one line that names the
+ * argument, quotes at most a short prefix of the value, and stays short; a
+ * request that is malformed as a whole (its `arguments` no object, an unknown
+ * tool) gets JSON-RPC Invalid params (-32602), also in one short line; the
+ * server serves on. The arguments and their types come from the tools/list
+ * the server sends, so a new argument is covered without touching this file.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -30,6 +32,7 @@ async function refused(portal: Portal, tool: string, args: Json, names: string):
   const what = `${tool} ${JSON.stringify(args).slice(0, 120)}`;
   assert(result.isError, `${what} should fail, got ${JSON.stringify(result).slice(0, 300)}`);
   assert(text.length <= ERROR_MAX_CHARS, `${what}: a ${text.length}-character error`);
+  assert(!text.includes("\n"), `${what}: more than one line: ${text.slice(0, 300)}`);
   assert(!/Internal error/.test(text), `${what}: ${text}`);
   const named = new RegExp(`(^|[^\\w])${names.replace(/[[\]]/g, "\\$&")}($|[^\\w])`, "i");
   assert(named.test(text), `${what}: the error should name ${names}: ${text}`);
@@ -118,6 +121,97 @@ portalTest(
   },
 );
 
+portalTest(
+  "malformed arguments: every tool answers Invalid params (-32602) in one line naming them",
+  async (portal) => {
+    const tools: Tool[] = (await portal.client.listTools()).tools;
+    const given: [unknown, string][] = [
+      ["ls -l", "a string"],
+      [null, "null"],
+      [["ls", "-l"], "an array"],
+      [5, "5"],
+      [true, "true"],
+    ];
+    for (const tool of tools) {
+      for (const [args, got] of given) {
+        assertEquals(
+          await portal.invalid(tool.name, args),
+          `${tool.name}: "arguments" must be an object (got ${got})`,
+        );
+      }
+    }
+    // A request without a tool's name, or with a number for it.
+    assertEquals(
+      await portal.invalid(5 as never, {}),
+      `tools/call: "name" must be a string (got 5)`,
+    );
+    // An unknown tool whose arguments are malformed too: both said, the name quoted.
+    assertEquals(
+      await portal.invalid("process_stop", "x"),
+      `"process_stop": "arguments" must be an object (got a string)`,
+    );
+    assertEquals((await portal.call("process_list")).processes, []);
+  },
+);
+
+portalTest(
+  "arguments a tool's schema refuses: a tool error in one line naming each, saying what it must be",
+  async (portal) => {
+    const tools: Tool[] = (await portal.client.listTools()).tools;
+    const live = await portal.spawn("cat");
+    const valid: Record<string, Json> = {
+      process_start: { command: "true" },
+      process_write: { id: live, content: "x" },
+      process_signal: { id: live, signal: "SIGWINCH" },
+      program_query: { program: "ssh" },
+      program_record: { program: "ssh", needs_pty: true },
+    };
+    for (const tool of tools) {
+      const schema = tool.inputSchema as Json;
+      const names = Object.keys(schema.properties);
+      const base = valid[tool.name] ?? ("id" in schema.properties ? { id: live } : {});
+      const fail = (args: Json) => refused(portal, tool.name, args, tool.name);
+      assertEquals(
+        await fail({ ...base, bogus: 1 }),
+        `${tool.name}: "bogus" is not an argument ` +
+          (names.length ? `(they are: ${names.join(", ")})` : "(this tool takes none)"),
+      );
+      for (const required of schema.required ?? []) {
+        const { [required]: _, ...without } = base;
+        assertMatch(
+          await fail(without),
+          new RegExp(`^${tool.name}: "${required}" is required \\(`),
+        );
+      }
+      for (const [name, property] of Object.entries<Json>(schema.properties)) {
+        assertMatch(
+          await fail({ ...base, [name]: wrongType(property) }),
+          new RegExp(`^${tool.name}: "${name}" must be [^;]+ \\(got [^;]+\\)$`),
+        );
+      }
+    }
+    // Several at once, each said; a bound and a name in a record.
+    assertEquals(
+      await refused(portal, "process_start", {
+        command: 7,
+        args: ["-l", 2],
+        env: { A: true, "B\0": "x" },
+        cols: 1e300,
+        wait: "redy",
+        pty: "yes",
+      }, "process_start"),
+      'process_start: "command" must be a string (got 7); "args[1]" must be a string (got 2); ' +
+        '"env.A" must be a string (got true); a name in "env" ("B\\u0000") must not contain NUL ' +
+        'characters; "pty" must be true or false (got a string); "cols" must be at most 1000 ' +
+        '(got 1e+300); "wait" must be "ready", "exit" or "none" (got "redy")',
+    );
+    assertEquals(
+      await refused(portal, "process_write", { id: 1.5, content: "x" }, "id"),
+      'process_write: "id" must be an integer (got 1.5)',
+    );
+  },
+);
+
 portalTest("bad input: the values themselves (patterns, signals, ids, sizes)", async (portal) => {
   const id = await portal.spawn("cat");
   const fail = (tool: string, args: Json, names: string) => refused(portal, tool, args, names);
@@ -155,13 +249,12 @@ portalTest("bad input: the values themselves (patterns, signals, ids, sizes)", a
   for (const [tool, extra] of ID_TOOLS) {
     assertMatch(await fail(tool, { id: gone, ...extra }, String(gone)), /was cleaned up/);
   }
-  // An unknown tool, named with a megabyte: the SDK's own error, bounded.
-  const result = await portal.client.callTool({ name: "t".repeat(1 << 20), arguments: {} });
-  const text = (result.content as { text: string }[])[0].text;
-  assert(result.isError && text.length <= ERROR_MAX_CHARS, `${text.length} characters`);
+  // An unknown tool, named with a megabyte: Invalid params, its name quoted by a prefix.
+  const text = await portal.invalid("t".repeat(1 << 20), {});
+  assert(text.length <= ERROR_MAX_CHARS, `${text.length} characters`);
   assertMatch(
     text,
-    new RegExp(`^MCP error -32602: Tool t{${QUOTED_CHARS}}…\\[1048576 characters\\] not found$`),
+    new RegExp(`^Unknown tool "t{${QUOTED_CHARS}}"… \\(1048576 characters\\); Portal's tools: `),
   );
   // And the server serves on.
   await portal.call("process_write", { id, content: "still here\n", wait: "none" });

@@ -17,7 +17,7 @@ portalTest(
 );
 
 portalTest(
-  "missing or ill-typed arguments are tool errors, and the server carries on",
+  "missing or ill-typed arguments are tool errors, an unknown tool Invalid params; the server carries on",
   async (portal) => {
     assertMatch(await portal.fail("process_start", {}), /command/);
     assertMatch(await portal.fail("process_start", { command: 7 }), /command/);
@@ -34,7 +34,10 @@ portalTest(
     assertMatch(await portal.fail("process_read", { id: 1, unit: "minutes" }), /unit/);
     assertMatch(await portal.fail("process_write", { id: 1 }), /content/);
     assertMatch(await portal.fail("program_record", { program: "ssh" }), /needs_pty/);
-    assertMatch(await portal.fail("no_such_tool", {}), /no_such_tool not found/);
+    assertMatch(
+      await portal.invalid("no_such_tool", {}),
+      /^Unknown tool "no_such_tool"; Portal's tools: process_start, process_read, /,
+    );
     assertEquals((await portal.call("process_list")).processes, []);
   },
 );

@@ -10,7 +10,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { VERSION } from "../version.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import type { Log, LoggingLevel, SessionLog } from "./logging.ts";
-import { boundToolErrors, registerTool, type ToolContext } from "./tools/tool.ts";
+import { registerTool, type ToolContext } from "./tools/tool.ts";
+import { screenToolCalls } from "./tools/invalid_params.ts";
 import { TOOLS } from "./tools/index.ts";
 import { compactListing } from "./tools/listing.ts";
 
@@ -29,8 +30,8 @@ export function createServer(context: ToolContext, serverLog: Log, clientLevel?:
     { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
   );
   const log = serverLog.session(server, clientLevel);
-  boundToolErrors(server);
   compactListing(server);
   for (const tool of TOOLS) registerTool(server, context, tool, log);
+  screenToolCalls(server, TOOLS, log);
   return { server, log };
 }

@@ -10,31 +10,29 @@
  * `notifications/progress`, and a client that can ask its person as a
  * callback that does (`secret_prompt`): the core takes them without knowing MCP.
  *
- * Arguments are checked at the door: the schemas' limits, no argument the
- * tool does not know (`additionalProperties: false`), and no lone surrogate
- * in any string (it is not text: UTF-8 cannot carry it). Every error reply
- * is {@link bounded}, the SDK's too ({@link boundToolErrors}).
+ * Arguments are checked at the door: the schemas' types and limits, and no
+ * argument the tool does not know (`additionalProperties: false`), each
+ * refused in one line by `invalid_params.ts`; and no lone surrogate in any
+ * string (it is not text: UTF-8 cannot carry it). Every error reply is
+ * {@link bounded}.
  *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-  type ToolAnnotations,
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { bounded, PortalError, quote } from "../../errors.ts";
-import { QUOTED_CHARS } from "../../limits.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { secretPrompt } from "../secret_prompt.ts";
-import { wrapSdkHandler } from "../sdk_handlers.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -156,44 +154,11 @@ export function registerTool(
 /** Each tool's input schema with unknown arguments refused, made once for every session. */
 const strictInputs = new Map<AnyTool, ReturnType<AnyTool["input"]["strict"]>>();
 
-function strictInput(tool: AnyTool): ReturnType<AnyTool["input"]["strict"]> {
+export function strictInput(tool: AnyTool): ReturnType<AnyTool["input"]["strict"]> {
   const schema = strictInputs.get(tool) ?? tool.input.strict();
   strictInputs.set(tool, schema);
   return schema;
 }
-
-/**
- * Bounds every tool error `server` sends, the SDK's own too: it answers an
- * unknown tool or arguments that fail their schema with messages that quote
- * names and keys as given (`Invalid key in record at env.KKK…`), so in those
- * ("MCP error …") a word past {@link SDK_WORD_MAX} characters keeps only its
- * first {@link QUOTED_CHARS}. The SDK installs its `tools/call` handler through
- * `setRequestHandler` when the first tool is registered: call this before,
- * and that handler is wrapped on its way in.
- */
-export function boundToolErrors(server: McpServer): void {
-  type Handler = (request: unknown, extra: unknown) => Promise<CallToolResult>;
-  const shorten = (text: string) =>
-    bounded(
-      text.startsWith("MCP error")
-        ? text.replace(
-          new RegExp(`\\S{${SDK_WORD_MAX + 1},}`, "g"),
-          (word) => `${word.slice(0, QUOTED_CHARS)}…[${word.length} characters]`,
-        )
-        : text,
-    );
-  wrapSdkHandler<Handler>(server, CallToolRequestSchema, (handler) => async (request, extra) => {
-    const result = await handler(request, extra);
-    if (!result.isError) return result;
-    const content = result.content.map((c: CallToolResult["content"][number]) =>
-      c.type === "text" ? { ...c, text: shorten(c.text) } : c
-    );
-    return { ...result, content };
-  });
-}
-
-/** Longest word of an SDK error message kept whole (a tool name, an argument's path). */
-const SDK_WORD_MAX = 200;
 
 /**
  * Throws when a string in `value` (an argument, an element, a key) holds a
