@@ -37,7 +37,7 @@ portalTest(
     for (const bad of ["", "42", "with space", "x".repeat(65), "a/b"]) {
       assertMatch(
         await portal.fail("process_start", { command: "cat", name: bad }),
-        /must be 1 to 64 letters, digits.* at name/,
+        /^process_start: "name" must be 1 to 64 letters, digits, '\.', '_' or '-', and not only digits$/,
       );
     }
   },
