@@ -8,7 +8,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { C, fcntl, libc } from "./libc.ts";
+ * import { fcntl, libc } from "./libc.ts";
+ * import { C } from "./os_constants.ts";
  * import { readSome, writeSome } from "./fd_io.ts";
  *
  * const fds = new Int32Array(2);
@@ -25,7 +26,8 @@
  * ```
  * @module
  */
-import { C, errno, libc } from "./libc.ts";
+import { errno, libc } from "./libc.ts";
+import { C } from "./os_constants.ts";
 
 /**
  * Reads what `fd` has into `buffer`: the number of bytes read, `"drained"`

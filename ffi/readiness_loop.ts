@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { addStatusFlags, C, libc, setCloexec } from "./libc.ts";
+import { addStatusFlags, libc, setCloexec } from "./libc.ts";
+import { C } from "./os_constants.ts";
 import { readSome } from "./fd_io.ts";
 
 /** Called on the JS thread with the `POLL*` bits reported for the fd. */

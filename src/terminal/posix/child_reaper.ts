@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { C, libc } from "../../../ffi/libc.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 import { signalName } from "../../signals.ts";
 import type { ExitInfo } from "../terminal.ts";
 

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { C, cString, libc } from "../../../ffi/libc.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { cString } from "../../../ffi/c_strings.ts";
 import { PortalError, quote } from "../../errors.ts";
 
 /** PATH when the environment has none (execvp's fallback, without the current directory). */

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { C, fcntl, strerror } from "../../../ffi/libc.ts";
+import { fcntl, strerror } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 

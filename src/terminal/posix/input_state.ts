@@ -45,7 +45,10 @@
  *
  * @module
  */
-import { C, libc, lineModes, slaveHasInput, SYSCALLS, unreadBytes } from "../../../ffi/libc.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { SYSCALLS } from "../../../ffi/syscall_numbers.ts";
+import { lineModes, slaveHasInput, unreadBytes } from "../../../ffi/terminal_calls.ts";
 import type { InputActivity, InputState } from "../terminal.ts";
 import {
   childrenOf,

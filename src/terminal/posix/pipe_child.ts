@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { C, errno, libc, strerror } from "../../../ffi/libc.ts";
+import { errno, libc, strerror } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 import type { PipeChild } from "../pipe.ts";
 import type { ExitInfo } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";

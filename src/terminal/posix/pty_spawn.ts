@@ -5,15 +5,9 @@
  *
  * @module
  */
-import {
-  addStatusFlags,
-  C,
-  errno,
-  libc,
-  setCloexec,
-  strerror,
-  winsize,
-} from "../../../ffi/libc.ts";
+import { addStatusFlags, errno, libc, setCloexec, strerror } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { winsize } from "../../../ffi/terminal_calls.ts";
 import { PortalError } from "../../errors.ts";
 import { prepareLaunch } from "../launch.ts";
 import type { SpawnOptions, Terminal, TerminalEvents } from "../terminal.ts";

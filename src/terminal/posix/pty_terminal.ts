@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { C, errno, ioctl, libc, strerror, winsize } from "../../../ffi/libc.ts";
+import { errno, ioctl, libc, strerror } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { winsize } from "../../../ffi/terminal_calls.ts";
 import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";

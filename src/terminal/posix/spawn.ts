@@ -7,16 +7,9 @@
  *
  * @module
  */
-import {
-  addStatusFlags,
-  C,
-  cString,
-  cStringArray,
-  errno,
-  libc,
-  setCloexec,
-  strerror,
-} from "../../../ffi/libc.ts";
+import { addStatusFlags, errno, libc, setCloexec, strerror } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { cString, cStringArray } from "../../../ffi/c_strings.ts";
 import { PortalError } from "../../errors.ts";
 
 /** What one of the child's fds 0-2 becomes: a path opened there, or one of our fds copied. */

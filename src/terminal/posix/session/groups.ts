@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { C, errno, libc } from "../../../../ffi/libc.ts";
+import { errno, libc } from "../../../../ffi/libc.ts";
+import { C } from "../../../../ffi/os_constants.ts";
 
 /**
  * Process groups of the session `sid` with a live (not zombie) process

@@ -29,7 +29,8 @@
  *
  * @module
  */
-import { C, libc } from "../../../../ffi/libc.ts";
+import { libc } from "../../../../ffi/libc.ts";
+import { C } from "../../../../ffi/os_constants.ts";
 import { writeSome } from "../../../../ffi/fd_io.ts";
 import { childReaper } from "../child_reaper.ts";
 import { openPipe, spawnSession } from "../spawn.ts";

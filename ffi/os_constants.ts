@@ -1,0 +1,151 @@
+/**
+ * The constants, struct sizes and behaviours of this OS for the C library
+ * (ffi/libc.ts): Linux glibc (x86_64 and aarch64: the asm-generic values
+ * hold for both) and macOS. The POSIX modules read how Linux and macOS
+ * differ from {@link C} rather than test the OS themselves.
+ *
+ * @module
+ */
+
+/** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
+export interface OsConstants {
+  O_RDWR: number;
+  O_NONBLOCK: number;
+  O_CLOEXEC: number;
+  F_GETFD: number;
+  F_SETFD: number;
+  F_GETFL: number;
+  F_SETFL: number;
+  FD_CLOEXEC: number;
+  TIOCSWINSZ: bigint;
+  /** How many bytes a read would return now (FIONREAD). */
+  FIONREAD: bigint;
+  /** A new fd on a master's slave, without its path (Linux ≥ 4.13; 0n: none). */
+  TIOCGPTPEER: bigint;
+  O_NOCTTY: number;
+  /** fcntl command that sets a pipe's capacity (Linux); 0 where pipes cannot be resized. */
+  F_SETPIPE_SZ: number;
+  /** Makes the terminal on the given fd the caller's controlling terminal. */
+  TIOCSCTTY: number;
+  EINTR: number;
+  EIO: number;
+  EAGAIN: number;
+  ENOENT: number;
+  EACCES: number;
+  ENOEXEC: number;
+  ECHILD: number;
+  ESRCH: number;
+  EPERM: number;
+  POLLIN: number;
+  POLLOUT: number;
+  POLLERR: number;
+  POLLHUP: number;
+  POLLNVAL: number;
+  WNOHANG: number;
+  X_OK: number;
+  POSIX_SPAWN_SETSIGDEF: number;
+  POSIX_SPAWN_SETSIGMASK: number;
+  POSIX_SPAWN_SETSID: number;
+  /** macOS only (0 on Linux): close every fd not named in the file actions. */
+  POSIX_SPAWN_CLOEXEC_DEFAULT: number;
+  SIZEOF_SPAWNATTR: number;
+  SIZEOF_FILE_ACTIONS: number;
+  SIZEOF_SIGSET: number;
+  /** Both OSes: 128 bytes, bit `fd % 8` of byte `fd / 8` on little-endian CPUs. */
+  SIZEOF_FD_SET: number;
+  FD_SETSIZE: number;
+  /** Whether `poll` works on devices; macOS `poll` reports POLLNVAL for them (PTY masters too). */
+  POLL_HANDLES_DEVICES: boolean;
+  /**
+   * Whether opening a terminal in posix_spawn's file actions makes it the
+   * controlling terminal of the POSIX_SPAWN_SETSID session: glibc makes the
+   * session first, macOS runs the file actions first.
+   */
+  SPAWN_OPEN_ACQUIRES_CTTY: boolean;
+  /** Whether /proc/<pid>/stat exists, with each process's group and session (Linux). */
+  PROC_STAT: boolean;
+  /** `struct termios`: its size, and where `c_lflag` sits (tcflag_t: 4 bytes, macOS 8). */
+  SIZEOF_TERMIOS: number;
+  TERMIOS_LFLAG_OFFSET: number;
+  /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
+  ECHO: number;
+  ICANON: number;
+}
+
+const LINUX: OsConstants = {
+  O_RDWR: 2,
+  O_NONBLOCK: 0o4000,
+  O_CLOEXEC: 0o2000000,
+  F_GETFD: 1,
+  F_SETFD: 2,
+  F_GETFL: 3,
+  F_SETFL: 4,
+  FD_CLOEXEC: 1,
+  TIOCSWINSZ: 0x5414n,
+  FIONREAD: 0x541bn,
+  TIOCGPTPEER: 0x5441n,
+  O_NOCTTY: 0o400,
+  F_SETPIPE_SZ: 1031,
+  TIOCSCTTY: 0x540e,
+  EINTR: 4,
+  EIO: 5,
+  EAGAIN: 11,
+  ENOENT: 2,
+  EACCES: 13,
+  ENOEXEC: 8,
+  ECHILD: 10,
+  ESRCH: 3,
+  EPERM: 1,
+  POLLIN: 1,
+  POLLOUT: 4,
+  POLLERR: 8,
+  POLLHUP: 16,
+  POLLNVAL: 32,
+  WNOHANG: 1,
+  X_OK: 1,
+  POSIX_SPAWN_SETSIGDEF: 0x04,
+  POSIX_SPAWN_SETSIGMASK: 0x08,
+  POSIX_SPAWN_SETSID: 0x80,
+  POSIX_SPAWN_CLOEXEC_DEFAULT: 0,
+  SIZEOF_SPAWNATTR: 336,
+  SIZEOF_FILE_ACTIONS: 80,
+  SIZEOF_SIGSET: 128,
+  SIZEOF_FD_SET: 128,
+  FD_SETSIZE: 1024,
+  POLL_HANDLES_DEVICES: true,
+  SPAWN_OPEN_ACQUIRES_CTTY: true,
+  PROC_STAT: true,
+  SIZEOF_TERMIOS: 60,
+  TERMIOS_LFLAG_OFFSET: 12,
+  ECHO: 0o10,
+  ICANON: 0o2,
+};
+
+const DARWIN: OsConstants = {
+  ...LINUX,
+  O_NONBLOCK: 0x4,
+  O_CLOEXEC: 0x1000000,
+  TIOCSWINSZ: 0x80087467n,
+  FIONREAD: 0x4004667fn,
+  TIOCGPTPEER: 0n,
+  O_NOCTTY: 0x20000,
+  F_SETPIPE_SZ: 0,
+  TIOCSCTTY: 0x20007461,
+  EAGAIN: 35,
+  POSIX_SPAWN_SETSID: 0x400,
+  POSIX_SPAWN_CLOEXEC_DEFAULT: 0x4000,
+  // Opaque pointers on macOS.
+  SIZEOF_SPAWNATTR: 8,
+  SIZEOF_FILE_ACTIONS: 8,
+  SIZEOF_SIGSET: 4,
+  POLL_HANDLES_DEVICES: false,
+  SPAWN_OPEN_ACQUIRES_CTTY: false,
+  PROC_STAT: false,
+  SIZEOF_TERMIOS: 72,
+  TERMIOS_LFLAG_OFFSET: 24,
+  ECHO: 0x8,
+  ICANON: 0x100,
+};
+
+/** The constants of the OS this process runs on. */
+export const C: Readonly<OsConstants> = Deno.build.os === "darwin" ? DARWIN : LINUX;

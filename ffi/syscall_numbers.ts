@@ -1,0 +1,67 @@
+/**
+ * Linux system call numbers, as `/proc/<pid>/syscall` shows what a thread is
+ * blocked in: the input watch (input_state.ts) tells a program reading its
+ * terminal from one busy or waiting for its child by them.
+ *
+ * @module
+ */
+
+/**
+ * The calls the input watch looks for, by number. x86_64 has its own table;
+ * aarch64 uses the asm-generic one, which has no `poll`, `select` or
+ * `epoll_wait`, only their `p` variants.
+ */
+export interface SyscallNumbers {
+  /** Calls that read one fd, given as their first argument. */
+  reads: readonly number[];
+  /** `poll(fds, nfds, …)` and `ppoll`: an array of struct pollfd. */
+  polls: readonly number[];
+  /** `select(nfds, readfds, …)` and `pselect6`: fd_set bitmaps. */
+  selects: readonly number[];
+  /** `epoll_wait(epfd, …)` and its variants: the set is in /proc/<pid>/fdinfo/<epfd>. */
+  epolls: readonly number[];
+  /** `wait4` and `waitid`: a parent waiting for its child (a shell running a job). */
+  waits: readonly number[];
+  /**
+   * Where each poll, select and epoll call takes its timeout: the argument's
+   * index, and its form: milliseconds (negative: none), or a pointer (NULL:
+   * none) to a struct timeval or timespec (two 64-bit fields on these CPUs).
+   */
+  timeouts: Readonly<Record<number, { arg: number; unit: "ms" | "timeval" | "timespec" }>>;
+}
+
+const X86_64_SYSCALLS: SyscallNumbers = {
+  reads: [0, 17, 19, 295, 327], // read, pread64, readv, preadv, preadv2
+  polls: [7, 271], // poll, ppoll
+  selects: [23, 270], // select, pselect6
+  epolls: [232, 281, 441], // epoll_wait, epoll_pwait, epoll_pwait2
+  waits: [61, 247], // wait4, waitid
+  timeouts: {
+    7: { arg: 2, unit: "ms" }, // poll
+    271: { arg: 2, unit: "timespec" }, // ppoll
+    23: { arg: 4, unit: "timeval" }, // select
+    270: { arg: 4, unit: "timespec" }, // pselect6
+    232: { arg: 3, unit: "ms" }, // epoll_wait
+    281: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
+  },
+};
+
+const GENERIC_SYSCALLS: SyscallNumbers = {
+  reads: [63, 65, 67, 69, 286], // read, readv, pread64, preadv, preadv2
+  polls: [73], // ppoll
+  selects: [72], // pselect6
+  epolls: [22, 441], // epoll_pwait, epoll_pwait2
+  waits: [260, 95], // wait4, waitid
+  timeouts: {
+    73: { arg: 2, unit: "timespec" }, // ppoll
+    72: { arg: 4, unit: "timespec" }, // pselect6
+    22: { arg: 3, unit: "ms" }, // epoll_pwait
+    441: { arg: 3, unit: "timespec" }, // epoll_pwait2
+  },
+};
+
+/** The system call numbers of this CPU (Linux). */
+export const SYSCALLS: SyscallNumbers = Deno.build.arch === "x86_64"
+  ? X86_64_SYSCALLS
+  : GENERIC_SYSCALLS;
