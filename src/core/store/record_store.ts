@@ -12,7 +12,7 @@
  *   queries see them without committing. So a flood costs one transaction per
  *   MiB, a chatty program one per interval, and a read never writes.
  * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
- *   dropped at commit time and the owner is told which ({@link RetentionHooks}).
+ *   dropped at commit time and the owner is told which ({@link Retention}).
  *
  * Durability: a rollback journal and `synchronous = OFF`. A SIGKILLed server
  * leaves a file that opens cleanly (the hot journal rolls back a half-written
@@ -40,8 +40,15 @@ import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../limits.ts";
 import { RecordDecoder } from "../output/record_decoder.ts";
-import { type QueryResult, type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
-import { frameRecords, type FrameRow, packFrames } from "./frames.ts";
+import {
+  type QueryResult,
+  type RawRecord,
+  type RecordQuery,
+  SOURCE_CODE,
+  SOURCE_NAME,
+} from "./records.ts";
+import { packFrames } from "./frames.ts";
+import { Retention, type RetentionHooks } from "./retention.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {
   PRAGMAS,
@@ -53,7 +60,7 @@ import {
 } from "./tables.ts";
 import { type Pending, PendingRecords } from "./pending_records.ts";
 import { ProcessesTable, type TerminalSize } from "./processes_table.ts";
-import type { Encoding, ProcessDetails, Source } from "../model/schema.ts";
+import type { ProcessDetails, Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
 /**
@@ -70,36 +77,6 @@ export const COMMIT_BYTES = 1 << 20;
 
 /** Process ids whose keys stay exact in a double. */
 const MAX_PROCESS_ID = 2 ** 21 - 1;
-
-/** Selection of records for a query. */
-export interface RecordQuery {
-  sources: Source[];
-  /** Only records with `seq` greater than this, per source. */
-  afterSeq?: Partial<Record<Source, number>>;
-  /** Only records at or after this timestamp. */
-  sinceTimestamp?: number;
-  /** Stop collecting once this many characters of content were collected. */
-  maxChars?: number;
-  /** Spend `maxChars` on the newest records rather than the oldest. */
-  newest?: boolean;
-  /** The output came through a terminal: its CRs are dropped. */
-  dropCR?: boolean;
-  /** `base64`: the bytes as stored, not text (see {@link RecordDecoder}). */
-  encoding?: Encoding;
-}
-
-/** What the owner of a process learns from retention, and what it protects from it. */
-export interface RetentionHooks {
-  /** Records after this `seq` are kept even past the cap (a screen has not parsed them yet). */
-  keepAfter?(): number;
-  /** Called for each record dropped by the cap, oldest first. */
-  dropped?(record: Omit<RawRecord, "bytes">, bytes: number): void;
-}
-
-interface Usage {
-  bytes: number;
-  hooks: RetentionHooks;
-}
 
 /** Options of a {@link RecordStore}. */
 export interface StoreOptions {
@@ -119,7 +96,7 @@ export class RecordStore {
   readonly #commitBytes: number;
   readonly #pending = new PendingRecords();
   #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #usage = new Map<number, Usage>();
+  readonly #retention: Retention;
   #vacuum = false;
   readonly #sql: RecordStatements;
   readonly #frames: StoredFrames;
@@ -130,6 +107,7 @@ export class RecordStore {
    */
   constructor(path: string, options: StoreOptions = {}) {
     this.#maxBytes = options.maxOutputBytes ?? maxOutputBytes();
+    this.#retention = new Retention(this.#maxBytes);
     // A small cap commits (and so trims) in smaller batches.
     this.#commitBytes = this.#maxBytes > 0
       ? Math.min(COMMIT_BYTES, Math.ceil(this.#maxBytes / 4))
@@ -160,7 +138,7 @@ export class RecordStore {
 
   /** Registers what retention tells the owner of `processId`, and what it must keep. */
   track(processId: number, hooks: RetentionHooks): void {
-    this.#usageOf(processId).hooks = hooks;
+    this.#retention.track(processId, hooks);
   }
 
   /**
@@ -173,7 +151,7 @@ export class RecordStore {
     }
     if (record.seq >= SEQ_SPAN) throw new RangeError(`record ${record.seq} is past 2^32`);
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
-    this.#usageOf(processId).bytes += record.bytes.length;
+    this.#retention.added(processId, record.bytes.length);
     if (this.#writes.failing) this.#hold();
     else if (this.#pending.bytes >= this.#commitBytes) this.flush();
     else this.#commitSoon(COMMIT_INTERVAL_MS);
@@ -222,21 +200,16 @@ export class RecordStore {
           this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
         }
       }
-      if (this.#maxBytes > 0) {
-        for (const [processId, usage] of this.#usage) {
-          if (usage.bytes > this.#maxBytes) this.#trim(processId, usage);
-        }
-      }
+      this.#retention.trim(this.#sql);
     });
   }
 
   /** While writes fail: the oldest waiting records past {@link HELD_BYTES} go; retries later. */
   #hold(): void {
-    this.#pending.trimTo(HELD_BYTES, ({ processId, record }) => {
-      const usage = this.#usageOf(processId);
-      usage.bytes -= record.bytes.length;
-      usage.hooks.dropped?.(record, record.bytes.length);
-    });
+    this.#pending.trimTo(
+      HELD_BYTES,
+      ({ processId, record }) => this.#retention.droppedWaiting(processId, record),
+    );
     this.#commitSoon(RETRY_MS);
   }
 
@@ -305,8 +278,7 @@ export class RecordStore {
     this.#db.exec(TRUNCATE_JOURNAL.on);
     this.#writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
     this.#pending.forget(processId); // Records wait only while the file cannot be written.
-    const usage = this.#usage.get(processId);
-    if (usage) usage.bytes = 0;
+    this.#retention.emptied(processId);
     this.#vacuum = true;
     this.flush();
     this.#db.exec(TRUNCATE_JOURNAL.off);
@@ -363,7 +335,7 @@ export class RecordStore {
   /** Deletes a process row and all its records. */
   deleteProcess(processId: number): void {
     this.deleteRecords(processId);
-    this.#usage.delete(processId);
+    this.#retention.forget(processId);
     this.#processes.delete(processId);
   }
 
@@ -371,12 +343,6 @@ export class RecordStore {
   close(): void {
     this.flush();
     this.#db.close();
-  }
-
-  #usageOf(processId: number): Usage {
-    let usage = this.#usage.get(processId);
-    if (!usage) this.#usage.set(processId, usage = { bytes: 0, hooks: {} });
-    return usage;
   }
 
   #transaction(work: () => void): void {
@@ -389,30 +355,6 @@ export class RecordStore {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw error;
     }
-  }
-
-  /**
-   * Drops the oldest records of a process until it holds 7/8 of the cap (so
-   * drops come in batches), never past what its owner still needs.
-   */
-  #trim(processId: number, usage: Usage): void {
-    const base = processId * SEQ_SPAN;
-    const keepAfter = usage.hooks.keepAfter?.() ?? SEQ_SPAN - 1;
-    const target = this.#maxBytes - (this.#maxBytes >> 3);
-    let last = -1;
-    type Sized = Omit<FrameRow, "content"> & { size: number };
-    for (const row of this.#sql.sizes.iterate(base, base + keepAfter) as Iterable<Sized>) {
-      if (usage.bytes <= target) break;
-      const records = frameRecords(row, base);
-      if (records[records.length - 1].seq > keepAfter) break;
-      usage.bytes -= row.size;
-      last = row.key;
-      const source = SOURCE_NAME[row.source];
-      for (const { seq, timestamp, start, end } of records) {
-        usage.hooks.dropped?.({ seq, timestamp, source }, end - start);
-      }
-    }
-    if (last >= 0) this.#sql.deleteRange.run(base, last);
   }
 
   /** Records of a process in key order (committed, then buffered), within `bounds` per source. */

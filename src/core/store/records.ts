@@ -1,7 +1,8 @@
 /**
  * What the store holds: a record is one chunk of a program's output, or one
- * write to its input, exactly as it was (raw bytes); reads hand it out as
- * text. Sources are stored as small numbers.
+ * write to its input, exactly as it was (raw bytes); reads select records
+ * ({@link RecordQuery}) and hand them out as text. Sources are stored as
+ * small numbers.
  *
  * @example
  * ```ts
@@ -12,7 +13,7 @@
  * ```
  * @module
  */
-import type { Source } from "../model/schema.ts";
+import type { Encoding, Source } from "../model/schema.ts";
 
 /** A source as the records table stores it, and back. */
 export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
@@ -50,4 +51,21 @@ export interface QueryResult extends Page {
    * empty once decoded, e.g. escape sequences only): a cursor may move to it.
    */
   lastSeq?: number;
+}
+
+/** Selection of records for a query. */
+export interface RecordQuery {
+  sources: Source[];
+  /** Only records with `seq` greater than this, per source. */
+  afterSeq?: Partial<Record<Source, number>>;
+  /** Only records at or after this timestamp. */
+  sinceTimestamp?: number;
+  /** Stop collecting once this many characters of content were collected. */
+  maxChars?: number;
+  /** Spend `maxChars` on the newest records rather than the oldest. */
+  newest?: boolean;
+  /** The output came through a terminal: its CRs are dropped. */
+  dropCR?: boolean;
+  /** `base64`: the bytes as stored, not text (see record_decoder.ts). */
+  encoding?: Encoding;
 }
