@@ -27,6 +27,8 @@ interface Call {
   /** Must not be in the output (what a wrong reading shows). */
   not?: string[];
   state?: string;
+  /** The exit code the reply's shell `command` must carry (shell integration). */
+  exitCode?: number;
 }
 
 interface Task {
@@ -166,7 +168,7 @@ const TASKS: Task[] = [
         write("insert into t(name) values ('ada'), ('grace'), ('linus');\n", ["sqlite> "]),
         write("select * from t;\n", ["1|ada", "3|linus"]),
         write(".mode box\nselect * from t;\n", ["│ 2  │ grace │"], { not: ["extra argument"] }),
-        write("select count(*) from t where name like '%a%';\n", ["│ 3 "]),
+        write("select count(*) from t where name like '%a%';\n", ["│ 2 "]),
         write(".schema t\n", ["CREATE TABLE t"]),
         write("update t set name = upper(name);\n", ["sqlite> "], { not: ["Error"] }),
         {
@@ -242,6 +244,37 @@ const TASKS: Task[] = [
     async after(dir) {
       const text = await Deno.readTextFile(`${dir}/notes.txt`).catch(() => "");
       return text === "hello\nworld\n" ? null : `notes.txt holds ${JSON.stringify(text)}`;
+    },
+  },
+  {
+    // Issue 20: five commands, two failing, and every exit code learnt, one call each. The
+    // figure before is the cheapest way without shell integration: PS1='[$?]$ ' (a call to
+    // set it, then one per command), measured on main before issue 20.
+    name: "bash",
+    before: BEFORE(8, 957),
+    setup: (dir) => {
+      const command = (line: string, exitCode: number, want: string[] = []): Call =>
+        write(line, want, { exitCode });
+      return Promise.resolve([
+        {
+          tool: "process_start",
+          args: {
+            command: "bash",
+            args: ["--norc", "--noprofile", "-i"],
+            env: { PS1: "$ " },
+            cwd: dir,
+            pty: true,
+            ...ready,
+          },
+          want: ["$ "],
+        },
+        command("mkdir -p demo && cd demo\n", 0),
+        command("touch a.txt b.txt\n", 0),
+        command("ls\n", 0, ["a.txt  b.txt"]),
+        command("grep -q needle a.txt\n", 1),
+        command("cat missing.txt\n", 1, ["No such file"]),
+        ...end,
+      ]);
     },
   },
   {
@@ -375,6 +408,12 @@ function verdict(call: Call, reply: Json, text: string, isError: boolean): strin
     if (!text.includes(want) && !text.includes(JSON.stringify(want).slice(1, -1))) {
       return `text lacks ${JSON.stringify(want)}`;
     }
+  }
+  if (call.exitCode !== undefined && reply.command?.exit_code !== call.exitCode) {
+    return `command ${JSON.stringify(reply.command)}, not exit code ${call.exitCode}`;
+  }
+  if (call.exitCode !== undefined && !text.includes(`$?=${call.exitCode}`)) {
+    return `text lacks $?=${call.exitCode}`;
   }
   for (const not of call.not ?? []) {
     if (output.includes(not)) return `output holds ${JSON.stringify(not)}: ${clip(output)}`;

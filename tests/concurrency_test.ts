@@ -108,7 +108,10 @@ for (const pty of [false, true]) {
             ...wait,
           });
           assert(reply !== null, `write ${line}`);
-          pieces.push(textOf(reply));
+          // cat with echo off copies the line exactly as an echo would look: a reply that
+          // left it out as the echo of its own input counts it (echo_chars), and so does this.
+          const echoed = reply.echo_chars === line.length + 1 ? `${line}\n` : "";
+          pieces.push(echoed + textOf(reply));
         }
         writing--;
       };

@@ -72,10 +72,11 @@ linuxTest("bash: a function typed line by line, then pasted when asked", async (
   });
   assertEquals(typed.state, "waiting_for_input");
   assertEquals(typed.pasted, undefined);
-  // Each line typed once bash asked for it: its continuation prompt, then the line's echo.
+  // Each line typed once bash asked for it: its continuation prompt, then the line's echo
+  // (the first line's echo alone is exactly the input, and is left out).
   assertEquals(
-    typed.output,
-    'greet() {\nMORE>   echo "hello $1"\nMORE> }\nREADY$ ',
+    [typed.output, typed.echo_chars],
+    ['MORE>   echo "hello $1"\nMORE> }\nREADY$ ', 10],
   );
   assertEquals(await stdinRecords(portal, id), ["greet() {\r", '  echo "hello $1"\r', "}\r"]);
   const pasted = await portal.call("process_write", {
@@ -90,7 +91,7 @@ linuxTest("bash: a function typed line by line, then pasted when asked", async (
     '\x1b[200~shout() {\r  echo "HELLO $1"\r}\x1b[201~\r',
   );
   const called = await portal.call("process_write", { id, content: "greet a; shout b\n" });
-  assertEquals(called.output, "greet a; shout b\nhello a\nHELLO b\nREADY$ ");
+  assertEquals(called.output, "hello a\nHELLO b\nREADY$ ");
 });
 
 linuxTest(
@@ -103,8 +104,9 @@ linuxTest(
     });
     const reply = await portal.call("process_write", { id, content: "one\ntwo\n", paste: true });
     assertEquals(reply.pasted, false);
-    // cat reads lines in canonical mode: each typed line is echoed, then cat prints it.
-    assertEquals(reply.output, "one\none\ntwo\ntwo\n");
+    // cat reads lines in canonical mode: each typed line is echoed, then cat prints it. The
+    // echo the output starts with is left out; from cat's first line on, all of it stays.
+    assertEquals([reply.output, reply.echo_chars], ["one\ntwo\ntwo\n", 4]);
   },
 );
 
@@ -117,8 +119,9 @@ linuxTest(
       id,
       content: `cat > ${dir.path}/note.txt\nwritten by cat\n`,
     });
-    // Typed ahead, it arrived while bash had echo off, so no one ever echoed it.
-    assertEquals(reply.output, `cat > ${dir.path}/note.txt\nwritten by cat\n`);
+    // Both lines echoed, nothing else printed: the output is the echo, left out.
+    const typed = `cat > ${dir.path}/note.txt\nwritten by cat\n`;
+    assertEquals([reply.output, reply.echo_chars], ["", typed.length]);
     const done = await portal.call("process_write", { id, keys: ["Ctrl+D"] });
     assertMatch(done.output, /READY\$ $/);
     assertEquals(await Deno.readTextFile(`${dir.path}/note.txt`), "written by cat\n");

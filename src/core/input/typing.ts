@@ -48,6 +48,17 @@ export function typedLines(content: string): string[] {
   return rest === "" && typed.length > 0 ? typed : [...typed, rest];
 }
 
+/**
+ * The lines a terminal echoes back as they were typed (`lines`, from
+ * {@link typedLines}), a last line without a line end completed by an Enter
+ * pressed alone after it (`keys`); none after a secret, which is not echoed.
+ */
+export function echoOf(lines: string[], keys: string[], secret?: string): string[] {
+  if (secret !== undefined) return [];
+  const enter = keys.length === 1 && keys[0].toLowerCase() === "enter";
+  return enter ? [...lines.slice(0, -1), lines.at(-1)! + ENTER] : lines;
+}
+
 /** `content` as one bracketed paste, its final line end typed as Enter after it. */
 export function pasteOf(content: string): string {
   const body = content.replace(/(\r\n|\n|\r)$/, "");

@@ -108,7 +108,7 @@ export const startRequest = z.object({
     "A name on PATH, or a path.",
   ),
   args: z.array(withoutNul(z.string())).refine(launchSized, LAUNCH_SIZE).optional(),
-  cwd: name().optional().describe("Default: the server's."),
+  cwd: name().optional(),
   env: z.record(name(), withoutNul(z.string())).refine(
     (env) => launchSized([...Object.keys(env), ...Object.values(env)]),
     LAUNCH_SIZE,
@@ -118,21 +118,18 @@ export const startRequest = z.object({
   timeout_ms: z.number().int().min(0).max(MAX_TIMEOUT_MS).optional().describe(
     "Idle timeout. Default 0: none.",
   ),
-  pty: z.boolean().optional().describe(
-    "Default false.",
-  ),
+  pty: z.boolean().optional(),
   cols: terminalSize(`Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
   rows: terminalSize(`Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
   prompt: name().optional().describe(
     "Regex: waits end when the last line matches.",
   ),
-  keep: z.boolean().optional().describe(
-    "Outlive this client. Default false.",
-  ),
+  keep: z.boolean().optional().describe("Outlive this client."),
   name: processName.optional().describe(
     "A label, unique while it runs.",
   ),
-  shell_integration: z.boolean().optional().describe("Default true."),
+  // Its default (true) and what it does, the instructions say.
+  shell_integration: z.boolean().optional(),
 });
 export type StartRequest = z.infer<typeof startRequest>;
 
@@ -140,13 +137,12 @@ export type StartRequest = z.infer<typeof startRequest>;
 export function waitRequest(defaultWait: "ready" | "none") {
   return z.object({
     wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
-    expect: name().optional().describe("Regex (JS, m flag)."),
+    // What expect and quiet_ms are, and quiet_ms's default, the instructions say once.
+    expect: name().optional(),
     wait_ms: z.number().int().min(0).max(WAIT_MS.max).optional().describe(
       `Default ${WAIT_MS.default}.`,
     ),
-    quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional().describe(
-      `Default ${QUIET_MS.default}.`,
-    ),
+    quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional(),
   });
 }
 export type WaitRequest = z.infer<ReturnType<typeof waitRequest>>;
@@ -159,6 +155,15 @@ export const controlledBy = z.enum(["agent", "person"]);
  * process, as the stdin records show it (set only when there is some).
  */
 export const personInput = z.string().optional();
+
+/** A command a shell ran, as its shell integration marks told it. */
+export const shellCommand = z.object({
+  line: z.string(),
+  exit_code: z.number().nullable(),
+  cwd: z.string().nullable(),
+  duration_ms: z.number(),
+});
+export type ShellCommand = z.infer<typeof shellCommand>;
 
 /** What a waiting call adds to its reply (described in process_write's description). */
 export const stepReply = z.object({
@@ -174,6 +179,13 @@ export const stepReply = z.object({
   exit_signal: z.string().nullable().optional(),
   /** Set when output is the rendered alternate screen (vim, less): where its cursor is. */
   cursor: z.object({ row: z.number(), col: z.number() }).optional(),
+  /** Rows of that screen left out of output, 0-based and inclusive: blank, or vim's `~`. */
+  omitted_rows: z.object({ from: z.number(), to: z.number() }).optional(),
+  /** Characters of the terminal's echo of the typed lines left out of output. */
+  echo_chars: z.number().optional(),
+  /** The shell command that finished since the last call (shell integration), and all of them. */
+  command: shellCommand.optional(),
+  commands: z.array(shellCommand).optional(),
   person_input: personInput,
 });
 export type StepReply = z.infer<typeof stepReply>;
@@ -198,15 +210,6 @@ export function launchSpec(request: StartRequest, cwd: string): LaunchSpec {
     shell_integration: request.shell_integration ?? true,
   };
 }
-
-/** A command a shell ran, as its shell integration marks told it. */
-export const shellCommand = z.object({
-  line: z.string(),
-  exit_code: z.number().nullable(),
-  cwd: z.string().nullable(),
-  duration_ms: z.number(),
-});
-export type ShellCommand = z.infer<typeof shellCommand>;
 
 /** Whether the shell in front sends shell integration marks. */
 export const shellIntegration = z.enum(["active", "off"]);

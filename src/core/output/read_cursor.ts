@@ -76,6 +76,12 @@ export class ReadCursor {
     this.#dropCR = options.dropCR;
   }
 
+  /** Where the cursor of `source` is: after record `seq`, or `offset` characters into it. */
+  placeOf(source: OutputSource): { seq: number; offset: number } {
+    const { seq, offset } = this.#positions[source];
+    return { seq, offset };
+  }
+
   /** The last record of `source` returned (in whole or in part). */
   seqOf(source: OutputSource): number {
     return this.#positions[source].seq;

@@ -26,6 +26,7 @@ import type { OutputSource } from "../../terminal/terminal.ts";
 import { OutputDecoder } from "../output/decoder.ts";
 import { newestPage } from "../output/newest_page.ts";
 import { ReadCursor } from "../output/read_cursor.ts";
+import { drawnText, redraws } from "../output/drawn_text.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type { IoRecord, RawRecord } from "../store/records.ts";
 import type { TerminalSize } from "../store/processes_table.ts";
@@ -34,6 +35,8 @@ import type { Secrets } from "../input/secrets.ts";
 
 /** The output kept for prompt matching: the end of the last line. */
 const LAST_LINE_CHARS = 1024;
+/** Unread terminal output laid out as drawn (drawn_text.ts) up to this size; past it, as is. */
+const DRAWN_MAX_BYTES = 256 * 1024;
 
 /** Hears each output record as it is stored. */
 type OnOutput = (source: OutputSource, bytes: Uint8Array, seq: number) => void;
@@ -66,6 +69,8 @@ export class ProcessLog {
   /** The newest output seq, and the last line as of it (computed when asked). */
   #outputSeq = 0;
   #lastLine = { seq: 0, text: "" };
+  /** The end of the last line a read returned: where the next unread output is drawn. */
+  #shownLine = "";
   /** Bytes dropped by the store's cap per source, and the newest dropped record's timestamp. */
   readonly #dropped: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
   #droppedUntil = -1;
@@ -186,6 +191,7 @@ export class ProcessLog {
   readNew(options: { sources: OutputSource[]; maxChars: number }): LogPage {
     this.#release();
     const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
+    this.#shown(records.map((r) => r.content).join(""));
     return { records, complete, dropped: this.#takeUnreadDrops(options.sources) };
   }
 
@@ -193,10 +199,41 @@ export class ProcessLog {
   readText(
     sources: OutputSource[],
     maxChars: number,
+    terminal?: { cols: number },
   ): { text: string; omitted: number; dropped: number } {
     this.#release();
     const dropped = this.#takeUnreadDrops(sources);
-    return { ...this.#cursor.text(sources, maxChars, this.#seq), dropped };
+    const from = this.#cursor.placeOf("stdout");
+    const read = this.#cursor.text(sources, maxChars, this.#seq);
+    if (terminal && read.omitted === 0 && from.offset === 0) {
+      read.text = this.#drawn(from.seq, terminal.cols, maxChars) ?? read.text;
+    }
+    this.#shown(read.text);
+    return { ...read, dropped };
+  }
+
+  /**
+   * The terminal output after record `afterSeq` as drawn (drawn_text.ts),
+   * or null when it draws nothing over itself, is too long, or no longer
+   * all stored.
+   */
+  #drawn(afterSeq: number, cols: number, maxChars: number): string | null {
+    const records = this.#store.raw(this.#id, "stdout", afterSeq, DRAWN_MAX_BYTES + 1);
+    const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
+    if (bytes > DRAWN_MAX_BYTES || (records.at(-1)?.seq ?? afterSeq) < this.#outputSeq) return null;
+    const decoder = new TextDecoder();
+    const raw = records.map((r) => decoder.decode(r.bytes, { stream: true })).join("");
+    if (!redraws(raw)) return null;
+    const text = drawnText(this.#shownLine, raw, cols);
+    return text.length <= maxChars ? text : null;
+  }
+
+  /** A read returned `text`: the line it ends with is where the next output goes on. */
+  #shown(text: string): void {
+    const end = text.lastIndexOf("\n");
+    this.#shownLine = (end < 0 ? this.#shownLine + text : text.slice(end + 1)).slice(
+      -LAST_LINE_CHARS,
+    );
   }
 
   /** Marks all output so far as read (it was shown as a rendered screen instead). */
@@ -204,6 +241,8 @@ export class ProcessLog {
     this.#release();
     this.#takeUnreadDrops(sources);
     this.#cursor.skip(sources, this.#seq);
+    // A screen was shown: where its program's next line goes is not known from the stream.
+    this.#shownLine = "";
   }
 
   /**
@@ -213,6 +252,7 @@ export class ProcessLog {
   skipUnreadTo(seq: number, rest: Uint8Array): void {
     const text = new OutputDecoder({ dropCR: this.#dropCR }).decode(rest);
     this.#cursor.skipInto("stdout", seq, text);
+    this.#shownLine = "";
   }
 
   /** The last `chars` characters of unread output; the cursors stay. */
@@ -263,6 +303,7 @@ export class ProcessLog {
     this.#store.deleteRecords(this.#id);
     counts.stdin = counts.stdout = counts.stderr = 0;
     this.#cursor.reset();
+    this.#shownLine = "";
     this.#dropped.stdin = this.#dropped.stdout = this.#dropped.stderr = 0;
     this.#unread.stdout = this.#unread.stderr = 0;
     this.#droppedUntil = -1;

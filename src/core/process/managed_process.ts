@@ -13,7 +13,7 @@ import { spawnPipe, spawnPty } from "../../platform.ts";
 import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
-import { pasteOf, typedLines } from "../input/typing.ts";
+import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import { Secrets } from "../input/secrets.ts";
 import { OutputWatchers } from "../output/watchers.ts";
 import { type LogPage, ProcessLog } from "./log.ts";
@@ -324,7 +324,7 @@ export class ManagedProcess implements Waitable, LiveSource {
   async type(
     input: TypeRequest,
     next: () => Promise<boolean> = () => Promise.resolve(false),
-  ): Promise<{ written: number; pasted?: boolean }> {
+  ): Promise<{ written: number; pasted?: boolean; echo: string[] }> {
     const { content, keys, secret, paste = false } = input;
     this.#log.checkWritable();
     let modes = await this.modes();
@@ -332,7 +332,10 @@ export class ManagedProcess implements Waitable, LiveSource {
     if (secret !== undefined) this.#secrets.add(secret);
     const pasted = paste && modes?.bracketedPaste === true;
     const lines = pasted ? [pasteOf(content)] : this.spec.pty ? typedLines(content) : [content];
-    const result = (written: number) => paste ? { written, pasted } : { written };
+    const echo = this.spec.pty && !pasted && !this.#terminal.hidesInput()
+      ? echoOf(lines, keys, secret)
+      : [];
+    const result = (written: number) => paste ? { written, pasted, echo } : { written, echo };
     let written = 0;
     let paced = true;
     for (const line of lines.slice(0, -1)) {
@@ -533,7 +536,7 @@ export class ManagedProcess implements Waitable, LiveSource {
     sources: OutputSource[],
     maxChars: number,
   ): { text: string; omitted: number; dropped: number } {
-    return this.#log.readText(sources, maxChars);
+    return this.#log.readText(sources, maxChars, this.spec.pty ? this.#size : undefined);
   }
 
   /** Marks all output so far as read (a reply showed the rendered screen instead). */

@@ -119,7 +119,7 @@ export class ProcessManager {
   async start(
     request: StartRequest & StepRequest,
     control: CallControl = {},
-  ): Promise<ProcessSummary & Partial<StepReply>> {
+  ): Promise<ProcessSummary & Partial<Omit<StepReply, "command" | "commands">>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
     const { environment } = this.session;
@@ -135,7 +135,9 @@ export class ProcessManager {
     const details = process.describe();
     store.saveProcess(details);
     this.#pool.idle.arm(process, this.#timeoutOf(process));
-    return { ...project(processSummary, details), ...await this.#step(process, step, control) };
+    // `command` there is the program; no shell command can have finished before the first input.
+    const { command: _, commands: __, ...reply } = await this.#step(process, step, control);
+    return { ...project(processSummary, details), ...reply };
   }
 
   /**
@@ -235,7 +237,8 @@ export class ProcessManager {
       try {
         const typed = await process.type({ content, keys, secret, paste }, pacing?.next);
         if (eof) process.endInput();
-        const reply = await this.#reply(process, step, control, pacing?.finish());
+        const typing = pacing && { ...pacing.finish(), echo: typed.echo };
+        const reply = await this.#reply(process, step, control, typing ?? undefined);
         const pasted = typed.pasted === undefined ? {} : { pasted: typed.pasted };
         return { id, bytes_written: typed.written, ...pasted, ...reply };
       } finally {

@@ -20,6 +20,8 @@ import type { ManagedProcess } from "../process/managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
 import { Pattern } from "./pattern.ts";
 import { waitForProgram, type WaitOutcome } from "./wait.ts";
+import { leaveOutEcho } from "../output/echo.ts";
+import { compactRows } from "../output/screen_rows.ts";
 
 /**
  * How the MCP layer steers a long call: cancellation, progress for the
@@ -82,6 +84,8 @@ export function prepareStep(request: StepRequest, kind: StepKind): Step {
 export interface Typing {
   seen: string;
   spentMs: number;
+  /** The lines typed as the terminal echoes them (PTY), to leave their echo out (echo.ts). */
+  echo?: string[];
 }
 
 const NOT_TYPED: Typing = { seen: "", spentMs: 0 };
@@ -97,7 +101,10 @@ export async function runStep(
   const outcome = await wait(process, step, control, typing);
   const reply: StepReply = { state: outcome.state, reason: outcome.reason };
   if (outcome.match) reply.match = outcome.match;
-  Object.assign(reply, await output(process, step));
+  Object.assign(reply, await output(process, step, typing.echo ?? []));
+  const commands = process.takeFinishedCommands();
+  if (commands.length > 0) reply.command = commands.at(-1);
+  if (commands.length > 1) reply.commands = commands;
   if (!process.running) {
     reply.exit_code = process.exit?.code ?? null;
     reply.exit_signal = process.exit?.signal ?? null;
@@ -133,20 +140,30 @@ function wait(
 /** The output part of a reply: the rendered screen of a full-screen program, else the text. */
 type StepOutput = Pick<
   StepReply,
-  "output" | "truncated" | "omitted_chars" | "dropped_bytes" | "cursor"
+  | "output"
+  | "truncated"
+  | "omitted_chars"
+  | "dropped_bytes"
+  | "cursor"
+  | "omitted_rows"
+  | "echo_chars"
 >;
 
-async function output(process: ManagedProcess, step: Step): Promise<StepOutput> {
+async function output(process: ManagedProcess, step: Step, echo: string[]): Promise<StepOutput> {
   const modes = await process.modes();
-  return modes?.alternateBuffer ? await screenOutput(process, step) : textOutput(process, step);
+  return modes?.alternateBuffer
+    ? await screenOutput(process, step)
+    : textOutput(process, step, echo);
 }
 
 /** A full-screen program's stream is cursor moves and fragments: the screen is the answer. */
 async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOutput> {
   process.skipNew(step.sources);
   const screen = await process.screen({});
-  const text = screen.lines.join("\n");
+  const { lines, omitted } = compactRows(screen.lines);
+  const text = lines.join("\n");
   const result: StepOutput = { output: text.slice(0, step.maxChars), cursor: screen.cursor };
+  if (omitted) result.omitted_rows = omitted;
   if (text.length > step.maxChars) {
     result.truncated = true;
     result.omitted_chars = text.length - step.maxChars;
@@ -154,9 +171,12 @@ async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOu
   return result;
 }
 
-function textOutput(process: ManagedProcess, step: Step): StepOutput {
+/** The new output as drawn (drawn_text.ts), without the echo of what was typed (echo.ts). */
+function textOutput(process: ManagedProcess, step: Step, echo: string[]): StepOutput {
   const { text, omitted, dropped } = process.readNewText(step.sources, step.maxChars);
-  const result: StepOutput = { output: text };
+  const shown = leaveOutEcho(text, echo);
+  const result: StepOutput = { output: shown.text };
+  if (shown.chars > 0) result.echo_chars = shown.chars;
   if (omitted > 0) {
     result.truncated = true;
     result.omitted_chars = omitted;

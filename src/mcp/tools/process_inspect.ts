@@ -6,8 +6,8 @@ export const processInspect = defineTool({
   name: "process_inspect",
   title: "Inspect a process",
   description:
-    "Everything known about one process: its launch, how it ended, its times and record " +
-    "counts; a shell's cwd and last_command.",
+    "All about one process: its launch, its end, times and record counts; a shell's cwd and " +
+    "last_command.",
   input: z.object({ id }),
   output: processDetails,
   annotations: {

@@ -6,8 +6,8 @@ export const processKill = defineTool({
   name: "process_kill",
   title: "Kill a process",
   description:
-    "End one process and all it started (PTY: its terminal session; an exited one: what it " +
-    "left running); returns once it is gone. Records stay until process_cleanup.",
+    "End one process and all it started (PTY: its session; an exited one: what it left " +
+    "running); returns once gone. Records stay until process_cleanup.",
   input: z.object({ id }),
   output: killResult,
   annotations: {

@@ -13,8 +13,8 @@ export const processReadNew = defineTool({
   name: "process_read_new",
   title: "Read new output",
   description:
-    "Output since your last read, each record once (what the waiting calls return counts " +
-    "as read). With wait it waits first and replies like process_write.",
+    "Output since your last read, each record once (the waiting calls' output counts as " +
+    "read). With wait: waits, then replies like process_write.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "both"]).optional().describe(
@@ -25,7 +25,8 @@ export const processReadNew = defineTool({
   }),
   output: recordPage.extend({
     records: z.array(record).optional(),
-    ...stepReply.omit({ truncated: true }).shape,
+    // It types nothing: no echo to leave out.
+    ...stepReply.omit({ truncated: true, echo_chars: true }).shape,
   }),
   // Not read-only: it moves the cursor and restarts the idle timeout.
   annotations: {

@@ -5,7 +5,7 @@ export const processScreen = defineTool({
   name: "process_screen",
   title: "Read a terminal screen",
   description:
-    "The rendered screen of a PTY process (lines, cursor, title), also after exit; cols/rows " +
+    "A PTY process's rendered screen (lines, cursor, title), also after exit; cols/rows " +
     "resize it first.",
   input: screenRequest.extend({ id }),
   output: screenSnapshot,

@@ -7,8 +7,8 @@ export const processSignal = defineTool({
   name: "process_signal",
   title: "Send a signal",
   description:
-    "Send a signal by name or number: PTY: to the terminal's foreground process group, as " +
-    "a keypress; pipes: to the program's process group.",
+    "Send a signal (name or number): PTY: to the foreground process group, as a keypress; " +
+    "pipes: to the program's process group.",
   input: z.object({
     id,
     signal: z.union([withoutNul(z.string().min(1).max(SIGNAL_NAME_MAX_CHARS)), z.number().int()])

@@ -11,15 +11,17 @@ import { STEP_MAX_CHARS } from "../../limits.ts";
 export const processStart = defineTool({
   name: "process_start",
   title: "Start a program",
-  description: "Start a program for interactive use (ssh, gdb, psql, REPLs, vim, less, htop). No " +
-    "shell: use sh -c for pipes. pty: true for anything interactive or full-screen " +
-    "(program_query first; when in doubt, true), false (default) for batch programs. wait " +
-    '"ready" returns the banner and first prompt.',
+  description: "Start a program (ssh, gdb, psql, REPLs, vim, less, htop). No shell: sh -c for " +
+    "pipes. pty: true for anything interactive or full-screen (program_query first; in doubt, " +
+    'true), false (default) for batch programs. wait "ready": the banner and first prompt.',
   input: startRequest.extend({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
   }),
-  output: processSummary.extend(stepReply.partial().shape),
+  // Nothing is typed before a start's reply, and no shell command has finished yet.
+  output: processSummary.extend(
+    stepReply.omit({ command: true, commands: true, echo_chars: true }).partial().shape,
+  ),
   annotations: {
     readOnlyHint: false,
     // The program runs with the server's rights and may change anything they allow.

@@ -21,18 +21,17 @@ export const processWrite = defineTool({
   name: "process_write",
   title: "Type and get the answer",
   description:
-    "Type into a running process and, by default, wait until it reads again: one call per " +
-    "step. content is typed as a person types it (PTY: a line end is Enter, each next line " +
-    "once the program reads again); keys are pressed after it (Enter, Escape, Up, Ctrl+C…). " +
-    "paste: true: one bracketed paste where enabled, for code into Python ≥ 3.13 or text " +
-    "into an editor in insert mode. At a password prompt: secret_env or secret_prompt.",
+    "Type into a running process and wait until it reads again: one call per step, the reply " +
+    "is its answer. content is typed as a person types it (PTY: a line end is Enter), then " +
+    "keys (Enter, Escape, Up, Ctrl+C…). paste: true for code into Python ≥ 3.13 or text into " +
+    "an editor in insert mode. Passwords: secret_env or secret_prompt.",
   input: z.object({
     id,
     content: z.string().max(CONTENT_MAX_CHARS).optional(),
     keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional().describe(
       'Pressed after content, e.g. ["Up", "Enter"].',
     ),
-    paste: z.boolean().optional().describe("Default false."),
+    paste: z.boolean().optional(),
     secret: z.string().max(SECRET_MAX_CHARS).optional().describe(
       "Typed after content.",
     ),
@@ -42,7 +41,7 @@ export const processWrite = defineTool({
     ),
     force: z.boolean().optional().describe("Type the secret even though echo is on."),
     eof: z.boolean().optional().describe(
-      "Then end the input (pipes: close stdin; PTY: Ctrl+D). Default false.",
+      "Then end the input (pipes: close stdin; PTY: Ctrl+D).",
     ),
     integrate: z.boolean().optional().describe("Alone: hook the shell in front (ssh)."),
     ...waitRequest("ready").shape,

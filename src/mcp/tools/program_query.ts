@@ -6,8 +6,8 @@ export const programQuery = defineTool({
   name: "program_query",
   title: "Does a program need a PTY?",
   description:
-    "Before process_start: does this program need pty: true? (a registry on this machine; " +
-    "found false is normal)",
+    "Before process_start: does this program need pty: true? (this machine's registry; " +
+    "found: false is normal)",
   input: z.object({
     program: programName.describe(
       "Executable name, e.g. 'ssh' (a path is reduced to its name).",

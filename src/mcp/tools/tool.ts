@@ -1,8 +1,9 @@
 /**
  * How a Portal tool is declared (schema + handler) and registered on an MCP
- * server: results go out as `structuredContent` and as the same JSON in a text
- * block; a {@link PortalError} becomes a tool error (`isError`) the agent can
- * act on, and any other failure is also logged as an error with its stack.
+ * server: results go out as `structuredContent` and as a text block for the
+ * model (reply_text.ts: step replies and screens as plain text); a
+ * {@link PortalError} becomes a tool error (`isError`) the agent can act on,
+ * and any other failure is also logged as an error with its stack.
  * Every call is logged, by its tool and process id only (arguments can hold
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
  * it fail. The request's cancellation (`notifications/cancelled`) reaches the
@@ -33,6 +34,7 @@ import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { secretPrompt } from "../secret_prompt.ts";
+import { replyText } from "./reply_text.ts";
 
 /** What a tool handler may use. */
 export interface ToolContext {
@@ -110,7 +112,7 @@ export function registerTool(
       const result = await tool.run(context, args, control) as Record<string, unknown>;
       log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
       return {
-        content: [{ type: "text", text: JSON.stringify(result) }],
+        content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
         structuredContent: result,
       };
     } catch (error) {
