@@ -9,7 +9,7 @@
  * records keep every byte.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type Json, type Portal, type Rec } from "../dev/portal_client.ts";
+import type { Json, Portal, Rec } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
