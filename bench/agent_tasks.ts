@@ -2,9 +2,10 @@
  * What an agent pays for a task, in calls and in characters of the replies'
  * text blocks (what the model reads), for the sessions an agent runs most:
  * a python REPL, a getpass prompt, gdb on a C program, sqlite3, psql (when
- * PostgreSQL's server binaries are there), vim and less. Every step checks
- * that its reply is right (the answer in the output, the state), and the
- * row says how many were. Beside each, the same session measured on main
+ * PostgreSQL's server binaries are there), vim, bash (five commands, two
+ * failing, each exit code learnt from the reply: issue 20) and less. Every
+ * step checks that its reply is right (the answer in the output and in the
+ * text, the state, a command's exit code), and the row says how many were. Beside each, the same session measured on main
  * before issue 16 (commit 404055e, `deno run -A bench/agent_tasks.ts`
  * there); the goal: at least 40% fewer characters, no more calls, every
  * reply right. Also the size of `tools/list` (goal ≤ 15,000 characters).
