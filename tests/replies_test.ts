@@ -132,6 +132,9 @@ linuxTest("a progress bar that redraws comes back as its last state", async (por
   for (const state of ["0% ", "25% #", "50% ##", "75% ###", "100% ####"]) {
     assertStringIncludes(records, state);
   }
+  // A wide character takes two cells: two steps left from after 漢字 is where 字 starts.
+  const wide = await call(portal, "process_write", { id, content: "print('漢字\\x1b[2Dx')\n" });
+  assertEquals(wide.data.output, "漢x\n>>> ");
   // A line longer than the terminal wraps, and is still one line, its echo left out.
   const long = "x".repeat(120);
   const echoed = await call(portal, "process_write", { id, content: `print('${long}')\n` });

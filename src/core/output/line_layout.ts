@@ -21,6 +21,10 @@
  * const layout = new LineLayout(80);
  * layout.write("10%\r50%\r\x1b[Kdone\r\n$ ");
  * assert.deepEqual(layout.rows.map((row) => row.chars.join("")), ["done", "$ "]);
+ * // A wide character takes two cells: a cursor move counts them.
+ * const wide = new LineLayout(80);
+ * wide.write("漢字 x\x1b[2Dy");
+ * assert.equal(wide.rows[0].chars.join(""), "漢字yx");
  * ```
  * @module
  */
@@ -84,12 +88,24 @@ export class LineLayout {
       else if (c === "\b") this.#col = Math.max(0, Math.min(this.#col, this.#cols) - 1);
       else if (c === "\t") {
         this.#col = Math.min(this.#cols - 1, (Math.floor(this.#col / 8) + 1) * 8);
-      } else if (c >= " " && c !== "\x7f") this.#print(c);
+      } else if (c >= " " && c !== "\x7f") {
+        const code = text.codePointAt(i)!;
+        const char = code > 0xffff ? text.slice(i, i + 2) : c;
+        i += char.length - 1;
+        this.#print(char, cellsOf(code));
+      }
     }
   }
 
-  #print(c: string): void {
-    if (this.#col >= this.#cols) {
+  /** Draws `c`, `width` cells wide (0: it joins the character before, an accent or a joiner). */
+  #print(c: string, width: number): void {
+    const row0 = this.rows[this.#row];
+    if (width === 0) {
+      const at = Math.min(this.#col, row0.chars.length) - 1;
+      if (at >= 0) row0.chars[row0.chars[at] === "" && at > 0 ? at - 1 : at] += c;
+      return;
+    }
+    if (this.#col + width > this.#cols) {
       this.#down(1, true);
       this.#col = 0;
     }
@@ -100,7 +116,12 @@ export class LineLayout {
     }
     row.chars[this.#col] = c;
     row.marked[this.#col] = this.mark;
-    this.#col++;
+    // A wide character's second cell holds nothing of its own.
+    if (width === 2) {
+      row.chars[this.#col + 1] = "";
+      row.marked[this.#col + 1] = this.mark;
+    }
+    this.#col += width;
   }
 
   #down(n: number, wrapping = false): void {
@@ -233,6 +254,23 @@ export class LineLayout {
       row.marked[i] = false;
     }
   }
+}
+
+/**
+ * The cells a character takes on a terminal: 2 for East Asian wide ones and
+ * emoji, 0 for combining marks, joiners and variation selectors, else 1
+ * (the common ranges; a terminal's own table has more).
+ */
+function cellsOf(code: number): number {
+  if (
+    (code >= 0x300 && code <= 0x36f) || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f)
+  ) return 0;
+  const wide = (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd);
+  return wide ? 2 : 1;
 }
 
 /**
