@@ -4,7 +4,9 @@
  * `Deno.Command` read loop, and on a PTY beside the kernel's own rate
  * (`script -qfc`), interleaved, median of 3. Goal: both ≥ 0.90×. Also how long
  * the first process_screen takes after the flood (the lazy emulator catching
- * up), and the backend alone (spawnPty, no store, no screen).
+ * up), and the backend alone (spawnPty, no store, no screen). And the CPU time of
+ * the server's main thread (the one that reads programs and answers calls) per
+ * MiB, which the machine's load does not change as it changes the rates.
  *
  * Run: deno run -A bench/ingest.ts [MiB]
  *
@@ -52,9 +54,16 @@ function backend(): Promise<void> {
 }
 
 let screenSeconds = 0;
+/** CPU ms of the server's main thread (Linux: its schedstat), per run, by backend. */
+const mainCpu = { pipes: [] as number[], pty: [] as number[] };
+const threadCpu = () => {
+  const pid = portal.serverPid;
+  return Number(Deno.readTextFileSync(`/proc/${pid}/task/${pid}/schedstat`).split(" ")[0]) / 1e6;
+};
 /** One run through the server; a PTY's screen is then brought up to date, off the clock. */
 async function server(pty: boolean): Promise<number> {
   let id = 0;
+  const cpu = threadCpu();
   const took = await seconds(async () => {
     id = await portal.spawn("cat", [data.path], { pty });
     for (;;) {
@@ -63,6 +72,7 @@ async function server(pty: boolean): Promise<number> {
       await new Promise((r) => setTimeout(r, 5));
     }
   });
+  mainCpu[pty ? "pty" : "pipes"].push(threadCpu() - cpu);
   if (pty) screenSeconds = await seconds(() => portal.call("process_screen", { id }));
   await portal.call("process_cleanup", { id });
   return took;
@@ -111,6 +121,13 @@ row(
   "2 ingest",
   `first process_screen after the ${MIB} MiB PTY flood (emulator catches up)`,
   `${screenSeconds.toFixed(2)} s`,
+  "(context)",
+  true,
+);
+row(
+  "2 ingest",
+  "CPU of the server's main thread per MiB stored: pipes, PTY (the reads, the calls)",
+  `${(median(mainCpu.pipes) / MIB).toFixed(2)} ms, ${(median(mainCpu.pty) / MIB).toFixed(2)} ms`,
   "(context)",
   true,
 );

@@ -33,6 +33,7 @@ const transport = new StdioClientTransport({
     "--cpu-prof",
     `--cpu-prof-dir=${dir.path}`,
     fileURLToPath(new URL("../main.ts", import.meta.url)),
+    "--no-host", // The profile is of the process that runs the programs, not of a door.
   ],
   env: {
     ...Deno.env.toObject(),
@@ -101,55 +102,74 @@ if (program === "cat") {
   await call("process_kill_all", {});
 }
 await client.close();
-// The server writes its profile as it exits, which takes a while on a busy machine.
-const profile = await waitFor("the server's CPU profile", () => {
-  const file = [...Deno.readDirSync(dir.path)].find((e) => e.name.endsWith(".cpuprofile"));
-  try {
-    return file && JSON.parse(Deno.readTextFileSync(`${dir.path}/${file.name}`));
-  } catch {
-    return undefined; // Still being written.
-  }
-}, { timeoutMs: 30_000 });
+// The server writes its profiles as it exits (one per thread: the Workers' first, as they
+// stop), which takes a while on a busy machine: its main thread's is the one that ran main.ts.
 // deno-lint-ignore no-explicit-any
-const frames = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n.callFrame]));
-const parents = new Map<number, number>();
+const readProfiles = (): any[] =>
+  [...Deno.readDirSync(dir.path)].filter((e) => e.name.endsWith(".cpuprofile")).flatMap((e) => {
+    try {
+      return [JSON.parse(Deno.readTextFileSync(`${dir.path}/${e.name}`))];
+    } catch {
+      return []; // Still being written.
+    }
+  });
 // deno-lint-ignore no-explicit-any
-for (const n of profile.nodes as any[]) for (const c of n.children ?? []) parents.set(c, n.id);
-/** The nearest JS function above a native frame (an op says little without its caller). */
-const callerOf = (id: number): string => {
-  for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
-    const { functionName, url } = frames.get(at);
-    if (url) return ` ← ${functionName || "(anonymous)"} (${url.split("/").at(-1)})`;
-  }
-  return "";
-};
-const self = new Map<string, number>();
-const perModule = new Map<string, number>();
-let total = 0;
-profile.samples.forEach((id: number, i: number) => {
-  const frame = frames.get(id);
-  const dt = profile.timeDeltas[i] ?? 0;
-  const url: string = frame.url ?? "";
-  const module = url.includes("@xterm")
-    ? "@xterm/headless"
-    : url.includes("@modelcontextprotocol")
-    ? "MCP SDK"
-    : url.includes("zod")
-    ? "zod"
-    : url
-    ? url.split("/").at(-1)!
-    : frame.functionName;
-  const name = `${frame.functionName || "(anonymous)"} (${url.split("/").at(-1) || "native"})` +
-    (url || frame.functionName.startsWith("(") ? "" : callerOf(id));
-  self.set(name, (self.get(name) ?? 0) + dt);
-  perModule.set(module, (perModule.get(module) ?? 0) + dt);
-  total += dt;
+const ranMain = (p: any) => p.nodes.some((n: any) => n.callFrame.url?.endsWith("/main.ts"));
+// deno-lint-ignore no-explicit-any
+const profiles: any[] = await waitFor("the server's CPU profile", readProfiles, {
+  until: (all) => all.some(ranMain),
+  timeoutMs: 30_000,
 });
-const top = (m: Map<string, number>, n: number) =>
-  [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) =>
-    `  ${(100 * t / total).toFixed(1).padStart(5)}%  ${k}`
-  ).join("\n");
-console.log(`server CPU profile, ${(total / 1e6).toFixed(2)} s sampled; by function (self time):`);
-console.log(top(self, 20));
-console.log("by module:");
-console.log(top(perModule, 8));
+profiles.sort((a, b) => Number(ranMain(b)) - Number(ranMain(a)));
+for (const [n, profile] of profiles.entries()) {
+  summarize(profile, n === 0 ? "server's main thread" : `a Worker of the server (${n})`);
+}
+
+// deno-lint-ignore no-explicit-any
+function summarize(profile: any, thread: string): void {
+  // deno-lint-ignore no-explicit-any
+  const frames = new Map<number, any>(profile.nodes.map((n: any) => [n.id, n.callFrame]));
+  const parents = new Map<number, number>();
+  // deno-lint-ignore no-explicit-any
+  for (const n of profile.nodes as any[]) for (const c of n.children ?? []) parents.set(c, n.id);
+  /** The nearest JS function above a native frame (an op says little without its caller). */
+  const callerOf = (id: number): string => {
+    for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
+      const { functionName, url } = frames.get(at);
+      if (url) return ` ← ${functionName || "(anonymous)"} (${url.split("/").at(-1)})`;
+    }
+    return "";
+  };
+  const self = new Map<string, number>();
+  const perModule = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id: number, i: number) => {
+    const frame = frames.get(id);
+    const dt = profile.timeDeltas[i] ?? 0;
+    const url: string = frame.url ?? "";
+    const module = url.includes("@xterm")
+      ? "@xterm/headless"
+      : url.includes("@modelcontextprotocol")
+      ? "MCP SDK"
+      : url.includes("zod")
+      ? "zod"
+      : url
+      ? url.split("/").at(-1)!
+      : frame.functionName;
+    const name = `${frame.functionName || "(anonymous)"} (${url.split("/").at(-1) || "native"})` +
+      (url || frame.functionName.startsWith("(") ? "" : callerOf(id));
+    self.set(name, (self.get(name) ?? 0) + dt);
+    perModule.set(module, (perModule.get(module) ?? 0) + dt);
+    total += dt;
+  });
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, t]) =>
+      `  ${(100 * t / total).toFixed(1).padStart(5)}%  ${k}`
+    ).join("\n");
+  console.log(
+    `${thread}: CPU profile, ${(total / 1e6).toFixed(2)} s sampled; by function (self time):`,
+  );
+  console.log(top(self, 20));
+  console.log("by module:");
+  console.log(top(perModule, 8));
+}

@@ -44,11 +44,12 @@ if (import.meta.main) {
     const output = `dist/portal-${name}${name.startsWith("windows") ? ".exe" : ""}`;
     console.error(`== ${output} (${target})`);
     const { success } = await new Deno.Command(Deno.execPath(), {
-      // The terminal emulators' Worker is loaded by URL, which deno compile does not follow.
+      // The Workers (terminal emulators, commits) are loaded by URL, which deno compile does not follow.
       args: [
         "compile",
         ...PERMISSIONS,
         ...["--include", "src/core/screen/emulator_worker.ts"],
+        ...["--include", "src/core/store/commit_worker.ts"],
         ...["--target", target, "--output", output, "main.ts"],
       ],
       cwd: root,

@@ -122,6 +122,7 @@ export class RecordDecoder {
       }
       groups.unshift(decoded);
     }
+    iterator.return?.(); // Lets go of what it reads (a statement holds the file's lock).
     const records = groups.flat();
     // `row` is the first row not decoded: older output within the window is left out.
     let complete = row === undefined;

@@ -159,10 +159,10 @@ export class ProcessLog {
     this.#store.checkWritable();
   }
 
-  /** The program ended: its age stops, and everything is committed. */
+  /** The program ended: its age stops, and everything is committed (written, once this returns). */
   end(): void {
     this.#release();
-    this.#store.flush();
+    this.#store.commit();
     this.#endNs = this.#nextTimestamp();
   }
 

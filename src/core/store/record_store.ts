@@ -11,6 +11,9 @@
  *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
  *   queries see them without committing. So a flood costs one transaction per
  *   MiB, a chatty program one per interval, and a read never writes.
+ * - **Off the server's thread.** A file's commits are written by a Worker
+ *   (commit_thread.ts), one at a time; the records stay in memory, where
+ *   queries find them, until it has written them.
  * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
  *   dropped at commit time and the owner is told which ({@link Retention}).
  *
@@ -48,6 +51,8 @@ import {
   SOURCE_NAME,
 } from "./records.ts";
 import { packFrames } from "./frames.ts";
+import { transaction } from "./commit_batch.ts";
+import { type CommitThread, commitThread } from "./commit_thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {
@@ -58,7 +63,7 @@ import {
   SEQ_SPAN,
   TRUNCATE_JOURNAL,
 } from "./tables.ts";
-import { type Pending, PendingRecords } from "./pending_records.ts";
+import { PendingRecords } from "./pending_records.ts";
 import { ProcessesTable, type TerminalSize } from "./processes_table.ts";
 import type { ProcessDetails, Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
@@ -74,6 +79,8 @@ export const COMMIT_INTERVAL_MS = 200;
  * cost is per page, not per commit, so small batches cost nothing more.
  */
 export const COMMIT_BYTES = 1 << 20;
+/** While a commit is being written, appends wait for it past this many bytes waiting. */
+const WAITING_BYTES = 2 * COMMIT_BYTES;
 
 /** Process ids whose keys stay exact in a double. */
 const MAX_PROCESS_ID = 2 ** 21 - 1;
@@ -97,9 +104,11 @@ export class RecordStore {
   readonly #pending = new PendingRecords();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #retention: Retention;
-  #vacuum = false;
   readonly #sql: RecordStatements;
   readonly #frames: StoredFrames;
+  readonly #thread: CommitThread;
+  /** A flush asked for while a commit was being written: it runs when that one is done. */
+  #flushAgain = false;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -120,6 +129,7 @@ export class RecordStore {
     this.#writes.onChange = options.onWritesChange;
     this.#sql = prepareStatements(this.#db);
     this.#frames = new StoredFrames(this.#sql);
+    this.#thread = commitThread(path, this.#db, this.#sql);
   }
 
   /** The per-process cap on stored bytes; 0: none. */
@@ -153,8 +163,11 @@ export class RecordStore {
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
     this.#retention.added(processId, record.bytes.length);
     if (this.#writes.failing) this.#hold();
-    else if (this.#pending.bytes >= this.#commitBytes) this.flush();
-    else this.#commitSoon(COMMIT_INTERVAL_MS);
+    else if (this.#pending.bytes >= this.#commitBytes) {
+      this.flush();
+      // The program outruns the disk: it waits (its reads pause) rather than memory grows.
+      if (this.#pending.bytes >= WAITING_BYTES) this.#thread.wait();
+    } else this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
   #commitSoon(ms: number): void {
@@ -164,44 +177,46 @@ export class RecordStore {
   }
 
   /**
-   * Commits every buffered record and process row, and drops what is past the cap, in one
-   * transaction; if the file cannot be written, they wait (see write_failure.ts).
+   * Commits every buffered record and process row, and drops what is past the cap; if the
+   * file cannot be written, they wait (see write_failure.ts). The process rows are written
+   * here, the records by the commit thread: once it is done, they leave memory.
    */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#pending.empty && !this.#vacuum && !this.#processes.waiting) {
+    if (this.#thread.busy) {
+      this.#flushAgain = true;
+      return;
+    }
+    this.#flushAgain = false;
+    if (this.#pending.empty && !this.#processes.waiting) {
       return this.#writes.succeeded(); // Nothing waits to be written.
     }
-    const batch = this.#pending.take();
     try {
-      this.#commit(batch);
+      if (this.#processes.waiting) transaction(this.#db, () => this.#processes.write());
     } catch (error) {
       this.#writes.failed(error);
-      this.#pending.restore(batch);
       return this.#hold();
     }
     this.#processes.written();
-    this.#writes.succeeded();
-    if (this.#vacuum) {
-      this.#vacuum = false;
-      // Stepped to the end: exec() would free a single page.
-      this.#writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
-    }
+    const deletes = this.#retention.trim(this.#sql);
+    // Each process's records in order, so that its runs of small records pack into frames.
+    const byProcess = Map.groupBy(this.#pending.take(), (p) => p.processId);
+    const frames = [...byProcess.values()].flatMap((records) => packFrames(records));
+    this.#thread.write({ frames, deletes }, (error) => this.#written(error, deletes));
   }
 
-  #commit(batch: Pending[]): void {
-    // Each process's records in order, so that its runs of small records pack into frames.
-    const byProcess = Map.groupBy(batch, (p) => p.processId);
-    this.#transaction(() => {
-      this.#processes.write();
-      for (const records of byProcess.values()) {
-        for (const f of packFrames(records)) {
-          this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
-        }
-      }
-      this.#retention.trim(this.#sql);
-    });
+  /** A commit was written (`error` null) or not. */
+  #written(error: Error | null, deletes: [number, number][]): void {
+    if (error) {
+      this.#writes.failed(error);
+      this.#pending.restore();
+      return this.#hold();
+    }
+    this.#pending.confirm();
+    this.#retention.deleted(deletes);
+    this.#writes.succeeded();
+    if (this.#flushAgain) this.flush();
   }
 
   /** While writes fail: the oldest waiting records past {@link HELD_BYTES} go; retries later. */
@@ -272,16 +287,19 @@ export class RecordStore {
 
   /** Deletes the records of a process (the process row stays). */
   deleteRecords(processId: number): void {
-    this.flush();
+    this.#thread.wait(); // This connection writes: no commit may be under way.
     const base = processId * SEQ_SPAN;
     // The journal of the delete and of the vacuum holds the deleted pages: emptied after each.
     this.#db.exec(TRUNCATE_JOURNAL.on);
-    this.#writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
-    this.#pending.forget(processId); // Records wait only while the file cannot be written.
-    this.#retention.emptied(processId);
-    this.#vacuum = true;
-    this.flush();
-    this.#db.exec(TRUNCATE_JOURNAL.off);
+    try {
+      this.#writes.attempt(() => this.#sql.deleteRange.run(base, base + SEQ_SPAN - 1));
+      this.#pending.forget(processId);
+      this.#retention.emptied(processId);
+      // Stepped to the end: exec() would free a single page.
+      this.#writes.attempt(() => this.#db.prepare("PRAGMA incremental_vacuum").all());
+    } finally {
+      this.#db.exec(TRUNCATE_JOURNAL.off);
+    }
   }
 
   /** The highest process id the file has seen (0 when new): a reopened file's ids go on from there. */
@@ -339,32 +357,31 @@ export class RecordStore {
     this.#processes.delete(processId);
   }
 
-  /** Commits what is buffered and closes the file. */
-  close(): void {
+  /** Commits everything buffered, and returns once it is written (or could not be). */
+  commit(): void {
     this.flush();
-    this.#db.close();
+    while (this.#thread.busy) this.#thread.wait(); // Each may start the next.
   }
 
-  #transaction(work: () => void): void {
-    this.#db.exec("BEGIN");
-    try {
-      work();
-      this.#db.exec("COMMIT");
-    } catch (error) {
-      // SQLite may have rolled back already (a full disk does).
-      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      throw error;
-    }
+  /** Commits what is buffered and closes the file. */
+  close(): void {
+    this.commit();
+    clearTimeout(this.#timer); // A retry after a failed commit: too late now.
+    this.#thread.close();
+    this.#db.close();
   }
 
   /** Records of a process in key order (committed, then buffered), within `bounds` per source. */
   *#scan(processId: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
     const base = processId * SEQ_SPAN;
+    low = Math.max(low, this.#retention.droppedThrough(processId));
     const pending = this.#pending.filter((p) =>
       p.processId === processId && p.key > low && p.key > bounds[SOURCE_CODE[p.record.source]]
     );
+    // The file's rows from the first record in memory on are copies of those records.
+    const high = this.#pending.firstKey(processId) ?? base + SEQ_SPAN;
     if (desc) yield* pending.reverse();
-    yield* this.#frames.records(base, low, bounds, desc);
+    yield* this.#frames.records(base, low, bounds, desc, high);
     if (!desc) yield* pending;
   }
 
@@ -374,6 +391,9 @@ export class RecordStore {
     const waiting = this.#pending.findLast((p) =>
       p.processId === processId && p.key < base + seq && p.record.source === source
     );
-    return waiting ?? this.#frames.before(base, source, seq);
+    const stored = waiting ?? this.#frames.before(base, source, seq);
+    return stored && base + stored.seq > this.#retention.droppedThrough(processId)
+      ? stored
+      : undefined;
   }
 }

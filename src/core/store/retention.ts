@@ -3,7 +3,9 @@
  * each process holds, stored or waiting to be, what its owner still needs
  * (records a screen has not parsed yet), and what the owner learns of each
  * record dropped. Drops come at commit time and in batches: a process past
- * the cap loses its oldest records until it holds 7/8 of it.
+ * the cap loses its oldest records until it holds 7/8 of it. Reads skip
+ * them at once; their rows are deleted by the commit (in the commit Worker,
+ * see commit_thread.ts), and by the next if that one fails.
  *
  * @module
  */
@@ -22,6 +24,10 @@ export interface RetentionHooks {
 interface Usage {
   bytes: number;
   hooks: RetentionHooks;
+  /** The last key dropped (0: none): reads start after it, its rows may still be there. */
+  dropped: number;
+  /** The last row key to delete with the next commit (0: none). */
+  toDelete: number;
 }
 
 /** The bytes of every process against the cap; `maxBytes` 0: no cap. */
@@ -53,7 +59,12 @@ export class Retention {
   /** The records of `processId` were deleted. */
   emptied(processId: number): void {
     const usage = this.#usage.get(processId);
-    if (usage) usage.bytes = 0;
+    if (usage) usage.bytes = usage.dropped = usage.toDelete = 0;
+  }
+
+  /** The last key of `processId` the cap dropped (0: none): reads start after it. */
+  droppedThrough(processId: number): number {
+    return this.#usage.get(processId)?.dropped ?? 0;
   }
 
   /** `processId` is gone, with its records. */
@@ -61,41 +72,53 @@ export class Retention {
     this.#usage.delete(processId);
   }
 
-  /** Within a commit: trims every process past the cap. */
-  trim(sql: RecordStatements): void {
-    if (this.#maxBytes <= 0) return;
+  /**
+   * Before a commit: drops the oldest stored records of every process past
+   * the cap until it holds 7/8 of it (so drops come in batches), never past
+   * what its owner still needs. Returns the key ranges `(from, to]` of the
+   * rows the commit is to delete.
+   */
+  trim(sql: RecordStatements): [number, number][] {
+    const deletes: [number, number][] = [];
+    if (this.#maxBytes <= 0) return deletes;
+    const target = this.#maxBytes - (this.#maxBytes >> 3);
+    type Sized = Omit<FrameRow, "content"> & { size: number };
     for (const [processId, usage] of this.#usage) {
-      if (usage.bytes > this.#maxBytes) this.#trim(sql, processId, usage);
+      const base = processId * SEQ_SPAN;
+      if (usage.bytes > this.#maxBytes) {
+        const keepAfter = usage.hooks.keepAfter?.() ?? SEQ_SPAN - 1;
+        const from = Math.max(base, usage.dropped);
+        for (const row of sql.sizes.iterate(from, base + keepAfter) as Iterable<Sized>) {
+          if (usage.bytes <= target) break;
+          const records = frameRecords(row, base);
+          if (records[records.length - 1].seq > keepAfter) break;
+          usage.bytes -= row.size;
+          usage.toDelete = row.key;
+          usage.dropped = row.key + row.count - 1;
+          const source = SOURCE_NAME[row.source];
+          for (const { seq, timestamp, start, end } of records) {
+            usage.hooks.dropped?.({ seq, timestamp, source }, end - start);
+          }
+        }
+      }
+      if (usage.toDelete > 0) deletes.push([base, usage.toDelete]);
     }
+    return deletes;
   }
 
-  /**
-   * Drops the oldest records of a process until it holds 7/8 of the cap (so
-   * drops come in batches), never past what its owner still needs.
-   */
-  #trim(sql: RecordStatements, processId: number, usage: Usage): void {
-    const base = processId * SEQ_SPAN;
-    const keepAfter = usage.hooks.keepAfter?.() ?? SEQ_SPAN - 1;
-    const target = this.#maxBytes - (this.#maxBytes >> 3);
-    let last = -1;
-    type Sized = Omit<FrameRow, "content"> & { size: number };
-    for (const row of sql.sizes.iterate(base, base + keepAfter) as Iterable<Sized>) {
-      if (usage.bytes <= target) break;
-      const records = frameRecords(row, base);
-      if (records[records.length - 1].seq > keepAfter) break;
-      usage.bytes -= row.size;
-      last = row.key;
-      const source = SOURCE_NAME[row.source];
-      for (const { seq, timestamp, start, end } of records) {
-        usage.hooks.dropped?.({ seq, timestamp, source }, end - start);
-      }
+  /** The commit that deleted `deletes` (from {@link trim}) held. */
+  deleted(deletes: [number, number][]): void {
+    for (const [base, last] of deletes) {
+      const usage = this.#usage.get(base / SEQ_SPAN);
+      if (usage?.toDelete === last) usage.toDelete = 0;
     }
-    if (last >= 0) sql.deleteRange.run(base, last);
   }
 
   #usageOf(processId: number): Usage {
     let usage = this.#usage.get(processId);
-    if (!usage) this.#usage.set(processId, usage = { bytes: 0, hooks: {} });
+    if (!usage) {
+      this.#usage.set(processId, usage = { bytes: 0, hooks: {}, dropped: 0, toDelete: 0 });
+    }
     return usage;
   }
 }

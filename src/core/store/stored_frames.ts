@@ -11,6 +11,9 @@ import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
 import { type RawRecord, SOURCE_CODE } from "./records.ts";
 import type { Source } from "../model/schema.ts";
 
+/** Rows read at once at most (a flood's rows are up to 1 MiB each). */
+const MAX_PAGE_ROWS = 32;
+
 /** The committed records of every process, read through the store's statements. */
 export class StoredFrames {
   readonly #sql: RecordStatements;
@@ -39,10 +42,16 @@ export class StoredFrames {
 
   /**
    * The records of the process at `base` whose keys are past `low` and past
-   * `bounds` (one per source code), in key order or (`desc`) newest first.
+   * `bounds` (one per source code) and before `high` (default: the end of its range), in key
+   * order or (`desc`) newest first.
    */
-  *records(base: number, low: number, bounds: number[], desc: boolean): Generator<RawRecord> {
-    const high = base + SEQ_SPAN;
+  *records(
+    base: number,
+    low: number,
+    bounds: number[],
+    desc: boolean,
+    high = base + SEQ_SPAN,
+  ): Generator<RawRecord> {
     const wanted = (record: RawRecord) =>
       base + record.seq > low && base + record.seq > bounds[SOURCE_CODE[record.source]];
     // A frame that starts at or before a bound may hold records past it: the SQL bounds
@@ -51,10 +60,20 @@ export class StoredFrames {
       b < high ? this.#frameStart(base, b) : b
     );
     const statement = desc ? this.#sql.desc : this.#sql.asc;
-    for (const row of statement.iterate(from, high, ...sources)) {
-      const records = [...unpackFrame(row as unknown as FrameRow, base)];
-      if (desc) records.reverse();
-      yield* records.filter(wanted);
+    let [start, end] = [from, high];
+    // Pages of rows, each read at once (all()): between them, no statement holds the file's
+    // shared lock, which would keep the commit Worker from writing (a consumer may stop, or
+    // wait, anywhere). Small at first (most reads want a row or two), growing for long reads.
+    for (let size = 2;; size = Math.min(2 * size, MAX_PAGE_ROWS)) {
+      const rows = statement.all(start, end, ...sources, size) as unknown as FrameRow[];
+      for (const row of rows) {
+        const records = [...unpackFrame(row, base)];
+        if (desc) records.reverse();
+        yield* records.filter(wanted);
+      }
+      if (rows.length < size) return;
+      if (desc) end = rows[rows.length - 1].key;
+      else start = rows[rows.length - 1].key;
     }
   }
 

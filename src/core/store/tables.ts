@@ -30,10 +30,11 @@ export const PORTAL_APPLICATION_ID = 0x506f7274;
  * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts). auto_vacuum
  * must precede the first table: it lets a cleanup give the space back. Deleted records leave
  * no text in the file: their cells are zeroed (secure_delete FAST, no extra I/O) and freed
- * pages leave at the vacuum.
+ * pages leave at the vacuum. The busy timeout first: a second connection (the commit Worker's)
+ * may find the file locked for its journal mode.
  */
-export const PRAGMAS = `PRAGMA page_size = 4096; PRAGMA auto_vacuum = INCREMENTAL;
-  PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA busy_timeout = 2000;
+export const PRAGMAS = `PRAGMA busy_timeout = 2000; PRAGMA page_size = 4096;
+  PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF;
   PRAGMA secure_delete = FAST;`;
 
 /**
@@ -79,8 +80,9 @@ export function prepareStatements(db: DatabaseSync) {
     AND ((source = 0 AND key > ?) OR (source = 1 AND key > ?) OR (source = 2 AND key > ?))`;
   const statements = {
     insert: `INSERT INTO records (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`,
-    asc: select + " ORDER BY key",
-    desc: select + " ORDER BY key DESC",
+    /** A page of rows: a statement left open between pages would keep the commits out. */
+    asc: select + " ORDER BY key LIMIT ?",
+    desc: select + " ORDER BY key DESC LIMIT ?",
     /** The last row of a source in a key range. */
     previous: `SELECT ${COLUMNS} FROM records WHERE key >= ? AND key < ? AND source = ?
       ORDER BY key DESC LIMIT 1`,
