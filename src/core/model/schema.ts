@@ -211,6 +211,23 @@ export function launchSpec(request: StartRequest, cwd: string): LaunchSpec {
   };
 }
 
+/**
+ * The launch of a program an earlier host held, as far as its row tells
+ * it: env values are never stored, so only the names are known.
+ */
+export function earlierSpec(row: ProcessDetails): LaunchSpec {
+  const { command, args, cwd, pty, timeout_ms, keep } = row;
+  return {
+    ...{ command, args, cwd, pty, timeout_ms, keep },
+    env: Object.fromEntries(row.env.map((name) => [name, ""])),
+    cols: TERMINAL_SIZE.defaultCols,
+    rows: TERMINAL_SIZE.defaultRows,
+    prompt: "",
+    name: row.name ?? "",
+    shell_integration: false,
+  };
+}
+
 /** Whether the shell in front sends shell integration marks. */
 export const shellIntegration = z.enum(["active", "off"]);
 

@@ -1,6 +1,6 @@
 /**
  * The core of Portal: the processes one session (one client) sees in its
- * server's {@link ProcessPool}, by id. It starts programs, routes each
+ * server's {@link ProcessPool}, by id (session_view.ts). It starts programs, routes each
  * operation to its {@link ManagedProcess}, keeps the idle timers, and words
  * what goes wrong for the agent. It knows nothing of
  * the MCP protocol, but its messages speak the tools' vocabulary (they name
@@ -24,18 +24,21 @@
  * ```
  * @module
  */
-import { PortalError, quote } from "../../errors.ts";
+import { PortalError } from "../../errors.ts";
 import { withTimeout } from "../../async.ts";
 import {
   DEFAULT_READ_WINDOW_MS,
-  KILL_DEADLINE_MS,
   KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
 } from "../../limits.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../../signals.ts";
 import { ManagedProcess } from "./managed_process.ts";
-import type { PoolEntry, ProcessPool, Session } from "./pool.ts";
+import type { WatchedProcess } from "../watch/watched_process.ts";
+import type { ProcessPool, Session } from "./pool.ts";
+import { notRunning, SessionView } from "./session_view.ts";
+import { killEach, killWithin } from "./killing.ts";
+import { checkWriteRequest, personIsTyping, type WriteRequest } from "./write_request.ts";
 import {
   type Encoding,
   type KillAllResult,
@@ -63,21 +66,8 @@ import {
   type Typing,
 } from "../steps/step.ts";
 import { Pacing } from "../steps/pacing.ts";
-import { hasSecret, secretOf, type SecretRequest } from "../input/secret_request.ts";
+import { secretOf } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
-
-/**
- * What process_write sends: text (typed, or pasted), a secret, named keys,
- * then maybe the end of input; or, alone, Portal's shell integration line
- * (`integrate`).
- */
-export interface WriteRequest extends StepRequest, SecretRequest {
-  content?: string;
-  keys?: string[];
-  paste?: boolean;
-  eof?: boolean;
-  integrate?: boolean;
-}
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
@@ -86,18 +76,7 @@ const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 
 const BOTH: OutputSource[] = ["stdout", "stderr"];
 
 /** What a watch page may do with a process: follow it, take over its keyboard, record it. */
-export type Watched = Pick<
-  ManagedProcess,
-  | "id"
-  | "describe"
-  | "observe"
-  | "liveScreen"
-  | "takeOver"
-  | "giveBack"
-  | "typeAsPerson"
-  | "recording"
-  | "hasScreen"
->;
+export type Watched = WatchedProcess;
 
 /**
  * The processes one session sees: those it started, the kept ones, and those
@@ -106,10 +85,12 @@ export type Watched = Pick<
 export class ProcessManager {
   readonly #pool: ProcessPool;
   readonly session: Session;
+  readonly #view: SessionView;
 
   constructor(pool: ProcessPool, session: Session = {}) {
     this.#pool = pool;
     this.session = session;
+    this.#view = new SessionView(pool, session);
   }
 
   /**
@@ -124,7 +105,7 @@ export class ProcessManager {
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
     const { environment } = this.session;
     const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
-    this.#checkName(spec.name);
+    this.#view.checkName(spec.name);
     const { ids, store } = this.#pool;
     const process = new ManagedProcess(ids.next, spec, store, {
       prompt,
@@ -148,14 +129,14 @@ export class ProcessManager {
     id: number,
     options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
-    const process = this.#touch(this.#get(id));
-    const page = process.read({
+    const process = this.#touch(this.#view.get(id));
+    const page = process.output.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
       encoding: options.encoding,
     });
-    return { ...page, ...process.takePersonInput() };
+    return { ...page, ...process.watched.takePersonInput() };
   }
 
   /**
@@ -167,13 +148,16 @@ export class ProcessManager {
     options: { source?: OutputSource | "both"; max_chars?: number } & StepRequest = {},
     control: CallControl = {},
   ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
-    const process = this.#touch(this.#get(id));
+    const process = this.#touch(this.#view.get(id));
     const sources = sourcesOf(options.source ?? "both") as OutputSource[];
     const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
     if (step.wait === "none") {
-      const page = process.readNew({ sources, maxChars: options.max_chars ?? MAX_CHARS.default });
+      const page = process.output.readNew({
+        sources,
+        maxChars: options.max_chars ?? MAX_CHARS.default,
+      });
       const state = process.state(step.quietMs);
-      return { ...page, state, reason: "none", ...process.takePersonInput() };
+      return { ...page, state, reason: "none", ...process.watched.takePersonInput() };
     }
     const reply = await this.#step(process, step, control);
     return {
@@ -201,32 +185,13 @@ export class ProcessManager {
     & StepReply
   > {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
-    const typing = content !== "" || keys.length > 0 || eof || hasSecret(request);
-    if (integrate && typing) {
-      throw new PortalError(
-        "integrate types Portal's shell integration line alone: send it in a process_write of " +
-          "its own, then your commands in the next ones.",
-      );
-    }
-    if (!typing && !integrate) {
-      throw new PortalError(
-        "Nothing to send: give content (text), keys (key names) or eof. To wait for output " +
-          "without sending anything, call process_read_new with wait.",
-      );
-    }
+    checkWriteRequest(request);
     const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
-    const process = this.#touch(this.#running(id, "write to"));
-    if (process.controlledBy === "person") {
-      throw new PortalError(
-        `A person is typing into process ${id}: they took over on the watch page ` +
-          "(process_watch), so process_write is refused until they press Give back or close " +
-          'the page. Meanwhile process_read_new with wait: "ready" follows what they do, and ' +
-          'process_inspect shows controlled_by: "agent" again once you may write.',
-      );
-    }
+    const process = this.#touch(this.#view.running(id, "write to"));
+    if (process.watched.controlledBy === "person") throw personIsTyping(id);
     if (integrate) {
       return await this.#holding(process, async () => {
-        const bytes_written = await process.integrate();
+        const bytes_written = await process.input.integrate();
         const reply = await this.#reply(process, step, control);
         return { id, bytes_written, ...reply, shell_integration: process.shellIntegration };
       });
@@ -235,8 +200,8 @@ export class ProcessManager {
     return await this.#holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {
-        const typed = await process.type({ content, keys, secret, paste }, pacing?.next);
-        if (eof) process.endInput();
+        const typed = await process.input.type({ content, keys, secret, paste }, pacing?.next);
+        if (eof) process.input.endInput();
         const typing = pacing && { ...pacing.finish(), echo: typed.echo };
         const reply = await this.#reply(process, step, control, typing ?? undefined);
         const pasted = typed.pasted === undefined ? {} : { pasted: typed.pasted };
@@ -252,32 +217,32 @@ export class ProcessManager {
     id: number,
     signal: string | number,
   ): { id: number; signal: string; delivered_to: string } {
-    const process = this.#running(id, "signal");
+    const process = this.#view.running(id, "signal");
     const resolved = resolveSignal(signal);
     if (resolved.number === null) {
       const kind = resolved.name === CTRL_BREAK_EVENT ? "ctrl_break" : "ctrl_c";
-      return { id, ...process.interrupt(kind) };
+      return { id, ...process.input.interrupt(kind) };
     }
-    return { id, signal: resolved.name, delivered_to: process.signal(resolved.number) };
+    return { id, signal: resolved.name, delivered_to: process.input.signal(resolved.number) };
   }
 
   list(): ProcessSummary[] {
-    return this.#visible().map((p) => project(processSummary, p.describe()));
+    return this.#view.visible().map((p) => project(processSummary, p.describe()));
   }
 
   inspect(id: number): ProcessDetails {
-    const process = this.#get(id);
-    return { ...process.describe(), ...process.takePersonInput() };
+    const process = this.#view.get(id);
+    return { ...process.describe(), ...process.watched.takePersonInput() };
   }
 
   /** A process as its watch page sees it (nothing the page does counts as the agent's call). */
   watched(id: number): Watched {
-    return this.#get(id);
+    return this.#view.get(id).watched;
   }
 
   /** Every process, as watch pages list them. */
   watchedAll(): Watched[] {
-    return this.#visible();
+    return this.#view.visible().map((p) => p.watched);
   }
 
   /**
@@ -286,11 +251,11 @@ export class ProcessManager {
    * started that still runs); with none, it is an error.
    */
   async kill(id: number): Promise<KillResult> {
-    const process = this.#get(id);
+    const process = this.#view.get(id);
     if (process.status !== "running" && !process.hasLeftovers) {
-      throw this.#notRunning(process, "kill", " and nothing it started is still running");
+      throw notRunning(process, "kill", " and nothing it started is still running");
     }
-    await this.#kill(process);
+    await killWithin(process);
     return project(killResult, process.describe());
   }
 
@@ -299,42 +264,12 @@ export class ProcessManager {
    * once; records stay. One that cannot be killed is reported, never stops the rest.
    */
   async killAll(): Promise<KillAllResult> {
-    const targets = this.#killable();
-    const wasRunning = targets.map((p) => p.status === "running");
-    const outcomes = await Promise.allSettled(targets.map((p) => this.#kill(p)));
-    const result: KillAllResult = { killed: [], leftovers_killed: [], failed: [] };
-    outcomes.forEach((outcome, i) => {
-      const { id } = targets[i];
-      if (outcome.status === "rejected") {
-        result.failed.push({
-          id,
-          error: (outcome.reason as Error)?.message ?? String(outcome.reason),
-        });
-      } else (wasRunning[i] ? result.killed : result.leftovers_killed).push(id);
-    });
-    return result;
-  }
-
-  /** Kills `process` (see {@link kill}), or throws once it outlives SIGKILL by too long. */
-  async #kill(process: ManagedProcess): Promise<void> {
-    const gone = await withTimeout(
-      process.kill(KILL_GRACE_MS).then(() => true),
-      KILL_DEADLINE_MS,
-      false,
-    );
-    if (!gone) {
-      const seconds = KILL_DEADLINE_MS / 1000;
-      throw new PortalError(
-        `Process ${process.id} (pid ${process.pid}) or what it started is not gone ${seconds} s ` +
-          "after SIGKILL: something holds it (a debugger attached to it, or uninterruptible " +
-          "sleep on a hung disk or network file system). Call process_kill again later.",
-      );
-    }
+    return await killEach(this.#view.killable());
   }
 
   /** Deletes a process's records; the process itself goes on. */
   clear(id: number): { id: number; cleared: number } {
-    return { id, cleared: this.#get(id).clearRecords() };
+    return { id, cleared: this.#view.get(id).clearRecords() };
   }
 
   /**
@@ -342,21 +277,21 @@ export class ProcessManager {
    * its leftovers (nothing may outlive its id).
    */
   async cleanup(id: number): Promise<{ id: number; removed: true }> {
-    const process = this.#get(id);
+    const process = this.#view.get(id);
     if (process.status === "running") {
       throw new PortalError(
         `Process ${id} is still running: call process_kill first (or wait for it to exit), ` +
           "then process_cleanup.",
       );
     }
-    if (process.hasLeftovers) await this.#kill(process);
+    if (process.hasLeftovers) await killWithin(process);
     if (this.#pool.get(id)?.process === process) this.#pool.remove(process, "cleaned up");
     return { id, removed: true };
   }
 
   /** The rendered screen of a PTY process; `cols`/`rows` resize the terminal first. */
   async screen(id: number, options: ScreenRequest = {}): Promise<ScreenSnapshot> {
-    const process = this.#get(id);
+    const process = this.#view.get(id);
     if (!process.hasScreen) {
       throw new PortalError(
         `Process ${id} runs on pipes, which have no screen: read its output with process_read ` +
@@ -375,7 +310,7 @@ export class ProcessManager {
       const size = process.describe();
       process.resize(cols ?? size.cols!, rows ?? size.rows!);
     }
-    return { ...await process.screen(view), ...process.takePersonInput() };
+    return { ...await process.screen(view), ...process.watched.takePersonInput() };
   }
 
   /**
@@ -385,40 +320,13 @@ export class ProcessManager {
    */
   async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
     try {
-      const killing = Promise.allSettled(this.#killable().map((p) => p.kill(KILL_GRACE_MS)));
+      const killing = Promise.allSettled(this.#view.killable().map((p) => p.kill(KILL_GRACE_MS)));
       await withTimeout(killing, deadlineMs, undefined);
     } finally {
       // The screens read from the store as they catch up: they go first.
-      for (const process of this.#visible()) process.dispose();
+      for (const process of this.#view.visible()) process.dispose();
       this.#pool.store.close();
     }
-  }
-
-  /** The processes this session sees, oldest first. */
-  #visible(): ManagedProcess[] {
-    return this.#pool.entries().filter((entry) => this.#sees(entry)).map((e) => e.process);
-  }
-
-  #sees(entry: PoolEntry): boolean {
-    return entry.owner === this.session || entry.owner === null || entry.process.spec.keep ||
-      this.session.seesAll === true;
-  }
-
-  /** Running processes, and ended ones with leftovers. */
-  #killable(): ManagedProcess[] {
-    return this.#visible().filter((p) => p.status === "running" || p.hasLeftovers);
-  }
-
-  /** A name is unique among the running processes of the pool (every session's). */
-  #checkName(name: string): void {
-    if (name === "") return;
-    const taken = this.#pool.named(name);
-    if (!taken?.process.running) return;
-    const whose = this.#sees(taken) ? `process ${taken.process.id}` : "another client's process";
-    throw new PortalError(
-      `The name ${quote(name)} is taken by ${whose}, which is running: choose another name, ` +
-        "or use that process (process_list shows names).",
-    );
   }
 
   /** Runs one waiting step; the idle timeout holds off while the agent waits. */
@@ -434,7 +342,7 @@ export class ProcessManager {
     typing?: Typing,
   ): Promise<StepReply> {
     const reply = await runStep(process, step, control, typing);
-    return { ...reply, ...process.takePersonInput() };
+    return { ...reply, ...process.watched.takePersonInput() };
   }
 
   /** Runs `work` (typing, waiting) with the idle timeout held off while the agent waits. */
@@ -446,41 +354,6 @@ export class ProcessManager {
       process.touch();
       this.#pool.idle.release(process, this.#timeoutOf(process));
     }
-  }
-
-  #get(id: number): ManagedProcess {
-    const entry = this.#pool.get(id);
-    if (entry && this.#sees(entry)) return entry.process;
-    const { ids } = this.#pool;
-    const why = entry
-      ? " you can use: it belongs to another client's session, and only processes started " +
-        "with keep: true are shared between clients"
-      : this.#pool.goneWhy(id) === "left with its client"
-      ? ": it belonged to a client that has left, and ended with it (it was not started with " +
-        "keep: true)"
-      : id >= ids.next
-      ? ""
-      : id < (ids.first ?? 1)
-      ? " here (an earlier server's on this records database, which keeps its records)"
-      : " (it was cleaned up, or removed by its idle timeout)";
-    throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
-  }
-
-  #running(id: number, verb: string): ManagedProcess {
-    const process = this.#get(id);
-    if (process.status === "running") return process;
-    throw this.#notRunning(process, verb);
-  }
-
-  #notRunning(process: ManagedProcess, verb: string, more = ""): PortalError {
-    const how = process.exit?.signal
-      ? `by signal ${process.exit.signal}`
-      : `with code ${process.exit?.code}`;
-    const state = process.status === "killed" ? "it was killed" : "it has exited";
-    return new PortalError(
-      `Cannot ${verb} process ${process.id}: ${state} (${how})${more}. Its records can still ` +
-        "be read with process_read or process_read_new; start it again with process_start.",
-    );
   }
 
   /** Marks agent interaction, which restarts the idle timeout. */

@@ -75,7 +75,9 @@ export class ProcessPool {
   /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
   readonly idle: IdleTimeouts<ManagedProcess> = new IdleTimeouts(async (process) => {
     // A person typing into it (the watch page) is attention too.
-    if (process.controlledBy === "person") return this.idle.arm(process, process.spec.timeout_ms);
+    if (process.watched.controlledBy === "person") {
+      return this.idle.arm(process, process.spec.timeout_ms);
+    }
     await process.kill(KILL_GRACE_MS);
     if (this.get(process.id)?.process === process) this.remove(process, "cleaned up");
   });

@@ -56,6 +56,29 @@ interface Launch {
 }
 
 /**
+ * What a program of `spec` is launched with, and its injection if any: on a
+ * terminal it announces itself as xterm-256color (what the emulator
+ * understands; the server's own TERM describes some other terminal) unless
+ * the caller says otherwise, and a shell there gets Portal's integration
+ * when `inject`. `environment` as for {@link injectionFor}.
+ */
+export function launchWith<S extends Launch & { pty: boolean }>(
+  spec: S,
+  inject: boolean,
+  environment?: Record<string, string>,
+): { launch: S & { baseEnv?: Record<string, string> }; injection: Injection | null } {
+  const env = { ...spec.pty ? { TERM: "xterm-256color" } : {}, ...spec.env };
+  const injection = inject ? injectionFor({ ...spec, env }, environment) : null;
+  const launch = {
+    ...spec,
+    args: injection?.args ?? spec.args,
+    env: { ...env, ...injection?.env },
+    baseEnv: environment,
+  };
+  return { launch, injection };
+}
+
+/**
  * The launch of `launch` with Portal's shell integration in, or null when
  * it is no interactive bash, zsh or fish. `environment` is the server's own
  * (for `HOME` and `ZDOTDIR`).

@@ -123,7 +123,7 @@ function wait(
   return waitForProgram(process, {
     until: step.wait === "exit" ? "exit" : "ready",
     expect: step.expect,
-    seen: step.expectIn === "new" ? seen : process.peekNew(step.sources, EXPECT_SEEN_CHARS),
+    seen: step.expectIn === "new" ? seen : process.output.peekNew(step.sources, EXPECT_SEEN_CHARS),
     waitMs: Math.max(0, step.waitMs - spentMs),
     quietMs: step.quietMs,
     signal: control.signal,
@@ -158,7 +158,7 @@ async function output(process: ManagedProcess, step: Step, echo: string[]): Prom
 
 /** A full-screen program's stream is cursor moves and fragments: the screen is the answer. */
 async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOutput> {
-  process.skipNew(step.sources);
+  process.output.skipNew(step.sources);
   const screen = await process.screen({});
   const { lines, omitted } = compactRows(screen.lines);
   const text = lines.join("\n");
@@ -173,7 +173,7 @@ async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOu
 
 /** The new output as drawn (drawn_text.ts), without the echo of what was typed (echo.ts). */
 function textOutput(process: ManagedProcess, step: Step, echo: string[]): StepOutput {
-  const { text, omitted, dropped } = process.readNewText(step.sources, step.maxChars);
+  const { text, omitted, dropped } = process.output.readNewText(step.sources, step.maxChars);
   const shown = leaveOutEcho(text, echo);
   const result: StepOutput = { output: shown.text };
   if (shown.chars > 0) result.echo_chars = shown.chars;

@@ -35,7 +35,7 @@ export async function serveAttach(
   // Output after the snapshot's seq follows it; what came before is in the picture.
   const pending: { bytes: Uint8Array; seq: number }[] = [];
   let live = false;
-  const stop = process.observe((event) => {
+  const stop = process.watched.observe((event) => {
     if (event.kind !== "output") return;
     if (live) void send(encodeFrame("output", event.bytes));
     else pending.push(event);
@@ -73,6 +73,6 @@ async function picture(process: ManagedProcess): Promise<string> {
 function type(process: ManagedProcess, bytes: Uint8Array): void {
   try {
     // The terminal sends whole characters (attach.ts decodes as it reads).
-    process.write([{ text: new TextDecoder().decode(bytes), secret: process.hidesInput }]);
+    process.input.send([{ text: new TextDecoder().decode(bytes), secret: process.hidesInput }]);
   } catch { /* it stopped reading, or ended: the end frame says so */ }
 }

@@ -1,0 +1,87 @@
+/**
+ * The processes one session sees in its server's {@link ProcessPool}: those
+ * it started, the kept ones, those no live session owns, or every one
+ * (`session.seesAll`). It finds them by id and words what is not there, or
+ * not running, for the agent: the messages name the tools to call instead.
+ *
+ * @module
+ */
+import { PortalError, quote } from "../../errors.ts";
+import type { ManagedProcess } from "./managed_process.ts";
+import type { PoolEntry, ProcessPool, Session } from "./pool.ts";
+
+/** One session's view of the pool. */
+export class SessionView {
+  readonly #pool: ProcessPool;
+  readonly #session: Session;
+
+  constructor(pool: ProcessPool, session: Session) {
+    this.#pool = pool;
+    this.#session = session;
+  }
+
+  /** The processes this session sees, oldest first. */
+  visible(): ManagedProcess[] {
+    return this.#pool.entries().filter((entry) => this.#sees(entry)).map((e) => e.process);
+  }
+
+  /** Running processes, and ended ones with leftovers. */
+  killable(): ManagedProcess[] {
+    return this.visible().filter((p) => p.status === "running" || p.hasLeftovers);
+  }
+
+  /** The process `id`, or an error that says why this session cannot have it. */
+  get(id: number): ManagedProcess {
+    const entry = this.#pool.get(id);
+    if (entry && this.#sees(entry)) return entry.process;
+    const { ids } = this.#pool;
+    const why = entry
+      ? " you can use: it belongs to another client's session, and only processes started " +
+        "with keep: true are shared between clients"
+      : this.#pool.goneWhy(id) === "left with its client"
+      ? ": it belonged to a client that has left, and ended with it (it was not started with " +
+        "keep: true)"
+      : id >= ids.next
+      ? ""
+      : id < (ids.first ?? 1)
+      ? " here (an earlier server's on this records database, which keeps its records)"
+      : " (it was cleaned up, or removed by its idle timeout)";
+    throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
+  }
+
+  /** The process `id` if it runs; else an error saying that it cannot be `verb`ed, and why. */
+  running(id: number, verb: string): ManagedProcess {
+    const process = this.get(id);
+    if (process.status === "running") return process;
+    throw notRunning(process, verb);
+  }
+
+  /** A name is unique among the running processes of the pool (every session's). */
+  checkName(name: string): void {
+    if (name === "") return;
+    const taken = this.#pool.named(name);
+    if (!taken?.process.running) return;
+    const whose = this.#sees(taken) ? `process ${taken.process.id}` : "another client's process";
+    throw new PortalError(
+      `The name ${quote(name)} is taken by ${whose}, which is running: choose another name, ` +
+        "or use that process (process_list shows names).",
+    );
+  }
+
+  #sees(entry: PoolEntry): boolean {
+    return entry.owner === this.#session || entry.owner === null || entry.process.spec.keep ||
+      this.#session.seesAll === true;
+  }
+}
+
+/** The error for `verb` on a process that has ended: how it ended, and what can still be done. */
+export function notRunning(process: ManagedProcess, verb: string, more = ""): PortalError {
+  const how = process.exit?.signal
+    ? `by signal ${process.exit.signal}`
+    : `with code ${process.exit?.code}`;
+  const state = process.status === "killed" ? "it was killed" : "it has exited";
+  return new PortalError(
+    `Cannot ${verb} process ${process.id}: ${state} (${how})${more}. Its records can still ` +
+      "be read with process_read or process_read_new; start it again with process_start.",
+  );
+}

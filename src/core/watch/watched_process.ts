@@ -1,0 +1,113 @@
+/**
+ * A process as a person's watch page sees it: its live screen and events,
+ * its recording, and its keyboard, which the person may take over from the
+ * agent (viewers.ts). What the person types goes to the program as the
+ * agent's input does (recorded as `stdin`, a secret at a password prompt
+ * redacted the same way), and is kept for the agent's next reply.
+ *
+ * @module
+ */
+import { PortalError } from "../../errors.ts";
+import type { ProcessDetails } from "../model/schema.ts";
+import type { ProcessInput } from "../process/input.ts";
+import type { ProcessLog } from "../process/log.ts";
+import type { Recording } from "../recording/asciicast.ts";
+import type { Screen } from "../screen/screen.ts";
+import type { LiveEvent, LiveScreen, LiveSource } from "./live_feed.ts";
+import type { Controller, Viewers } from "./viewers.ts";
+
+/** The tail of a pipe process's output a watcher's page starts with. */
+const PIPE_TAIL_CHARS = 16_000;
+
+/** What a watched process needs of the rest of it. */
+export interface WatchTarget {
+  id: number;
+  pty: boolean;
+  viewers: Viewers;
+  input: ProcessInput;
+  log: ProcessLog;
+  screen: Screen | undefined;
+  /** Why it cannot be typed into, if it has ended (else null). */
+  ended(): string | null;
+  describe(): ProcessDetails;
+}
+
+/** One process, for its watch pages. */
+export class WatchedProcess implements LiveSource {
+  readonly id: number;
+  readonly #target: WatchTarget;
+
+  constructor(target: WatchTarget) {
+    this.id = target.id;
+    this.#target = target;
+  }
+
+  describe(): ProcessDetails {
+    return this.#target.describe();
+  }
+
+  /** Whether the program runs on a terminal, and so has a screen. */
+  get hasScreen(): boolean {
+    return this.#target.screen !== undefined;
+  }
+
+  /** Who types into the program now. */
+  get controlledBy(): Controller {
+    return this.#target.viewers.controlledBy;
+  }
+
+  /** A person's page takes the keyboard (from the agent, or from another page). */
+  takeOver(page: object): void {
+    const ended = this.#target.ended();
+    if (ended !== null) {
+      throw new PortalError(`Process ${this.id} has ended (${ended}): nothing to type into.`);
+    }
+    this.#target.viewers.take(page);
+  }
+
+  /** The page gives the keyboard back to the agent (closing it does too); false if it had not. */
+  giveBack(page: object): boolean {
+    return this.#target.viewers.giveBack(page);
+  }
+
+  /**
+   * What a person typed on the page that holds the keyboard, as a terminal
+   * sends it, to the program. On pipes Enter is `\n` and Ctrl+C interrupts,
+   * as for the agent.
+   */
+  typeAsPerson(page: object, data: string): void {
+    const { viewers, input, log, pty } = this.#target;
+    if (viewers.holder !== page) {
+      throw new PortalError("Press Take over first: until then keys typed here go nowhere.");
+    }
+    if (this.#target.ended() !== null) return;
+    log.checkWritable();
+    const hidden = input.hidesInput;
+    const parts = pty ? [data] : data.replaceAll("\r", "\n").split("\x03");
+    parts.forEach((text, i) => {
+      if (i > 0) input.interrupt("ctrl_c");
+      viewers.typed(input.send([{ text, secret: hidden }]).record);
+    });
+  }
+
+  /** What a person typed since the agent's last call on this process (see viewers.ts). */
+  takePersonInput(): { person_input?: string } {
+    return this.#target.viewers.takeTyped();
+  }
+
+  observe(listener: (event: LiveEvent) => void): () => void {
+    return this.#target.viewers.observe(listener);
+  }
+
+  /** The whole terminal now: the emulator's (PTY), or the output's tail (pipes). */
+  async liveScreen(): Promise<LiveScreen> {
+    const { screen, log } = this.#target;
+    if (screen) return { ...await screen.serialize(), pty: true };
+    return { seq: log.seq, cols: 0, rows: 0, data: log.tailText(PIPE_TAIL_CHARS), pty: false };
+  }
+
+  /** The process and its records, for an asciicast. */
+  recording(): Recording {
+    return { process: this.describe(), ...this.#target.log.recording() };
+  }
+}
