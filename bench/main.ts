@@ -40,6 +40,7 @@ const scripts = [
   "patterns.ts",
   "http_sessions.ts",
   "teardown.ts",
+  "chatty.ts",
   "agent_tasks.ts",
 ];
 const rows: Row[] = [];
