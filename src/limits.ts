@@ -129,6 +129,9 @@ export const DEFAULT_READ_WINDOW_MS = 1000;
 /** Longest process_kill waits for a program to be gone; past it, the kill is reported failed. */
 export const KILL_DEADLINE_MS = 5000;
 
+/** Longest process_signal SIGSTOP waits for the kernel to show the program stopped. */
+export const STOP_DEADLINE_MS = 1000;
+
 /** Longest the server waits for its processes to die at shutdown before it exits anyway. */
 export const SHUTDOWN_DEADLINE_MS = 3000;
 

@@ -25,7 +25,11 @@ portalTest(
         wait_ms: 60_000,
       });
       const { id, output } = done;
-      assertEquals([done.reason, done.state, done.exit_code], ["exit", "exited", 0]);
+      // The reply is as things stand once the wait ended: the program is no longer running.
+      assertEquals(
+        [done.reason, done.status, done.state, done.exit_code],
+        ["exit", "exited", "exited", 0],
+      );
       assert(output.length <= 16_000, `${output.length} characters`);
       assertEquals(done.truncated, true);
       assertMatch(output, /^1\n2\n3\n/);

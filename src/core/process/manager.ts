@@ -31,7 +31,9 @@ import {
   KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
+  STOP_DEADLINE_MS,
 } from "../../limits.ts";
+import { sleep } from "../../platform.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../../signals.ts";
 import { ManagedProcess } from "./managed_process.ts";
 import type { WatchedProcess } from "../watch/watched_process.ts";
@@ -113,12 +115,12 @@ export class ProcessManager {
     }, { baseEnv: environment?.env });
     ids.next++;
     this.#pool.add(process, this.session);
-    const details = process.describe();
-    store.saveProcess(details);
+    store.saveProcess(process.describe());
     this.#pool.idle.arm(process, this.#timeoutOf(process));
     // `command` there is the program; no shell command can have finished before the first input.
     const { command: _, commands: __, ...reply } = await this.#step(process, step, control);
-    return { ...project(processSummary, details), ...reply };
+    // As it is once the wait ended: a program that exited meanwhile is no longer running.
+    return { ...project(processSummary, process.describe()), ...reply };
   }
 
   /**
@@ -213,17 +215,21 @@ export class ProcessManager {
   }
 
   /** Sends a signal; on a PTY it goes to the terminal's foreground process group. */
-  signal(
+  async signal(
     id: number,
     signal: string | number,
-  ): { id: number; signal: string; delivered_to: string } {
+  ): Promise<{ id: number; signal: string; delivered_to: string }> {
     const process = this.#view.running(id, "signal");
     const resolved = resolveSignal(signal);
     if (resolved.number === null) {
       const kind = resolved.name === CTRL_BREAK_EVENT ? "ctrl_break" : "ctrl_c";
       return { id, ...process.input.interrupt(kind) };
     }
-    return { id, signal: resolved.name, delivered_to: process.input.signal(resolved.number) };
+    const delivered_to = process.input.signal(resolved.number);
+    // SIGSTOP cannot be caught, but the program stops only once it runs again: the reply waits
+    // for that (where the OS shows it), so the next call sees it stopped.
+    if (resolved.name === "SIGSTOP") await stopped(process);
+    return { id, signal: resolved.name, delivered_to };
   }
 
   list(): ProcessSummary[] {
@@ -379,4 +385,14 @@ export class ProcessManager {
 
 function sourcesOf(source: ReadSource): Source[] {
   return source === "both" ? ["stdout", "stderr"] : [source];
+}
+
+/** Resolves once the kernel shows `process` stopped, it ends, or {@link STOP_DEADLINE_MS} pass. */
+async function stopped(process: ManagedProcess): Promise<void> {
+  const deadline = performance.now() + STOP_DEADLINE_MS;
+  while (process.running && performance.now() < deadline) {
+    const { activity } = process.inputState();
+    if (activity === "stopped" || activity === "unknown") return;
+    await sleep(1);
+  }
 }
