@@ -49,7 +49,7 @@ if (import.meta.main) {
         "compile",
         ...PERMISSIONS,
         ...["--include", "src/core/screen/emulator_worker.ts"],
-        ...["--include", "src/core/store/commit_worker.ts"],
+        ...["--include", "src/core/store/commit/worker.ts"],
         ...["--target", target, "--output", output, "main.ts"],
       ],
       cwd: root,

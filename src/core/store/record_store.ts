@@ -12,7 +12,7 @@
  *   queries see them without committing. So a flood costs one transaction per
  *   MiB, a chatty program one per interval, and a read never writes.
  * - **Off the server's thread.** A file's commits are written by a Worker
- *   (commit_thread.ts), one at a time; the records stay in memory, where
+ *   (commit/thread.ts), one at a time; the records stay in memory, where
  *   queries find them, until it has written them.
  * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
  *   dropped at commit time and the owner is told which ({@link Retention}).
@@ -51,8 +51,8 @@ import {
   SOURCE_NAME,
 } from "./records.ts";
 import { packFrames } from "./frames.ts";
-import { transaction } from "./commit_batch.ts";
-import { type CommitThread, commitThread } from "./commit_thread.ts";
+import { transaction } from "./commit/batch.ts";
+import { type CommitThread, commitThread } from "./commit/thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {

@@ -5,7 +5,7 @@
  * record dropped. Drops come at commit time and in batches: a process past
  * the cap loses its oldest records until it holds 7/8 of it. Reads skip
  * them at once; their rows are deleted by the commit (in the commit Worker,
- * see commit_thread.ts), and by the next if that one fails.
+ * see commit/thread.ts), and by the next if that one fails.
  *
  * @module
  */

@@ -1,11 +1,11 @@
 /**
- * The commit Worker: writes the records store's batches (commit_batch.ts)
+ * The commit Worker: writes the records store's batches (batch.ts)
  * to the file through a connection of its own, so that SQLite's page writes
  * (a third of the server's CPU during a flood) run beside the thread that
  * reads programs and answers calls. One batch at a time; the server's
- * thread waits for it only to write itself (see commit_thread.ts).
+ * thread waits for it only to write itself (see thread.ts).
  *
- * Batches come and outcomes go through shared memory (batch_codec.ts): the
+ * Batches come and outcomes go through shared memory (codec.ts): the
  * Worker waits on `Atomics.waitAsync` for the next batch, and the server's thread
  * sees an outcome as soon as it looks, without a message; a message after
  * each only wakes its event loop, in case nothing else does.
@@ -13,10 +13,10 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { writeBatch } from "./commit_batch.ts";
-import { decodeBatch } from "./batch_codec.ts";
-import { PRAGMAS, prepareStatements } from "./tables.ts";
-import { type CommitWorkerStart, STATE, STATUS } from "./commit_thread.ts";
+import { writeBatch } from "./batch.ts";
+import { decodeBatch } from "./codec.ts";
+import { PRAGMAS, prepareStatements } from "../tables.ts";
+import { type CommitWorkerStart, STATE, STATUS } from "./thread.ts";
 
 // deno-lint-ignore no-explicit-any
 const scope = self as any;

@@ -1,6 +1,6 @@
 /**
  * Where the records store's commits are written: in the commit Worker
- * (commit_worker.ts) for a file, on the calling thread for an in-memory
+ * (worker.ts) for a file, on the calling thread for an in-memory
  * database (which no other connection can open). One batch is written at a
  * time; its outcome comes back through `onDone`, as soon as the server's
  * event loop hears of it, or at once when the caller {@link CommitThread.wait}s
@@ -10,9 +10,9 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type CommitBatch, writeBatch } from "./commit_batch.ts";
-import { encodeBatch } from "./batch_codec.ts";
-import type { RecordStatements } from "./tables.ts";
+import { type CommitBatch, writeBatch } from "./batch.ts";
+import { encodeBatch } from "./codec.ts";
+import type { RecordStatements } from "../tables.ts";
 
 /** The Worker's one message: the file, and the shared memory. */
 export interface CommitWorkerStart {
@@ -139,7 +139,7 @@ class WorkerThread implements CommitThread {
 
   #start(): void {
     if (this.#worker) return;
-    const worker = new Worker(new URL("./commit_worker.ts", import.meta.url), { type: "module" });
+    const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
     // Wakes the event loop, which may have nothing else to do, to hear the outcome.
     worker.onmessage = () => this.#settle();
     worker.onerror = (event) => {

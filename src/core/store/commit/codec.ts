@@ -1,5 +1,5 @@
 /**
- * A commit batch (commit_batch.ts) written into shared memory and read back
+ * A commit batch (batch.ts) written into shared memory and read back
  * in place, so the commit Worker gets it without a message: a message to a
  * Worker and its answer take a millisecond or two each, as long as writing a
  * MiB, and a flood's commits would wait on them.
@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { decodeBatch, encodeBatch } from "./batch_codec.ts";
+ * import { decodeBatch, encodeBatch } from "./codec.ts";
  *
  * const buffer = new SharedArrayBuffer(64, { maxByteLength: 1 << 20 });
  * const content = new Uint8Array([1, 2, 3]);
@@ -21,8 +21,8 @@
  * ```
  * @module
  */
-import type { CommitBatch } from "./commit_batch.ts";
-import type { FrameRow } from "./frames.ts";
+import type { CommitBatch } from "./batch.ts";
+import type { FrameRow } from "../frames.ts";
 
 const FRAME_HEADER = 32;
 const align = (n: number) => (n + 7) & ~7;
