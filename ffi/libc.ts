@@ -38,6 +38,16 @@ const SYMBOLS = {
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
   pipe: { parameters: ["buffer"], result: "i32" },
+  dup2: { parameters: ["i32", "i32"], result: "i32" },
+  /** Without O_CREAT: the variadic mode is not read. */
+  open: { parameters: ["buffer", "i32"], result: "i32" },
+  socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
+  bind: { parameters: ["i32", "buffer", "u32"], result: "i32" },
+  listen: { parameters: ["i32", "i32"], result: "i32" },
+  accept: { parameters: ["i32", "pointer", "pointer"], result: "i32" },
+  connect: { parameters: ["i32", "buffer", "u32"], result: "i32" },
+  sendmsg: { parameters: ["i32", "buffer", "i32"], result: "isize" },
+  recvmsg: { parameters: ["i32", "buffer", "i32"], result: "isize" },
   /** Linux only: the wake-up fd of the readiness loop. */
   eventfd: { parameters: ["u32", "i32"], result: "i32", optional: true },
   /** Runs on Deno's blocking pool so the JS thread stays free while it waits. */

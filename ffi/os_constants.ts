@@ -70,6 +70,24 @@ export interface OsConstants {
   /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
   ECHO: number;
   ICANON: number;
+  /** Unix sockets (ffi/unix_socket.ts): the same values on both but SOL_SOCKET. */
+  AF_UNIX: number;
+  SOCK_STREAM: number;
+  SOL_SOCKET: number;
+  SCM_RIGHTS: number;
+  /** recvmsg flag: the fds received are close-on-exec at once (Linux; 0: set them after). */
+  MSG_CMSG_CLOEXEC: number;
+  /** `struct sockaddr_un`: BSDs start it with a length byte; sun_path's size. */
+  SUN_LEN_BYTE: boolean;
+  SUN_PATH_BYTES: number;
+  /** `struct msghdr`: its size, where msg_control sits, msg_controllen's offset and size. */
+  SIZEOF_MSGHDR: number;
+  MSGHDR_CONTROL_OFFSET: number;
+  MSGHDR_CONTROLLEN_OFFSET: number;
+  MSGHDR_CONTROLLEN_BYTES: number;
+  /** `struct cmsghdr`: cmsg_len's size (size_t on Linux, socklen_t on macOS) and CMSG_ALIGN's unit. */
+  CMSG_LEN_BYTES: number;
+  CMSG_ALIGN: number;
 }
 
 const LINUX: OsConstants = {
@@ -119,6 +137,19 @@ const LINUX: OsConstants = {
   TERMIOS_LFLAG_OFFSET: 12,
   ECHO: 0o10,
   ICANON: 0o2,
+  AF_UNIX: 1,
+  SOCK_STREAM: 1,
+  SOL_SOCKET: 1,
+  SCM_RIGHTS: 1,
+  MSG_CMSG_CLOEXEC: 0x40000000,
+  SUN_LEN_BYTE: false,
+  SUN_PATH_BYTES: 108,
+  SIZEOF_MSGHDR: 56,
+  MSGHDR_CONTROL_OFFSET: 32,
+  MSGHDR_CONTROLLEN_OFFSET: 40,
+  MSGHDR_CONTROLLEN_BYTES: 8,
+  CMSG_LEN_BYTES: 8,
+  CMSG_ALIGN: 8,
 };
 
 const DARWIN: OsConstants = {
@@ -145,6 +176,16 @@ const DARWIN: OsConstants = {
   TERMIOS_LFLAG_OFFSET: 24,
   ECHO: 0x8,
   ICANON: 0x100,
+  SOL_SOCKET: 0xffff,
+  MSG_CMSG_CLOEXEC: 0,
+  SUN_LEN_BYTE: true,
+  SUN_PATH_BYTES: 104,
+  SIZEOF_MSGHDR: 48,
+  MSGHDR_CONTROL_OFFSET: 32,
+  MSGHDR_CONTROLLEN_OFFSET: 40,
+  MSGHDR_CONTROLLEN_BYTES: 4,
+  CMSG_LEN_BYTES: 4,
+  CMSG_ALIGN: 4,
 };
 
 /** The constants of the OS this process runs on. */

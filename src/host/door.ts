@@ -3,11 +3,13 @@
  * the host of its records database (the one `--db` or `PORTAL_DB_PATH`
  * names, else the user's), starting it when none answers, says hello (its
  * client's working directory and environment, which the programs it starts
- * inherit), and then relays bytes both ways, unchanged: the client's MCP
- * lines to the host, the host's to the client. Each door is its own MCP
- * session there. The door ends when its client closes stdin (the host then
- * kills that client's unkept programs and hangs up) or when the host hangs
- * up; killed, even by SIGKILL, its socket closes and the host does the same.
+ * inherit), and then hands its stdin and stdout to the host (POSIX pipes
+ * and sockets: stdio_handoff.ts), which reads and writes them itself, or
+ * else relays bytes both ways, unchanged: the client's MCP lines to the host,
+ * the host's to the client. Each door is its own MCP session there. The door
+ * ends when its client closes stdin (the host then kills that client's
+ * unkept programs and hangs up) or when the host hangs up; killed, even by
+ * SIGKILL, its socket closes and the host does the same.
  *
  * @module
  */
@@ -22,12 +24,14 @@ import {
   connReader,
   connWriter,
   encodeLine,
+  type Handed,
   type Hello,
   LineReader,
   type Welcome,
 } from "./hello.ts";
 import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { startHost } from "./start_host.ts";
+import { handoffRefusal, handStdio } from "./stdio_handoff.ts";
 
 /** Pause between attempts to reach a host that is starting. */
 const RETRY_MS = 5;
@@ -73,10 +77,12 @@ export async function door(
   // Its own start environment is readable by the user's programs too (/proc): the secrets'
   // values go to the host in the hello only.
   hideSecretValues(env);
+  let refusal = handoffRefusal();
   let host: HostConnection;
   try {
     const { logLevel, watchPort } = options;
-    const hello: Hello = { portal: VERSION, role: "mcp", cwd: Deno.cwd(), env, logLevel };
+    const handoff = refusal === undefined;
+    const hello: Hello = { portal: VERSION, role: "mcp", cwd: Deno.cwd(), env, logLevel, handoff };
     // What a host it starts takes from this door's flags (a running one keeps its own).
     const hostArgs = ["--log-level", logLevel];
     if (watchPort !== undefined) hostArgs.push("--watch-port", String(watchPort));
@@ -91,10 +97,27 @@ export async function door(
     Deno.exit(1);
   }
   const { conn, lines, welcome, address } = host;
+  if (welcome.handoff) {
+    try {
+      handStdio(welcome.handoff);
+    } catch (error) {
+      refusal = `the handoff failed: ${(error as Error).message}`;
+    }
+    await conn.write(encodeLine({ handed: refusal === undefined } satisfies Handed));
+  } else refusal ??= "the host takes no fds";
   console.error(
     `portal ${VERSION} serving MCP on stdio through its host (pid ${welcome.pid}, ` +
-      `${address.socket}); records database ${welcome.database}`,
+      `${address.socket}), ` +
+      (refusal === undefined
+        ? "which reads stdin and writes stdout itself"
+        : `relaying stdin and stdout (${refusal})`) +
+      `; records database ${welcome.database}`,
   );
+  if (refusal === undefined) {
+    // Out of the data path: the host hangs up when the session ends, or when it dies.
+    while (!(await lines.reader.read().catch(() => ({ done: true }))).done) { /* nothing */ }
+    Deno.exit(0);
+  }
   const toClient = (async () => {
     const stdout = Deno.stdout.writable.getWriter();
     const rest = lines.rest();

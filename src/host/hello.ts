@@ -3,7 +3,8 @@
  * the caller says who it is and what it wants ({@link Hello}: a door relaying
  * MCP, with its client's working directory and environment; `portal ps`;
  * `portal attach`), and the host answers with its own identity or a refusal
- * ({@link Welcome}). Then the door relays MCP bytes as they are; `ps` reads
+ * ({@link Welcome}). Then a door hands its stdio over ({@link Handed}) or
+ * relays MCP bytes as they are; `ps` reads
  * one line; `attach` speaks frames (attach/frames.ts).
  *
  * @example
@@ -33,6 +34,8 @@ export type Hello =
     env: Record<string, string>;
     /** The door's `--log-level`: what its client hears until it sets a level. */
     logLevel: LoggingLevel;
+    /** Whether the door can hand its stdin and stdout over (stdio_handoff.ts). */
+    handoff?: boolean;
   }
   | { portal: string; role: "ps" }
   | { portal: string; role: "attach"; target: string };
@@ -46,6 +49,19 @@ export interface Welcome {
   error?: string;
   /** `attach`: the process joined. */
   process?: ProcessSummary;
+  /** `mcp`, to a door that can hand its stdio over: where to send it. */
+  handoff?: Handoff;
+}
+
+/** Where a door sends its stdin and stdout fds, and the token that names its session there. */
+export interface Handoff {
+  socket: string;
+  token: string;
+}
+
+/** A door's line after a welcome with a {@link Handoff}: whether it sent its fds. */
+export interface Handed {
+  handed: boolean;
 }
 
 /** A hello or welcome is small; a line longer than this is not one. */

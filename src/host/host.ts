@@ -24,6 +24,7 @@ import { type Options, withPathFlags } from "../cli/args.ts";
 import { type HostAddress, hostAddress } from "./address.ts";
 import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
+import { FdInbox } from "./fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt } from "./listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
@@ -73,6 +74,7 @@ class Host {
   readonly #releaseLock: () => void;
   readonly #services: HostService[] = [];
   #listener: Deno.Listener | undefined;
+  #inbox: FdInbox | undefined;
   #holds = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;
   #stopping: Promise<void> | undefined;
@@ -106,6 +108,7 @@ class Host {
     }
     onShutdown(() => this.#stop());
     this.#shared.pool.onChange(() => this.#checkIdle());
+    this.#inbox = FdInbox.open(this.#address.socket);
     this.#listener = listenAt(this.#address.socket);
     console.error(
       `portal ${VERSION} host (pid ${Deno.pid}) serving ${this.#address.socket}; ` +
@@ -131,9 +134,9 @@ class Host {
         return;
       }
       if (hello.role === "mcp") {
-        await conn.write(encodeLine(welcome));
         const session = { environment: { cwd: hello.cwd, env: hello.env } };
-        await serveMcpSession(conn, lines, session, {
+        const opening = { welcome, canHandOff: hello.handoff === true, inbox: this.#inbox };
+        await serveMcpSession(conn, lines, opening, session, {
           shared: this.#shared,
           watch: this.#watch,
           log: this.#log,
@@ -186,6 +189,7 @@ class Host {
     return this.#stopping ??= (async () => {
       clearTimeout(this.#grace);
       this.#listener?.close();
+      this.#inbox?.close();
       try {
         Deno.removeSync(this.#address.socket);
       } catch { /* gone already */ }

@@ -1,11 +1,12 @@
 /**
- * One door's connection to the host as an MCP session: the door relays its
- * client's JSON-RPC lines as they are, so the session reads them off the
- * socket with the same bounded line reader as stdio, and answers on it. The
+ * One door's connection to the host as an MCP session: the session reads its
+ * client's JSON-RPC lines with the same bounded line reader as stdio, off the
+ * client's own stdin (handed over by the door) or the door's socket (the door
+ * relaying), and answers on its stdout or the socket (client_link.ts). The
  * session sees its own processes and the kept ones, starts programs in its
  * client's working directory and environment (sent in the door's hello),
- * and when the connection ends (the client exits or closes stdin, the door
- * is killed, even by SIGKILL: the kernel closes the socket) its unkept
+ * and when the link ends (the client exits or closes stdin, the door is
+ * killed, even by SIGKILL: the kernel closes the socket) its unkept
  * processes are killed; their records stay in the database.
  *
  * @module
@@ -15,44 +16,28 @@ import type { Session } from "../core/process/pool.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log, LoggingLevel } from "../mcp/logging.ts";
 import { createServer } from "../mcp/server.ts";
-import { type BytePort, LineTransport } from "../mcp/stdio.ts";
-import { connWriter, type LineReader } from "./hello.ts";
+import { LineTransport } from "../mcp/stdio.ts";
+import { openClientLink } from "./client_link.ts";
+import type { FdInbox } from "./fd_inbox.ts";
+import type { LineReader, Welcome } from "./hello.ts";
 import type { Shared } from "./shared.ts";
 import type { WatchService } from "../watch/service.ts";
 
-const encoder = new TextEncoder();
-
-/** Serves MCP on `conn` (its hello already read by `lines`) until the door hangs up. */
+/**
+ * Welcomes the door on `conn` (its hello already read by `lines`) and serves
+ * MCP to its client until the client's input ends or the door hangs up.
+ */
 export async function serveMcpSession(
   conn: Deno.Conn,
   lines: LineReader,
+  opening: { welcome: Welcome; canHandOff: boolean; inbox: FdInbox | undefined },
   session: Session,
   host: { shared: Shared; watch: WatchService; log: Log; clientLevel: LoggingLevel },
 ): Promise<void> {
   const { shared, watch, log, clientLevel } = host;
-  const write = connWriter(conn);
-  let hungUp!: () => void;
-  const ended = new Promise<void>((resolve) => hungUp = resolve);
-  const port: BytePort = {
-    listen(onData, onError) {
-      let stopped = false;
-      (async () => {
-        const rest = lines.rest();
-        if (rest.length > 0) onData(rest);
-        for (;;) {
-          const { value, done } = await lines.reader.read();
-          if (done) break;
-          if (!stopped) onData(value);
-        }
-      })().catch((error) => {
-        // A door killed mid-write resets the connection: that is a hang-up too.
-        if (!(error instanceof Deno.errors.ConnectionReset)) onError(error);
-      }).finally(hungUp);
-      return () => stopped = true;
-    },
-    // A reply to a door that has gone is dropped: its client cannot read it any more.
-    write: (text) => write(encoder.encode(text)),
-  };
+  const link = await openClientLink(conn, lines, opening);
+  if (link === undefined) return; // The door went away before its session began.
+  const { port, ended } = link;
   const manager = shared.manager(session);
   const scope = watch.open(manager);
   const context = {
@@ -72,6 +57,7 @@ export async function serveMcpSession(
   await shared.endSession(session, { deleteRecords: false });
   watch.end(scope);
   await server.close();
+  link.close();
 }
 
 /**
