@@ -110,7 +110,8 @@ posixTest("the stdio server says on stderr what it serves and where its database
     await using portal = await Portal.start({ captureStderr: true });
     const line = new RegExp(
       `^portal ${denoJson.version} serving MCP on stdio through its host \\(pid ${portal.serverPid}, ` +
-        `${portal.dir}/run/portal/host-${denoJson.version}-[0-9a-f]{16}\\.sock\\); ` +
+        `${portal.dir}/run/portal/host-${denoJson.version}-[0-9a-f]{16}\\.sock\\), ` +
+        "which reads stdin and writes stdout itself; " +
         `records database ${portal.dbPath}$`,
       "m",
     );
