@@ -6,7 +6,7 @@
  *   single-process server (`--no-host`), medians of 7 interleaved rounds.
  *   Goals: 200 and 400 ms.
  * - a python3 step (process_write → the answer and the prompt) through a door
- *   and through `--no-host`, alternating, p50 of each: the door's relay must
+ *   and through `--no-host`, alternating, p50 of each: the door must
  *   add under 0.3 ms.
  * - the host's RSS holding 100 kept idle PTYs (`cat`), their client gone.
  *

@@ -19,6 +19,9 @@ import { HELLO_DEADLINE_MS } from "../limits.ts";
 /** A token's length: a random UUID's 32 hex digits. */
 const TOKEN_LENGTH = 32;
 
+/** How long accepting pauses after it failed. */
+const ACCEPT_PAUSE_MS = 100;
+
 /** A client's stdin and stdout, as fds of the host. */
 export type StdioFds = [input: number, output: number];
 
@@ -96,7 +99,14 @@ export class FdInbox {
   }
 
   #accept(): void {
-    for (let fd; typeof (fd = acceptNow(this.#fd)) === "number";) this.#receive(fd);
+    try {
+      for (let fd; typeof (fd = acceptNow(this.#fd)) === "number";) this.#receive(fd);
+    } catch {
+      // Out of fds, say: the socket stays readable, so pause rather than spin (the door's
+      // connection waits in the backlog meanwhile).
+      readinessLoop.setEvents(this.#fd, 0);
+      setTimeout(() => readinessLoop.setEvents(this.#fd, C.POLLIN), ACCEPT_PAUSE_MS);
+    }
   }
 
   /** Reads a token (and the fds that come with it) off `fd`, then closes it. */
