@@ -29,6 +29,11 @@ function openFiles(pid: number): string[] {
   }).sort();
 }
 
+/** How many of `files` are `file`. */
+function count(files: string[], file: string): number {
+  return files.filter((each) => each === file).length;
+}
+
 /** The server's resident memory, in MiB. */
 function rssMiB(pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1];
@@ -89,8 +94,10 @@ posixTest(
     await waitFor("only the watchdog to be left", () => descendants(server).map((r) => r.pid), {
       until: (pids: number[]) => pids.join() === watchdog.join(),
     });
-    await waitFor("the open files to be those before", () => openFiles(server), {
-      until: (now: string[]) => now.join("\n") === files.join("\n"),
+    // None more of any kind than before: under load the first look can still see a warm-up
+    // program's pipe or socket on its way to being closed, which is no leak of the fuzz.
+    await waitFor("the open files to be no more than those before", () => openFiles(server), {
+      until: (now: string[]) => now.every((file) => count(now, file) <= count(files, file)),
     });
     // And it still works.
     const id = await portal.spawn("echo", ["after the fuzz"]);
