@@ -1,7 +1,7 @@
 /**
  * The door out of the data path: a door whose stdin and stdout are pipes
- * hands them to the host, which reads and writes them itself (the door reads
- * nothing more); on a terminal it relays, and leaves the terminal as it was.
+ * hands them to the host, which reads and writes them itself (the door holds
+ * them no more); on a terminal it relays, and leaves the terminal as it was.
  * Either way the session ends as before: when the client closes stdin, when
  * the door is killed (even by SIGKILL: its unkept programs end, and the
  * client's stdout ends), and when the host is killed (the client's stdout
@@ -16,23 +16,33 @@ import { pidAlive } from "./helpers/processes.ts";
 
 const HANDED = /through its host \(pid \d+, [^)]+\), which reads stdin and writes stdout itself/;
 
-/** The bytes a door's process has read so far (Linux `/proc/<pid>/io`). */
-function bytesRead(pid: number): number {
-  return Number(/^rchar: (\d+)$/m.exec(Deno.readTextFileSync(`/proc/${pid}/io`))![1]);
+/** The pipes process `pid` has open for reading (Linux `/proc/<pid>/fd`), as `pipe:[inode]`. */
+function pipesReadBy(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`;
+  return [...Deno.readDirSync(dir)].flatMap(({ name }) => {
+    const file = Deno.readLinkSync(`${dir}/${name}`);
+    const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${pid}/fdinfo/${name}`))!;
+    return file.startsWith("pipe:") && (Number.parseInt(flags[1], 8) & 3) === 0 ? [file] : [];
+  });
 }
 
 posixTest(
-  "a door on pipes hands them to the host: it reads nothing over 50 calls",
+  "a door on pipes hands them to the host: over 50 calls it cannot read its client's stdin",
   async () => {
     await using portal = await Portal.start({ captureStderr: true });
     const door = portal.transport.pid!;
     await waitFor("the door's startup line", () => portal.stderr, {
       until: (text) => HANDED.test(text),
     });
-    await portal.call("process_list");
-    const before = bytesRead(door);
-    for (let i = 0; i < 50; i++) await portal.call("process_list");
-    assertEquals(bytesRead(door) - before, 0, "the door read nothing while 50 calls went by");
+    for (let i = 0; i < 50; i++) {
+      await portal.call("process_list");
+      // The host reads the client's stdin; the door holds no read end of any pipe the host
+      // reads. (Its fd 0 and 1 are /dev/null; Deno's own copy of its stdout is a write end.)
+      const hostReads = new Set(pipesReadBy(portal.serverPid));
+      assertEquals(pipesReadBy(door).filter((pipe) => hostReads.has(pipe)), [], `call ${i}`);
+      assert(hostReads.size > 0, "the host reads the client's stdin");
+      assertEquals(Deno.readLinkSync(`/proc/${door}/fd/0`), "/dev/null");
+    }
   },
   { only: "linux" },
 );
