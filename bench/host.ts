@@ -14,7 +14,14 @@
  *
  * @module
  */
-import { endHost, hostPid, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import {
+  endHost,
+  hostPid,
+  initializeRequest,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { median, ms, percentile, row } from "./lib.ts";
@@ -23,16 +30,7 @@ const ROUNDS = 7;
 const STEPS = Number(Deno.args[0] ?? 200);
 const KEPT = 100;
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "0" },
-  },
-}) + "\n";
+const INITIALIZE = JSON.stringify(initializeRequest("bench")) + "\n";
 
 /** Milliseconds from spawning `main.ts ARGS` in `dir` to its initialize reply. */
 async function initialize(dir: string, args: string[]): Promise<number> {

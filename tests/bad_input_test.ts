@@ -61,18 +61,23 @@ function badNumbers(schema: Json): number[] {
   return [-1, 1.5, 1e300, 0, 100_000].filter(out);
 }
 
+/** Arguments each tool takes without complaint, beside those that need only `id` (process `live`). */
+function validArgs(live: number): Record<string, Json> {
+  return {
+    process_start: { command: "true" },
+    process_write: { id: live, content: "x" },
+    process_signal: { id: live, signal: "SIGWINCH" },
+    program_query: { program: "ssh" },
+    program_record: { program: "ssh", needs_pty: true },
+  };
+}
+
 portalTest(
   "bad input matrix: every tool and argument, refused with a short error naming it",
   async (portal) => {
     const tools: Tool[] = (await portal.client.listTools()).tools;
     const live = await portal.spawn("cat", [], { pty: true });
-    const valid: Record<string, Json> = {
-      process_start: { command: "true" },
-      process_write: { id: live, content: "x" },
-      process_signal: { id: live, signal: "SIGWINCH" },
-      program_query: { program: "ssh" },
-      program_record: { program: "ssh", needs_pty: true },
-    };
+    const valid = validArgs(live);
     let calls = 0;
     for (const tool of tools) {
       const schema = tool.inputSchema as Json;
@@ -159,13 +164,7 @@ portalTest(
   async (portal) => {
     const tools: Tool[] = (await portal.client.listTools()).tools;
     const live = await portal.spawn("cat");
-    const valid: Record<string, Json> = {
-      process_start: { command: "true" },
-      process_write: { id: live, content: "x" },
-      process_signal: { id: live, signal: "SIGWINCH" },
-      program_query: { program: "ssh" },
-      program_record: { program: "ssh", needs_pty: true },
-    };
+    const valid = validArgs(live);
     for (const tool of tools) {
       const schema = tool.inputSchema as Json;
       const names = Object.keys(schema.properties);

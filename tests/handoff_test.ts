@@ -7,7 +7,14 @@
  * client's stdout ends), and when the host is killed (the client's stdout
  * ends, the door exits).
  */
-import { hostPid, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import {
+  hostPid,
+  initializeRequest,
+  type Json,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -171,16 +178,7 @@ posixTest(
       id,
       (text) => /relaying stdin and stdout \(stdin is a terminal/.test(text),
     );
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "tty", version: "0" },
-      },
-    };
+    const initialize = initializeRequest("tty");
     await outer.call("process_write", { id, content: `${JSON.stringify(initialize)}\n` });
     await outer.readUntil(id, (text) => text.includes('"serverInfo"') && text.includes('"id":1}'));
     // The terminal's open file is the shell's too: the door must not have made it nonblocking.
