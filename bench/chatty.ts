@@ -51,7 +51,7 @@ for (const loop of LOOPS) await measure(loop);
 
 async function measure(loop: (typeof LOOPS)[number]): Promise<void> {
   await using portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   for (let i = 0; i < PROGRAMS; i++) {
     await portal.call("process_start", { command: loop.command, args: loop.args, pty: true });
   }

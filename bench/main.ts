@@ -20,7 +20,9 @@
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
  * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
- *   vim, less, getpass), beside main before issue 16; the size of tools/list.
+ *   vim, less, getpass, bash), beside main before issue 16; the size of tools/list.
+ * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
+ * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -42,6 +44,8 @@ const scripts = [
   "teardown.ts",
   "chatty.ts",
   "agent_tasks.ts",
+  "shell_integration.ts",
+  "watch_flood.ts",
 ];
 const rows: Row[] = [];
 let failed = false;

@@ -87,7 +87,7 @@ async function ptys(count: number): Promise<void> {
 /** 100 terminals that printed nothing yet (a shell at its prompt, `cat`). */
 async function idlePtys(count: number): Promise<void> {
   await using portal = await Portal.start();
-  const pid = portal.transport.pid!;
+  const pid = portal.serverPid;
   const ids: number[] = [];
   for (let i = 0; i < count; i++) ids.push(await portal.spawn("cat", [], { pty: true }));
   for (const id of ids) await portal.screenUntil(id, () => true, 60_000);

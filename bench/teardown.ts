@@ -122,7 +122,7 @@ function watchdogs(server: number): number[] {
 
 {
   await using portal = await Portal.start();
-  const server = portal.transport.pid!;
+  const server = portal.serverPid;
   await portal.spawn("sleep", ["300"]);
   const takeovers: number[] = [];
   for (let i = 0; i < rounds; i++) {
