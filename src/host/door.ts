@@ -31,7 +31,7 @@ import {
 } from "./hello.ts";
 import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { startHost } from "./start_host.ts";
-import { handoffRefusal, handStdio } from "./stdio_handoff.ts";
+import { handoffRefusal, handStdio } from "./handoff/stdio_handoff.ts";
 
 /** Pause between attempts to reach a host that is starting. */
 const RETRY_MS = 5;

@@ -24,7 +24,7 @@ import { type Options, withPathFlags } from "../cli/args.ts";
 import { type HostAddress, hostAddress } from "./address.ts";
 import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
-import { FdInbox } from "./fd_inbox.ts";
+import { FdInbox } from "./handoff/fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt } from "./listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";

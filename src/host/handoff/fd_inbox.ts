@@ -9,12 +9,12 @@
  * @module
  */
 import process from "node:process";
-import { libc } from "../../ffi/libc.ts";
-import { C } from "../../ffi/os_constants.ts";
-import { readinessLoop } from "../../ffi/readiness_loop.ts";
-import { acceptNow, listenUnix, receiveFds } from "../../ffi/unix_socket.ts";
-import { withTimeout } from "../async.ts";
-import { HELLO_DEADLINE_MS } from "../limits.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+import { acceptNow, listenUnix, receiveFds } from "../../../ffi/unix_socket.ts";
+import { withTimeout } from "../../async.ts";
+import { HELLO_DEADLINE_MS } from "../../limits.ts";
 
 /** A token's length: a random UUID's 32 hex digits. */
 const TOKEN_LENGTH = 32;

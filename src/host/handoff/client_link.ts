@@ -10,14 +10,14 @@
  *
  * @module
  */
-import { C } from "../../ffi/os_constants.ts";
-import { addStatusFlags, libc } from "../../ffi/libc.ts";
-import { withTimeout } from "../async.ts";
-import { HELLO_DEADLINE_MS } from "../limits.ts";
-import type { BytePort } from "../mcp/stdio.ts";
-import { readableFd, writableFd } from "../terminal/posix/fd_streams.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { addStatusFlags, libc } from "../../../ffi/libc.ts";
+import { withTimeout } from "../../async.ts";
+import { HELLO_DEADLINE_MS } from "../../limits.ts";
+import type { BytePort } from "../../mcp/stdio.ts";
+import { readableFd, writableFd } from "../../terminal/posix/fd_streams.ts";
 import type { FdInbox, StdioFds } from "./fd_inbox.ts";
-import { connWriter, encodeLine, type Handed, type LineReader, type Welcome } from "./hello.ts";
+import { connWriter, encodeLine, type Handed, type LineReader, type Welcome } from "../hello.ts";
 
 const encoder = new TextEncoder();
 

@@ -10,11 +10,11 @@
  *
  * @module
  */
-import { cString } from "../../ffi/c_strings.ts";
-import { libc } from "../../ffi/libc.ts";
-import { C } from "../../ffi/os_constants.ts";
-import { connectUnix, sendFds } from "../../ffi/unix_socket.ts";
-import type { Handoff } from "./hello.ts";
+import { cString } from "../../../ffi/c_strings.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
+import { connectUnix, sendFds } from "../../../ffi/unix_socket.ts";
+import type { Handoff } from "../hello.ts";
 
 /** Why this process's stdin and stdout cannot be handed to the host, or undefined if they can. */
 export function handoffRefusal(): string | undefined {
