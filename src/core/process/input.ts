@@ -34,7 +34,6 @@ export interface TypeRequest {
 
 /** What the input needs of the rest of its process. */
 export interface InputTarget {
-  id: number;
   pty: boolean;
   terminal: Terminal;
   log: ProcessLog;

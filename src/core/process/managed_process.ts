@@ -145,7 +145,6 @@ export class ManagedProcess implements Waitable {
     }
     this.#screen = screen;
     this.input = new ProcessInput({
-      id,
       pty: spec.pty,
       terminal: this.#terminal,
       log: this.#log,
