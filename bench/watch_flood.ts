@@ -1,5 +1,5 @@
 /**
- * A flood watched by two pages: `yes` floods a PTY for a few seconds (10 by
+ * A flood watched by two pages: `seq` floods a PTY for a few seconds (10 by
  * default) while a write-and-wait step runs on another PTY (`cat`) every 20
  * ms, first with no page open, then with two watch pages (each its own
  * browser window in a real headless Chromium) following the flood. Goal: the
@@ -23,7 +23,8 @@ async function measure(pages: number): Promise<void> {
   await using portal = await Portal.start();
   await using browser = await openBrowser();
   const echo = await portal.spawn("cat", [], { pty: true });
-  const flood = await portal.spawn("sh", ["-c", "exec yes flood line of text"], { pty: true });
+  // Numbers that count up: what a page shows of it changes as long as it follows the flood.
+  const flood = await portal.spawn("seq", ["1", "2000000000"], { pty: true });
   const { url } = await portal.call("process_watch", { id: flood });
   const watching: Page[] = [];
   for (let i = 0; i < pages; i++) {

@@ -193,3 +193,28 @@ Deno.test({
     await screenshot(page, "list");
   },
 });
+
+Deno.test({
+  name: "watch page: a flood shows its latest output while it runs, then the exact last screen",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    const id = await portal.spawn("seq", ["1", "2000000000"], { pty: true });
+    const page = await newPage(browser);
+    await page.goto((await portal.call("process_watch", { id })).url);
+    const notice = () => page.$eval("#notice", (e) => e.textContent ?? "");
+    await waitFor("the page to say the program prints faster than it can draw", notice, {
+      until: (text) => text.includes("faster than a page can draw"),
+    });
+    // The numbers drawn keep growing: the page follows the flood, not the screen of its start.
+    const highest = async () => Math.max(0, ...(await terminalText(page)).split(/\D+/).map(Number));
+    const first = await highest();
+    await waitFor("a later picture of the flood", highest, { until: (n) => n > first + 1000 });
+    await screenshot(page, "flood");
+    await portal.call("process_kill", { id });
+    const last = (await portal.call("process_screen", { id })).lines.join("\n").trimEnd();
+    await terminalUntil(page, "the exact last screen", (text) => text.trimEnd() === last);
+    await waitFor("the ended notice", notice, { until: (text) => text.includes("has ended") });
+  },
+});

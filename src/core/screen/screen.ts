@@ -15,18 +15,16 @@
  * - during a flood once it is `maxLag` bytes behind, so the store can drop
  *   parsed records at its cap (records not parsed yet are kept).
  *
- * Output goes to the Worker in slices of {@link SLICE_BYTES}, each read
- * from the store once the one before is parsed, unless it is still kept in
- * memory ({@link HeldChunks}).
+ * Output goes to the Worker in slices of {@link SLICE_BYTES}, read from the
+ * store once the one before is parsed, unless held in memory ({@link HeldChunks}).
  *
  * An emulator with a full scrollback costs about 2 MB, so only the most
  * recently used ones stay built ({@link LiveScreens}). A screen whose whole
  * output is still in the store and short ({@link REPLAY_BYTES}) may be
- * parked: its emulator is dropped, and it is rebuilt when it is needed by
- * replaying every record at the sizes the terminal had (its size history),
- * the answers to questions answered long ago dropped. xterm is deterministic,
- * so the rebuilt screen is the live one. While parked, nothing is parsed in
- * the background, and the store keeps every record (`fedSeq` is 0).
+ * parked: its emulator is dropped, and rebuilt when needed by replaying every
+ * record at the sizes the terminal had, the answers to old questions dropped.
+ * xterm is deterministic, so the rebuilt screen is the live one. While parked,
+ * nothing is parsed in the background, and the store keeps every record.
  *
  * @example
  * ```ts
@@ -188,6 +186,11 @@ export class Screen implements Parkable {
     return this.#fedSeq;
   }
 
+  /** The modes as the output's own sequences set them; undefined after one not followed. */
+  get trackedModes(): TerminalModes | undefined {
+    return this.#modes.exact ? this.#modes.modes : undefined;
+  }
+
   /** Whether the emulator is built now (not parked). */
   get built(): boolean {
     return this.#term !== undefined;
@@ -306,9 +309,8 @@ export class Screen implements Parkable {
   }
 
   /**
-   * Feeds the emulator what it has not seen, a slice at a time, at least up
-   * to `until`; past it, it stops while output flows and the lag is below
-   * half of `maxLag` (and is rescheduled).
+   * Feeds the emulator a slice at a time up to `until`, then on, unless output
+   * flows and the lag is under half of `maxLag` (then it is rescheduled).
    */
   #catchUp(until: number): Promise<void> {
     this.#until = Math.max(this.#until, until);

@@ -4,8 +4,11 @@
  * as they come, coalesced into at most one update per {@link FRAME_MS}. A
  * flood costs the agent nothing: when more arrives in a frame than a page
  * can usefully draw ({@link FLOOD_BYTES}), or the page has not taken what
- * was sent ({@link BACKLOG_BYTES}), the bytes are dropped and the page gets
- * a fresh screen instead, at most one per {@link RESYNC_MS}.
+ * was sent ({@link BACKLOG_BYTES}), the bytes are no longer sent. The page
+ * gets a picture of the latest output instead ({@link TAIL_BYTES} of it,
+ * drawn on an empty terminal of the process's size: no wait for the
+ * emulator, which may be seconds behind a flood), at most one per
+ * {@link RESYNC_MS}, and the exact screen once the flood calms down.
  *
  * @example
  * ```ts
@@ -16,6 +19,7 @@
  * const source: LiveSource = {
  *   observe: (l) => (listener = l, () => {}),
  *   liveScreen: () => Promise.resolve({ seq: 1, cols: 80, rows: 24, data: ">>> ", pty: true }),
+ *   floodScreen: (tail) => ({ seq: 0, cols: 80, rows: 24, data: "", pty: true }),
  * };
  * const got: string[] = [];
  * const feed = new LiveFeed(source, {
@@ -37,15 +41,23 @@
  */
 import { concatBytes } from "../../bytes.ts";
 import type { Controller } from "./viewers.ts";
+import { OutputTail } from "./output_tail.ts";
+
+export type { OutputTail };
 
 /** At most one update per this many ms (about 60 a second). */
 export const FRAME_MS = 16;
-/** More output than this in one frame is a flood: the page gets screens, not bytes. */
-export const FLOOD_BYTES = 256 * 1024;
+/**
+ * More output than this in one frame (2 MB/s, some 25,000 lines a second) is
+ * a flood: more than a person can read, and more than a browser draws cheaply.
+ */
+export const FLOOD_BYTES = 32 * 1024;
 /** Bytes a page may leave untaken before it gets screens, not bytes. */
 export const BACKLOG_BYTES = 1024 * 1024;
-/** During a flood, a fresh screen at most this often. */
+/** During a flood, a picture (or a try at the exact screen) at most this often. */
 export const RESYNC_MS = 250;
+/** A flood's picture is drawn from this much of its latest output. */
+export const TAIL_BYTES = 64 * 1024;
 
 /** What a process tells whoever observes it, in the order it happened. */
 export type LiveEvent =
@@ -64,6 +76,8 @@ export interface LiveScreen {
   data: string;
   /** A pipe process's "screen" is the tail of its output, with bare line feeds. */
   pty: boolean;
+  /** A flood's picture (its latest output, drawn on an empty terminal), not the exact screen. */
+  flooding?: boolean;
 }
 
 /** What a feed follows (a process). */
@@ -72,6 +86,8 @@ export interface LiveSource {
   observe(listener: (event: LiveEvent) => void): () => void;
   /** The current screen, exact as of its `seq`. */
   liveScreen(): Promise<LiveScreen>;
+  /** A picture of a flood: the end of `tail`, its latest output, on an empty terminal of its size. */
+  floodScreen(tail: OutputTail): LiveScreen;
 }
 
 /** Where a feed delivers (a page's socket). */
@@ -95,13 +111,17 @@ export class LiveFeed {
   /** Output and resizes not delivered yet, in order. */
   #pending: Pending[] = [];
   #pendingBytes = 0;
-  /** `live`: bytes flow; `dropping`: a screen is due, output meanwhile is in it; `syncing`: asked. */
-  #mode: "live" | "dropping" | "syncing" = "syncing";
-  /** A flood overran the screen being fetched: another is due right after it. */
+  /** `live`: bytes flow; `flooding`: pictures of the tail; `syncing`: an exact screen is asked. */
+  #mode: "live" | "flooding" | "syncing" = "syncing";
+  /** A flood began while the exact screen was asked: it is out of date when it comes. */
   #stale = false;
+  /** The latest output, and how much came since the last picture. */
+  readonly #tail = new OutputTail(TAIL_BYTES);
+  #floodBytes = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastFlush = -Infinity;
-  #lastScreen = -Infinity;
+  /** When the last picture was drawn or the exact screen asked for. */
+  #lastSync = -Infinity;
   #ended = false;
   #closed = false;
 
@@ -128,11 +148,11 @@ export class LiveFeed {
       if (this.#mode === "live") this.#flush();
       return;
     }
-    if (this.#mode === "dropping") return; // The coming screen shows it.
+    if (this.#mode === "flooding" || this.#stale) return this.#toTail(event);
     this.#pending.push(event);
     if (event.kind === "output") this.#pendingBytes += event.bytes.length;
     if (this.#mode === "syncing") {
-      if (this.#pendingBytes > FLOOD_BYTES) this.#dropPending(true);
+      if (this.#pendingBytes > FLOOD_BYTES) this.#startFlood();
       return;
     }
     if (this.#timer === undefined) {
@@ -141,16 +161,14 @@ export class LiveFeed {
     }
   }
 
-  /** Delivers what is pending: bytes, or during a flood a fresh screen instead. */
+  /** Delivers what is pending: bytes, or during a flood a picture instead. */
   #flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#closed) return;
     this.#lastFlush = performance.now();
     if (this.#pendingBytes > FLOOD_BYTES || this.#sink.backlog > BACKLOG_BYTES) {
-      this.#dropPending(false);
-      this.#mode = "dropping";
-      return this.#screenSoon();
+      return this.#startFlood();
     }
     let run: Uint8Array[] = [];
     const send = () => {
@@ -170,26 +188,47 @@ export class LiveFeed {
     if (this.#ended) this.#sink.ended();
   }
 
-  #dropPending(stale: boolean): void {
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#stale ||= stale;
+  #toTail(event: Pending): void {
+    if (event.kind !== "output") return; // A picture and the exact screen have the size of now.
+    this.#tail.add(event.bytes);
+    this.#floodBytes += event.bytes.length;
   }
 
-  /** A fresh screen once {@link RESYNC_MS} passed since the last, and the page took its bytes. */
-  #screenSoon(): void {
-    const wait = Math.max(0, this.#lastScreen + RESYNC_MS - performance.now());
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      if (this.#closed) return;
-      if (this.#sink.backlog > BACKLOG_BYTES) return this.#screenSoon();
-      this.#mode = "syncing";
-      this.#fetchScreen();
-    }, wait);
+  /** More comes than a page can draw: what is pending goes to the tail, pictures follow. */
+  #startFlood(): void {
+    for (const event of this.#pending) this.#toTail(event);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (this.#mode === "syncing") this.#stale = true;
+    else this.#mode = "flooding";
+    if (this.#timer === undefined) this.#nextSync(0);
+  }
+
+  #nextSync(atLeastMs: number): void {
+    const wait = Math.max(atLeastMs, this.#lastSync + RESYNC_MS - performance.now());
+    this.#timer = setTimeout(() => this.#sync(), wait);
+  }
+
+  /** During a flood, a picture of its latest output; once it calmed down, the exact screen. */
+  #sync(): void {
+    this.#timer = undefined;
+    if (this.#closed) return;
+    // The page has not taken the last picture yet.
+    if (this.#sink.backlog > BACKLOG_BYTES) return this.#nextSync(FRAME_MS);
+    if (this.#floodBytes >= FLOOD_BYTES && !this.#ended) {
+      this.#floodBytes = 0;
+      this.#lastSync = performance.now();
+      this.#sink.screen({ ...this.#source.floodScreen(this.#tail), flooding: true });
+      return this.#nextSync(0);
+    }
+    // Syncing: a screen is on its way, out of date; its coming decides.
+    if (this.#mode === "flooding") this.#fetchScreen();
   }
 
   async #fetchScreen(): Promise<void> {
-    this.#lastScreen = performance.now();
+    this.#mode = "syncing";
+    this.#floodBytes = 0;
+    this.#lastSync = performance.now();
     let screen;
     try {
       screen = await this.#source.liveScreen();
@@ -197,6 +236,13 @@ export class LiveFeed {
       return; // The process is gone (cleaned up): its page hears it from the list.
     }
     if (this.#closed) return;
+    if (this.#stale) {
+      // Output went to the tail meanwhile: pictures, or a new try once the flood is over.
+      this.#stale = false;
+      this.#mode = "flooding";
+      if (this.#timer === undefined) this.#nextSync(0);
+      return;
+    }
     this.#sink.screen(screen);
     // What the screen already shows goes; a resize at its very seq may not be in it yet.
     this.#pending = this.#pending.filter((e) =>
@@ -207,12 +253,6 @@ export class LiveFeed {
       0,
     );
     this.#mode = "live";
-    if (this.#stale) {
-      this.#stale = false;
-      this.#dropPending(false);
-      this.#mode = "dropping";
-      return this.#screenSoon();
-    }
     this.#flush();
   }
 }

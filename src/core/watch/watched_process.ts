@@ -8,16 +8,19 @@
  * @module
  */
 import { PortalError } from "../../errors.ts";
+import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
 import type { ProcessInput } from "../process/input.ts";
 import type { ProcessLog } from "../process/log.ts";
 import type { Recording } from "../recording/asciicast.ts";
 import type { Screen } from "../screen/screen.ts";
-import type { LiveEvent, LiveScreen, LiveSource } from "./live_feed.ts";
+import type { LiveEvent, LiveScreen, LiveSource, OutputTail } from "./live_feed.ts";
 import type { Controller, Viewers } from "./viewers.ts";
 
 /** The tail of a pipe process's output a watcher's page starts with. */
 const PIPE_TAIL_CHARS = 16_000;
+/** The rows of a pipe process's view on the page (watch/page/terminal_view.js). */
+const PIPE_ROWS = 30;
 
 /** What a watched process needs of the rest of it. */
 export interface WatchTarget {
@@ -104,6 +107,21 @@ export class WatchedProcess implements LiveSource {
     const { screen, log } = this.#target;
     if (screen) return { ...await screen.serialize(), pty: true };
     return { seq: log.seq, cols: 0, rows: 0, data: log.tailText(PIPE_TAIL_CHARS), pty: false };
+  }
+
+  /** A flood's picture: the last screenful of `tail` on an empty terminal of its size and buffer. */
+  floodScreen(tail: OutputTail): LiveScreen {
+    const { screen, log } = this.#target;
+    const decode = (lines: number) => new TextDecoder().decode(tail.latest(lines));
+    if (!screen) return { seq: log.seq, cols: 0, rows: 0, data: decode(PIPE_ROWS), pty: false };
+    const { cols, rows } = this.describe();
+    const size = {
+      cols: cols ?? TERMINAL_SIZE.defaultCols,
+      rows: rows ?? TERMINAL_SIZE.defaultRows,
+    };
+    // A full-screen program draws on the alternate buffer, and so does its picture.
+    const alternate = screen.trackedModes?.alternateBuffer ? "\x1b[?1049h" : "";
+    return { seq: log.seq, ...size, data: alternate + decode(size.rows), pty: true };
   }
 
   /** The process and its records, for an asciicast. */

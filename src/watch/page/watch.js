@@ -22,6 +22,8 @@ const state = {
   chosen: params.has("id") ? Number(params.get("id")) : null,
   shown: null,
   mine: false,
+  /** The program prints faster than a page can draw: a picture of its latest output is shown. */
+  flooding: false,
   socket: null,
 };
 
@@ -89,6 +91,7 @@ function receive(message) {
       break;
     case "screen":
       state.shown = message.id;
+      state.flooding = message.flooding === true;
       view.showScreen(message);
       render();
       break;
@@ -161,6 +164,12 @@ function render() {
     );
   } else if (process.controlled_by === "person") {
     notice("A person on another page is typing into this program.", "typing");
+  } else if (running && state.flooding) {
+    notice(
+      "Watching, read-only. It prints faster than a page can draw: its latest output is " +
+        "shown, and the exact screen once it pauses.",
+      "watching",
+    );
   } else if (running) {
     notice(
       "Watching, read-only: keys typed here go nowhere until you press Take over.",
