@@ -76,6 +76,9 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
  */
 export const HOST_SUPPORTED = !WINDOWS;
 
+/** Whether a process can pass open files to another over a Unix socket (SCM_RIGHTS). */
+export const FD_PASSING = !WINDOWS;
+
 /** Whether files have POSIX permission bits: Windows has ACLs instead, and chmod fails there. */
 export const HAS_FILE_MODES = !WINDOWS;
 

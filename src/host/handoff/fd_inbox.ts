@@ -15,6 +15,7 @@ import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { acceptNow, listenUnix, receiveFds } from "../../../ffi/unix_socket.ts";
 import { withTimeout } from "../../async.ts";
 import { HELLO_DEADLINE_MS } from "../../limits.ts";
+import { FD_PASSING } from "../../platform.ts";
 
 /** A token's length: a random UUID's 32 hex digits. */
 const TOKEN_LENGTH = 32;
@@ -38,7 +39,7 @@ export class FdInbox {
 
   /** Listens at `<socket>.fds`; undefined (no handoff then, doors relay) where it cannot. */
   static open(socket: string): FdInbox | undefined {
-    if (Deno.build.os === "windows") return undefined;
+    if (!FD_PASSING) return undefined;
     const path = `${socket}.fds`;
     try {
       Deno.removeSync(path);

@@ -15,10 +15,11 @@ import { libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { connectUnix, sendFds } from "../../../ffi/unix_socket.ts";
 import type { Handoff } from "../hello.ts";
+import { FD_PASSING } from "../../platform.ts";
 
 /** Why this process's stdin and stdout cannot be handed to the host, or undefined if they can. */
 export function handoffRefusal(): string | undefined {
-  if (Deno.build.os === "windows") return "Windows";
+  if (!FD_PASSING) return "Windows";
   for (const name of ["stdin", "stdout"]) {
     let info: Deno.FileInfo;
     try {
