@@ -261,6 +261,50 @@ portalTest(
   },
 );
 
+portalTest(
+  "prompt: a step ends once the prompt is drawn after the answer and the input is taken",
+  async (portal) => {
+    // Where the kernel shows python reading with nothing unread, the prompt's match ends the
+    // step at once (no settle); an answer printed in two parts with python busy between is
+    // whole in every reply.
+    const { id } = await portal.call("process_start", {
+      command: "python3",
+      args: ["-q"],
+      pty: true,
+      prompt: "^>>> $",
+      wait: "ready",
+    });
+    assertEquals(
+      (await portal.call("process_write", { id, content: "import time\n" })).output,
+      ">>> ",
+    );
+    for (let i = 0; i < 20; i++) {
+      const content = `print(${i}); time.sleep(0.005); print(${i * 7})\n`;
+      const reply = await portal.call("process_write", { id, content });
+      assertEquals([reply.reason, reply.output], ["ready", `${i}\n${i * 7}\n>>> `]);
+    }
+  },
+);
+
+portalTest(
+  "prompt: node's REPL reading keys during short awaits is never taken for its answer",
+  async (portal) => {
+    // The kernel shows node reading with nothing unread all through each await: only the
+    // prompt drawn after the answer ends the step.
+    const { id } = await portal.call("process_start", {
+      command: "node",
+      pty: true,
+      prompt: "^> $",
+      wait: "ready",
+    });
+    for (let i = 0; i < 10; i++) {
+      const content = `await new Promise((r) => setTimeout(r, ${5 + i})); 'late ${i}'\n`;
+      const reply = await portal.call("process_write", { id, content });
+      assertEquals([reply.reason, reply.output], ["ready", `'late ${i}'\n> `]);
+    }
+  },
+);
+
 /**
  * Takes a key in raw mode; after a lone ESC it waits 25 ms, then 100 ms (as vim
  * does, the second being its key-sequence timeout), and only then acts on it.

@@ -12,11 +12,12 @@
  * integration marks decide when they say something (shell/tracker.ts: a
  * prompt drawn after the input is ready, a command it started is not);
  * else `quiet_ms` of silence after a prompt-like last line counts as ready.
- * A per-process
- * `prompt` regex, where given, decides instead: ready when it matches the
- * last line, whatever the kernel says. Between two typed lines (`until:
- * "read"`) the same counts, but where the kernel cannot tell there is no
- * silence to wait for: the next line goes at once.
+ * A per-process `prompt` regex, where given, decides instead: ready when it
+ * matches the last line, whatever the kernel says; at once where the kernel
+ * shows the program reading with nothing unread, else after the settle.
+ * Between two typed lines (`until: "read"`) the same counts, but where the
+ * kernel cannot tell there is no silence to wait for: the next line goes at
+ * once.
  *
  * No fixed sleeps: the kernel is asked right after output arrives and then
  * at a cadence that starts at a quarter millisecond and backs off to 50 ms
@@ -102,8 +103,9 @@ export function looksLikePrompt(line: string): boolean {
  * What the program is doing now, as `state` reports it, and whether a wait
  * for it to be ready may end: it waits for input or is stopped. A `prompt`
  * given at start decides readiness alone (the kernel misjudges some
- * programs: node's REPL reads keys while a top-level await runs). `typing`:
- * ready for the next typed line (`until: "read"`).
+ * programs: node's REPL reads keys while a top-level await runs). `exact`:
+ * ready, and the kernel shows that the input was taken, so no settle is
+ * needed. `typing`: ready for the next typed line (`until: "read"`).
  */
 export function readiness(
   p: Waitable,
@@ -126,10 +128,12 @@ export function readiness(
         performance.now() - p.lastOutputAt >= quietMs);
   }
   const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
-  // Reading, with nothing unread: the program has answered, and its answer is in the OS.
-  const exact = p.prompt === null && input.activity === "reading" && input.taken;
   // Between typed lines a reader will do: a continuation prompt need not match `prompt`.
-  return { state, ready: p.prompt === null || typing ? waiting : prompted, exact };
+  const ready = p.prompt === null || typing ? waiting : prompted;
+  // Ready, and reading with nothing unread: the program has answered, and its answer is in the
+  // OS. With a prompt, its match says it answered: a program that reads while it works (node's
+  // await) has drawn no prompt yet.
+  return { state, ready, exact: ready && input.activity === "reading" && input.taken };
 }
 
 /** Waits as `options` say; see the module doc. */
@@ -159,6 +163,18 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   try {
     for (;;) {
       signal?.throwIfAborted();
+      // The cadence backs off with the time since the last input (or the start).
+      const gap = Math.min(
+        MAX_CHECK_MS,
+        Math.max(MIN_CHECK_MS, (performance.now() - Math.max(start, p.lastInputAt)) / 8),
+      );
+      // New output hints that the program may be about to read again: ask sooner.
+      const due = lastCheck + (fresh ? gap / 4 : gap);
+      const checking = options.until !== "exit" &&
+        (readySince !== null || performance.now() >= due);
+      // Output the OS holds already is taken before the kernel is asked, and expect tested on
+      // it: a check that finds the program reading then ends the wait unless more comes.
+      if (checking) p.collectOutput();
       const match = scan?.next() ?? null;
       if (match !== null) return { reason: "expect", state: readiness(p, quietMs).state, match };
       if (scan?.pending) {
@@ -171,42 +187,31 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       }
       if (!p.running) return { reason: "exit", state: "exited" };
       const now = performance.now();
-      // The cadence backs off with the time since the last input (or the start).
-      const gap = Math.min(
-        MAX_CHECK_MS,
-        Math.max(MIN_CHECK_MS, (now - Math.max(start, p.lastInputAt)) / 8),
-      );
-      let nextCheck = Infinity;
-      if (options.until !== "exit") {
-        // New output hints that the program may be about to read again: ask sooner.
-        const due = lastCheck + (fresh ? gap / 4 : gap);
-        if (readySince !== null || now >= due) {
-          lastCheck = now;
-          fresh = false;
-          const { state, ready, exact } = readiness(p, quietMs, options.until === "read");
-          if (ready) {
-            // Output already in the OS is taken now; expect is tested on it before the next
-            // check can end the wait (at once, where the check is exact; else it restarts the
-            // settle). Output still in a pipe holds the wait off until the server has read it.
-            const outputAt = p.lastOutputAt;
-            const collected = p.collectOutput();
-            readySince ??= now;
-            const settleMs = exact ? 0 : SETTLE_MS;
-            const quiet = now - Math.max(readySince, p.lastOutputAt);
-            // Nothing came since the check: its state stands.
-            if (collected && p.lastOutputAt === outputAt && quiet >= settleMs) {
-              return { reason: "ready", state };
-            }
-            // Once at once; output that keeps coming (a background job) is not looked at in a
-            // loop that would hold the server's thread.
-            nextCheck = exact && !rechecked ? now : now + Math.max(MIN_CHECK_MS, settleMs - quiet);
-            rechecked = exact;
-          } else {
-            readySince = null;
-            nextCheck = now + gap;
+      let nextCheck = options.until === "exit" ? Infinity : due;
+      if (checking) {
+        lastCheck = now;
+        fresh = false;
+        const { state, ready, exact } = readiness(p, quietMs, options.until === "read");
+        if (ready) {
+          // Output that came meanwhile is taken now; expect is tested on it before the next
+          // check can end the wait (at once, where the check is exact; else it restarts the
+          // settle). Output still in a pipe holds the wait off until the server has read it.
+          const outputAt = p.lastOutputAt;
+          const collected = p.collectOutput();
+          readySince ??= now;
+          const settleMs = exact ? 0 : SETTLE_MS;
+          const quiet = now - Math.max(readySince, p.lastOutputAt);
+          // Nothing came since the check: its state stands.
+          if (collected && p.lastOutputAt === outputAt && quiet >= settleMs) {
+            return { reason: "ready", state };
           }
+          // Once at once; output that keeps coming (a background job) is not looked at in a
+          // loop that would hold the server's thread.
+          nextCheck = exact && !rechecked ? now : now + Math.max(MIN_CHECK_MS, settleMs - quiet);
+          rechecked = exact;
         } else {
-          nextCheck = due;
+          readySince = null;
+          nextCheck = now + gap;
         }
       }
       if (now >= deadline) return { reason: "timeout", state: readiness(p, quietMs).state };
