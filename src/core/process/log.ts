@@ -18,6 +18,12 @@
  * const page = log.readNew({ sources: ["stdout"], maxChars: 100 });
  * assert.deepEqual(page.records.map((r) => r.content), [">>> \n"]);
  * assert.equal(log.lastLine, "");
+ * // The last line grows by what came since it was last asked for, an escape split in two too.
+ * log.append("stdout", new TextEncoder().encode("42\r\n\x1b[1"));
+ * assert.equal(log.lastLine, "");
+ * log.append("stdout", new TextEncoder().encode("m>>"));
+ * log.append("stdout", new TextEncoder().encode("> "));
+ * assert.equal(log.lastLine, ">>> ");
  * store.close();
  * ```
  * @module
@@ -169,13 +175,18 @@ export class ProcessLog {
   /** The output after its last newline (stdout and stderr), for prompts. */
   get lastLine(): string {
     if (this.#lastLine.seq !== this.#outputSeq) {
+      // Only the output since the last look is read: waits with a prompt look at every check.
+      const after = this.#lastLine.seq;
       const { records } = this.#store.query(this.#id, {
         sources: ["stdout", "stderr"],
+        afterSeq: { stdout: after, stderr: after },
         maxChars: LAST_LINE_CHARS,
         newest: true,
         dropCR: this.#dropCR,
       });
-      const text = records.map((r) => r.content).join("").slice(-LAST_LINE_CHARS);
+      const added = records.map((r) => r.content).join("");
+      const text = (added.includes("\n") ? added : this.#lastLine.text + added)
+        .slice(-LAST_LINE_CHARS);
       this.#lastLine = { seq: this.#outputSeq, text: text.slice(text.lastIndexOf("\n") + 1) };
     }
     // What the secret filter holds back counts too, without being released: waits look at

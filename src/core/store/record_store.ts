@@ -381,7 +381,9 @@ export class RecordStore {
     // The file's rows from the first record in memory on are copies of those records.
     const high = this.#pending.firstKey(processId) ?? base + SEQ_SPAN;
     if (desc) yield* pending.reverse();
-    yield* this.#frames.records(base, low, bounds, desc, high);
+    // No key lies between `low` and the first record in memory: the file is not asked (a
+    // step's reads find all they want in memory).
+    if (low < high - 1) yield* this.#frames.records(base, low, bounds, desc, high);
     if (!desc) yield* pending;
   }
 
