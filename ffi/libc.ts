@@ -35,6 +35,7 @@ const SYMBOLS = {
   /** `ioctl` with an integer argument (TIOCGPTPEER's flags). */
   ioctlInt: { name: "ioctl", parameters: ["i32", "u64", ...VARIADIC_PAD, "i64"], result: "i32" },
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
   pipe: { parameters: ["buffer"], result: "i32" },

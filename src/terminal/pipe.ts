@@ -67,6 +67,8 @@ export interface InputWatcher {
   state(): InputState;
   /** Whether the program's stdout or stderr pipe holds bytes not read yet. */
   outputPending(): boolean;
+  /** The program has ended: what the watch holds open is let go. */
+  close(): void;
 }
 
 /**
@@ -125,6 +127,7 @@ class PipeTerminal implements Terminal {
       pump("stderr", child.stderr),
     ]).then(([s]) => {
       child.release();
+      this.#input.close();
       events.onExit(s);
     });
   }

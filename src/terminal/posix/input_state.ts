@@ -20,6 +20,9 @@
  *   {@link DELIVERY_GRACE_MS}. That guess is not exact: a reader's poll is
  *   woken by more than its input (each read of a PTY master wakes every
  *   poll on the slave), so its run count can grow before the input arrives.
+ *   The run counts are taken at a write only where the queues cannot tell
+ *   (a look at every thread costs as much as a check); should the slave
+ *   fail to open later, a reader counts after {@link DELIVERY_GRACE_MS}.
  * - **Pauses.** A short wait (at most {@link PAUSE_MAX_MS}) is sometimes a
  *   pause on the way to something else, not a wait for the next input:
  *   - after a lone Escape: programs that read key sequences (vim, readline)
@@ -54,6 +57,7 @@ import {
   childrenOf,
   epollTargets,
   fdTarget,
+  forgetTasks,
   readMemory,
   readStat,
   runCount,
@@ -109,7 +113,8 @@ interface Thread {
 interface Mark {
   at: number;
   incompleteLine: boolean;
-  runs: Map<number, number>;
+  /** Null where the kernel's queues say whether the input was taken (no run count needed). */
+  runs: Map<number, number> | null;
   /** The input ended with ESC. */
   escape: boolean;
   /** The terminal's local modes (`c_lflag`) then; null on pipes. */
@@ -132,6 +137,10 @@ export class InputWatch {
   readonly #leader: number;
   readonly #source: InputSource;
   #mark: Mark | null = null;
+  /** The slave's queues could not be looked at once: run counts stand in from then on. */
+  #probeFailed = false;
+  /** The processes the last look found (their /proc files are kept open meanwhile). */
+  #pids = new Set<number>();
 
   constructor(leader: number, source: InputSource) {
     this.#leader = leader;
@@ -142,19 +151,36 @@ export class InputWatch {
   beforeInput(bytes: Uint8Array): void {
     if (!C.PROC_STAT || bytes.length === 0) return;
     const modes = this.#modes();
+    this.#mark = {
+      at: performance.now(),
+      incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
+      runs: this.#queuesTell() ? null : this.#readerRuns(),
+      escape: bytes[bytes.length - 1] === ESC,
+      modes: modes?.flags ?? null,
+      pauses: new Map(),
+    };
+  }
+
+  /** The program has ended: the /proc files of its processes are closed. */
+  close(): void {
+    forgetTasks(this.#pids);
+    this.#pids.clear();
+  }
+
+  /** Whether the kernel's queues can say that input waits unread (see the module doc). */
+  #queuesTell(): boolean {
+    const { master, input } = this.#source;
+    return master !== undefined ? C.TIOCGPTPEER !== 0n && !this.#probeFailed : input !== undefined;
+  }
+
+  /** How often each reader of the group has run so far. */
+  #readerRuns(): Map<number, number> {
     const runs = new Map<number, number>();
     for (const thread of this.#threads().threads) {
       if (thread.activity !== "reading" && thread.activity !== "relay") continue;
       runs.set(thread.tid, thread.runs ?? -1);
     }
-    this.#mark = {
-      at: performance.now(),
-      incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
-      runs,
-      escape: bytes[bytes.length - 1] === ESC,
-      modes: modes?.flags ?? null,
-      pauses: new Map(),
-    };
+    return runs;
   }
 
   /** What the program is doing with its input now. */
@@ -174,8 +200,10 @@ export class InputWatch {
   /** Whether input written to the program waits unread in the kernel; null: cannot tell. */
   #unreadInput(): boolean | null {
     const { master, input } = this.#source;
-    if (master !== undefined) return slaveHasInput(master);
-    return input === undefined ? null : unreadBytes(input) > 0;
+    if (master === undefined) return input === undefined ? null : unreadBytes(input) > 0;
+    const unread = slaveHasInput(master);
+    if (unread === null) this.#probeFailed = true;
+    return unread;
   }
 
   /** Echo off in canonical mode: a password prompt's terminal. */
@@ -220,10 +248,12 @@ export class InputWatch {
   #sawInput(thread: Thread, pausing: boolean, delivered: boolean): boolean {
     const mark = this.#mark;
     if (mark === null) return true;
-    const before = mark.runs.get(thread.tid);
     const now = thread.runs ?? Infinity;
+    const late = performance.now() - mark.at >= DELIVERY_GRACE_MS;
+    // No run counts were taken where the queues were to tell: had they failed now, only time can.
+    const before = mark.runs === null ? now : mark.runs.get(thread.tid);
     const took = delivered || before === undefined || now > before ||
-      (mark.incompleteLine && performance.now() - mark.at >= DELIVERY_GRACE_MS);
+      ((mark.incompleteLine || mark.runs === null) && late);
     if (!took || !pausing) return took;
     const timeoutMs = thread.timeoutMs ?? Infinity;
     if (timeoutMs > PAUSE_MAX_MS) return true;
@@ -266,6 +296,8 @@ export class InputWatch {
         else threads.push({ pid, tid, ...this.#look(pid, tid, targets) });
       }
     }
+    forgetTasks([...this.#pids].filter((pid) => !seen.has(pid)));
+    this.#pids = seen;
     return { group, threads };
   }
 

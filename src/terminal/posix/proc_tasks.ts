@@ -22,6 +22,8 @@
  * ```
  * @module
  */
+import { libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 
 /** A process's (or thread's) line of /proc/<pid>/stat, the fields Portal uses. */
 export interface TaskStat {
@@ -40,25 +42,81 @@ export interface BlockedCall {
 /** Shared by every read: /proc files are small, and reads are synchronous. */
 const BUFFER = new Uint8Array(16 * 1024);
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
- * A /proc file's text, or null when it is gone or not ours to read. Open,
- * read, close: readTextFileSync's extra stat costs a third more here.
+ * The /proc files read lately, kept open (path → fd, the least recently read
+ * first) and read again in place: a /proc file's text is made anew by each
+ * read from its start, and an open costs two to five times the read (its
+ * path walk and access checks), several times per check of a wait. An fd
+ * names the task it was opened for: once that has ended its reads fail,
+ * while the path may name a new task with the pid.
  */
-function readText(path: string): string | null {
-  let file: Deno.FsFile | undefined;
-  try {
-    file = Deno.openSync(path);
-    let text = "";
-    for (;;) {
-      const n = file.readSync(BUFFER);
-      if (n === null || n === 0) return text;
-      text += decoder.decode(BUFFER.subarray(0, n));
+const open = new Map<string, number>();
+/** Fds kept open at most (a check of one program reads four or five files per thread). */
+const MAX_OPEN = 64;
+
+/**
+ * Reads `path` at `offset` into `bytes` (`whole`: all of them, or it failed):
+ * the bytes read, or null when it is gone or not ours to read.
+ */
+function readAt(path: string, bytes: Uint8Array, offset: bigint, whole = false): number | null {
+  const failed = (n: number) => n < 0 || (whole && n !== bytes.length);
+  const kept = open.get(path);
+  if (kept !== undefined) {
+    open.delete(path);
+    const n = pread(kept, bytes, offset);
+    if (!failed(n)) {
+      open.set(path, kept);
+      return n;
     }
-  } catch {
-    return null; // Gone meanwhile, or not ours to read.
-  } finally {
-    file?.close();
+    // Its task has ended, or exec'd (a new memory): the files of the pid are opened anew.
+    libc().close(kept);
+    forgetPrefix(path.slice(0, path.indexOf("/", "/proc/".length) + 1));
+  }
+  const fd = libc().open(encoder.encode(`${path}\0`), C.O_CLOEXEC); // O_RDONLY is 0
+  if (fd < 0) return null;
+  const n = pread(fd, bytes, offset);
+  if (failed(n)) {
+    libc().close(fd);
+    return null;
+  }
+  open.set(path, fd);
+  if (open.size > MAX_OPEN) {
+    const [oldest, oldestFd] = open.entries().next().value!;
+    libc().close(oldestFd);
+    open.delete(oldest);
+  }
+  return n;
+}
+
+function pread(fd: number, bytes: Uint8Array, offset: bigint): number {
+  return Number(libc().pread(fd, bytes, BigInt(bytes.length), offset));
+}
+
+/** Closes the files kept open for the tasks of `pids` (they ended, or nothing watches them). */
+export function forgetTasks(pids: Iterable<number>): void {
+  for (const pid of pids) forgetPrefix(`/proc/${pid}/`);
+}
+
+function forgetPrefix(prefix: string): void {
+  for (const [path, fd] of open) {
+    if (!path.startsWith(prefix)) continue;
+    libc().close(fd);
+    open.delete(path);
+  }
+}
+
+/** A /proc file's text, or null when it is gone or not ours to read. */
+function readText(path: string): string | null {
+  let text = "";
+  for (let offset = 0;;) {
+    const n = readAt(path, BUFFER, BigInt(offset));
+    if (n === null) return offset === 0 ? null : text;
+    text += decoder.decode(BUFFER.subarray(0, n));
+    offset += n;
+    // A read that leaves room has the rest: a /proc file's text is made at once.
+    if (n < BUFFER.length) return text;
   }
 }
 
@@ -140,23 +198,8 @@ export function ownFdsOf(targets: (string | null)[]): number[] {
 /** `length` bytes of `pid`'s memory at `address`, or null when unreadable. */
 export function readMemory(pid: number, address: bigint, length: number): Uint8Array | null {
   if (address === 0n || length <= 0) return null;
-  let file: Deno.FsFile | undefined;
-  try {
-    file = Deno.openSync(`/proc/${pid}/mem`);
-    file.seekSync(address, Deno.SeekMode.Start);
-    const bytes = new Uint8Array(length);
-    let filled = 0;
-    while (filled < length) {
-      const n = file.readSync(bytes.subarray(filled));
-      if (n === null || n === 0) return null;
-      filled += n;
-    }
-    return bytes;
-  } catch {
-    return null;
-  } finally {
-    file?.close();
-  }
+  const bytes = new Uint8Array(length);
+  return readAt(`/proc/${pid}/mem`, bytes, address, true) === null ? null : bytes;
 }
 
 /** The fds an epoll instance of `pid` watches, with the events it watches them for. */

@@ -258,6 +258,7 @@ export class PtyTerminal implements Terminal {
     this.#outputEnded = true;
     clearTimeout(this.#graceTimer);
     this.#input.clear();
+    this.#watch.close();
     if (this.#reaped) {
       this.#closeMaster();
       return;

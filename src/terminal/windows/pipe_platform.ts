@@ -23,5 +23,6 @@ export const windowsPipes: PipePlatform = {
     beforeInput() {},
     state: () => ({ activity: "unknown", secret: false, taken: false }),
     outputPending: () => false,
+    close() {},
   }),
 };
