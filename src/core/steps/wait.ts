@@ -20,7 +20,8 @@
  * once.
  *
  * No fixed sleeps: the kernel is asked right after output arrives and then
- * at a cadence that starts at a quarter millisecond and backs off to 50 ms
+ * at a cadence that starts a quarter millisecond after the input (which is
+ * on its way to the program before that) and backs off to 50 ms
  * the longer the program stays busy (each ask costs about 0.1 ms), so a REPL
  * that answers in 1 ms is returned within a few ms, and a long job costs
  * little.
@@ -157,7 +158,9 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
     nudge();
   });
   signal?.addEventListener("abort", nudge);
-  let lastCheck = -Infinity;
+  // Input just sent is still on its way to the program: the first look comes a step of the
+  // cadence after it, or as soon as the program answers (a wait long after it looks at once).
+  let lastCheck = p.lastInputAt;
   let readySince: number | null = null;
   let rechecked = false;
   try {
