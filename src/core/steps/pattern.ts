@@ -45,6 +45,10 @@ import { readPattern, UnsupportedPattern } from "./pattern_syntax.ts";
  */
 export const SEARCH_WORK = 100_000;
 
+/** How many compiled patterns are kept, by source: an agent gives the same `expect` step after step. */
+const KEPT = 64;
+const kept = new Map<string, Pattern>();
+
 /** A compiled `expect` or `prompt`. */
 export class Pattern {
   readonly source: string;
@@ -66,6 +70,19 @@ export class Pattern {
    * naming `argument` that says what to write instead.
    */
   static compile(source: string, argument: string): Pattern {
+    const known = kept.get(source);
+    if (known !== undefined) {
+      kept.delete(source); // The most recently used last.
+      kept.set(source, known);
+      return known;
+    }
+    const pattern = Pattern.#compile(source, argument);
+    kept.set(source, pattern);
+    if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
+    return pattern;
+  }
+
+  static #compile(source: string, argument: string): Pattern {
     const refuse = (reason: string) =>
       new PortalError(`${argument} ${quote(source)} cannot be used: ${reason}.`);
     let syntax;
