@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ioctl, ioctlInt, libc } from "./libc.ts";
+import { errno, ioctl, ioctlInt, libc } from "./libc.ts";
 import { C } from "./os_constants.ts";
 
 /**
@@ -44,17 +44,26 @@ export function slaveHasInput(master: number): boolean | null {
   if (C.TIOCGPTPEER === 0n) return null;
   const lib = libc();
   const flags = C.O_RDWR | C.O_NOCTTY | C.O_NONBLOCK | C.O_CLOEXEC;
-  const slave = ioctlInt(master, C.TIOCGPTPEER, flags);
+  // A signal (SIGCHLD; a profiler's) breaks either call off: it is asked again.
+  const slave = retried(() => ioctlInt(master, C.TIOCGPTPEER, flags));
   if (slave < 0) return null;
   try {
     const pollFd = new Uint8Array(8);
     const view = new DataView(pollFd.buffer);
     view.setInt32(0, slave, true);
     view.setInt16(4, C.POLLIN, true);
-    if (lib.pollNow(pollFd, 1n, 0) < 0) return null;
+    if (retried(() => lib.pollNow(pollFd, 1n, 0)) < 0) return null;
     return (view.getInt16(6, true) & C.POLLIN) !== 0;
   } finally {
     lib.close(slave);
+  }
+}
+
+/** `call`'s result, called again while it fails with EINTR. */
+function retried(call: () => number): number {
+  for (;;) {
+    const result = call();
+    if (result >= 0 || errno() !== C.EINTR) return result;
   }
 }
 
