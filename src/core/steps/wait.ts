@@ -50,6 +50,8 @@ import type { MarkReadiness } from "../shell/tracker.ts";
  * quiet this long, with the program still reading, before a wait ends.
  */
 export const SETTLE_MS = 2;
+/** Why a wait's sleep ends early: new output, or the call's own abort. */
+const WOKEN = "woken";
 /** Bounds of the cadence at which the kernel is asked while the program is busy. */
 const MIN_CHECK_MS = 0.25;
 const MAX_CHECK_MS = 50;
@@ -223,7 +225,8 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       // Due at once (an exact check took new output in): test expect on it and look again.
       if (until <= now) continue;
       const woken = new AbortController();
-      wake = () => woken.abort();
+      // With a reason of its own: an abort without one makes a DOMException, stack and all.
+      wake = () => woken.abort(WOKEN);
       await sleep(until - performance.now(), woken.signal);
       wake = null;
     }
