@@ -6,9 +6,10 @@
  * CPU beside the server. Goal: p99 < 20 ms for both. Beside each figure, how
  * long per second the server's main thread waited for a CPU while runnable
  * (`/proc/<pid>/schedstat`): under the hogs that wait, not the server's own
- * work, is what a call mostly waits for.
+ * work, is what a call mostly waits for. Last, the floor under the same
+ * hogs: a bare Deno process echoing each line of its stdin, at the same pace.
  *
- * Run: deno run -A bench/responsiveness.ts [seconds]
+ * Run: deno run -A bench/responsiveness.ts [seconds] [--no-host]
  *
  * @module
  */
@@ -16,11 +17,12 @@ import { delay } from "../src/async.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { cpuHogs, ms, percentile, row } from "./lib.ts";
 
-const SECONDS = Number(Deno.args[0] ?? 5);
+const SECONDS = Number(Deno.args.find((a) => !a.startsWith("--")) ?? 5);
+const NO_HOST = Deno.args.includes("--no-host");
 const CPUS = navigator.hardwareConcurrency;
 
 async function measure(pty: boolean, hogs: boolean): Promise<void> {
-  await using portal = await Portal.start();
+  await using portal = await Portal.start({ noHost: NO_HOST });
   const idle = await portal.spawn("sleep", ["1000"]);
   const echo = await portal.spawn("cat", [], { pty: true });
   const stopHogs = hogs ? cpuHogs(CPUS) : async () => {};
@@ -49,7 +51,9 @@ async function measure(pty: boolean, hogs: boolean): Promise<void> {
     ((performance.now() - from) / 1000);
   const { io_count } = await portal.call("process_inspect", { id: flood });
   await portal.call("process_kill_all");
-  const where = `${pty ? "PTY" : "pipe"} flood${hogs ? `, ${CPUS} CPU hogs` : ""}`;
+  const where = `${pty ? "PTY" : "pipe"} flood${hogs ? `, ${CPUS} CPU hogs` : ""}${
+    NO_HOST ? " (--no-host)" : ""
+  }`;
   for (
     const [what, xs] of [["process_inspect", inspect], ["write → echo step", roundTrip]] as const
   ) {
@@ -69,4 +73,42 @@ function runDelayMs(pid: number): number {
   return Number(Deno.readTextFileSync(`/proc/${pid}/task/${pid}/schedstat`).split(" ")[1]) / 1e6;
 }
 
+/** A line echoed by a bare Deno process every 20 ms beside the hogs: what no server goes below. */
+async function floor(): Promise<void> {
+  const echo = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "process.stdin.on('data', (chunk) => process.stdout.write(chunk))"],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = echo.stdin.getWriter();
+  const reader = echo.stdout.getReader();
+  const line = new TextEncoder().encode(`{"jsonrpc":"2.0","id":1,"result":{}}\n`);
+  await writer.write(line);
+  await reader.read();
+  const stopHogs = cpuHogs(CPUS);
+  const times: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  try {
+    while (performance.now() < until) {
+      const sent = performance.now();
+      await writer.write(line);
+      await reader.read();
+      times.push(performance.now() - sent);
+      await delay(20 - (performance.now() - sent));
+    }
+  } finally {
+    await stopHogs();
+    await writer.close();
+    await echo.status;
+  }
+  row(
+    "3 responsiveness",
+    `a bare Deno process echoing a line, ${CPUS} CPU hogs: p99 (${times.length} samples)`,
+    `${ms(percentile(times, 0.99))} (median ${ms(percentile(times, 0.5))})`,
+    "(floor)",
+    true,
+  );
+}
+
 for (const hogs of [false, true]) for (const pty of [false, true]) await measure(pty, hogs);
+await floor();
