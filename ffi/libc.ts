@@ -51,6 +51,8 @@ const SYMBOLS = {
   recvmsg: { parameters: ["i32", "buffer", "i32"], result: "isize" },
   /** Linux only: the wake-up fd of the readiness loop. */
   eventfd: { parameters: ["u32", "i32"], result: "i32", optional: true },
+  /** Adds to the calling thread's nice value (Linux: that thread's alone). */
+  nice: { parameters: ["i32"], result: "i32" },
   /** Runs on Deno's blocking pool so the JS thread stays free while it waits. */
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   /** `poll` with timeout 0 on the JS thread: a look, never a wait. */

@@ -9,6 +9,10 @@
 import xterm from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import type { BufferName, ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
+import { asBulkThread } from "../../../ffi/bulk_thread.ts";
+
+// Parsing a flood is bulk work: under load, the thread that answers calls goes first.
+asBulkThread();
 
 /** Input modes a program sets on its terminal (see `Screen.modes`). */
 export interface TerminalModes {
