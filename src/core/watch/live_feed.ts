@@ -43,8 +43,6 @@ import { concatBytes } from "../../bytes.ts";
 import type { Controller } from "./viewers.ts";
 import { OutputTail } from "./output_tail.ts";
 
-export type { OutputTail };
-
 /** At most one update per this many ms (about 60 a second). */
 export const FRAME_MS = 16;
 /**

@@ -14,7 +14,8 @@ import type { ProcessInput } from "../process/input.ts";
 import type { ProcessLog } from "../process/log.ts";
 import type { Recording } from "../recording/asciicast.ts";
 import type { Screen } from "../screen/screen.ts";
-import type { LiveEvent, LiveScreen, LiveSource, OutputTail } from "./live_feed.ts";
+import type { LiveEvent, LiveScreen, LiveSource } from "./live_feed.ts";
+import type { OutputTail } from "./output_tail.ts";
 import type { Controller, Viewers } from "./viewers.ts";
 
 /** The tail of a pipe process's output a watcher's page starts with. */
