@@ -69,7 +69,7 @@ async function measure(pages: number): Promise<void> {
   const p99 = percentile(steps, 0.99);
   const watched = pages === 0 ? "no page open" : `${pages} pages watching it`;
   row(
-    "9 watch",
+    "19 watch",
     `write → echo step p99 during a PTY flood, ${watched} (${steps.length} samples, ${io_count} flood records)`,
     `${ms(p99)} (median ${ms(percentile(steps, 0.5))})`,
     pages === 0 ? "(context)" : "< 20 ms",
@@ -78,7 +78,7 @@ async function measure(pages: number): Promise<void> {
   if (pages === 0) return;
   const changes = seen.map((s) => (s.size / SECONDS).toFixed(1)).join(", ");
   row(
-    "9 watch",
+    "19 watch",
     `the ${pages} pages during the flood: screens seen per second (sampled every 100 ms); the last screen after it`,
     `${changes} per s; last screen shown: ${settled.every(Boolean) ? "yes" : "no"}`,
     "live, and exact after",
