@@ -6,6 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { DatabaseSync } from "node:sqlite";
+import { readLive } from "../src/core/store/live_reads.ts";
 import type { Portal, Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
@@ -33,9 +34,11 @@ function writer(raw: boolean): string[] {
 function stored(portal: Portal, id: number, source: string): Uint8Array {
   const db = new DatabaseSync(portal.dbPath, { readOnly: true });
   try {
-    const rows = db.prepare(
-      "SELECT content FROM process_records WHERE process_id = ? AND source = ? ORDER BY seq",
-    ).all(id, source) as { content: Uint8Array }[];
+    const rows = readLive(() =>
+      db.prepare(
+        "SELECT content FROM process_records WHERE process_id = ? AND source = ? ORDER BY seq",
+      ).all(id, source)
+    ) as { content: Uint8Array }[];
     return new Uint8Array(Buffer.concat(rows.map((r) => r.content)));
   } finally {
     db.close();

@@ -8,6 +8,7 @@
  * client leaves the host up) and ends the host itself.
  */
 import { DatabaseSync } from "node:sqlite";
+import { readLive } from "../src/core/store/live_reads.ts";
 import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
@@ -78,7 +79,8 @@ posixTest(
       // Its end is in the file with the next commit (200 ms), before the host is killed.
       await waitFor("the killed door's sleep to be recorded killed", () => {
         using db = new DatabaseSync(first.dbPath, { readOnly: true });
-        return db.prepare("SELECT status FROM processes WHERE id = ?").get(mine.id)?.status;
+        return readLive(() => db.prepare("SELECT status FROM processes WHERE id = ?").get(mine.id))
+          ?.status;
       }, { until: (status) => status === "killed" });
 
       Deno.kill(host, "SIGKILL");

@@ -1,4 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
+import { readLive } from "../src/core/store/live_reads.ts";
 import type { Portal, Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
@@ -159,9 +160,11 @@ portalTest(
     assertEquals([info.status, info.exit_code], ["exited", 0]);
     const db = new DatabaseSync(portal.dbPath, { readOnly: true });
     try {
-      const rows = db.prepare(
-        "SELECT content, records FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
-      ).all(id) as { content: Uint8Array; records: number }[];
+      const rows = readLive(() =>
+        db.prepare(
+          "SELECT content, records FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
+        ).all(id)
+      ) as { content: Uint8Array; records: number }[];
       assertEquals(rows.reduce((sum, r) => sum + r.records, 0), info.stdout_count);
       const decoder = new TextDecoder();
       const all = rows.map((r) => decoder.decode(r.content, { stream: true })).join("");

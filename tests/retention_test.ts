@@ -1,4 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
+import { readLive } from "../src/core/store/live_reads.ts";
 import { Portal, type Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
@@ -20,9 +21,11 @@ const FLOOD = [
 function stored(portal: Portal, id: number): number {
   const db = new DatabaseSync(portal.dbPath, { readOnly: true });
   try {
-    const row = db.prepare(
-      "SELECT coalesce(sum(length(content)), 0) AS n FROM process_records WHERE process_id = ?",
-    ).get(id) as { n: number };
+    const row = readLive(() =>
+      db.prepare(
+        "SELECT coalesce(sum(length(content)), 0) AS n FROM process_records WHERE process_id = ?",
+      ).get(id)
+    ) as { n: number };
     return row.n;
   } finally {
     db.close();

@@ -5,6 +5,7 @@
  * file, old databases removed after the retention period.
  */
 import { DatabaseSync } from "node:sqlite";
+import { readLive } from "../src/core/store/live_reads.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
@@ -27,7 +28,7 @@ const missing = (path: string) => {
 function query(path: string, sql: string, ...params: number[]): Record<string, unknown>[] {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    return db.prepare(sql).all(...params) as Record<string, unknown>[];
+    return readLive(() => db.prepare(sql).all(...params)) as Record<string, unknown>[];
   } finally {
     db.close();
   }

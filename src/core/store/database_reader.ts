@@ -2,14 +2,15 @@
  * A records database opened read-only, for a person's command (`portal
  * export`): a process's row, its terminal sizes and its records, as a
  * recording. It may be the file of a live server (SQLite lets readers in
- * between commits; what that server has not committed yet, at most the last
- * commit interval, is not there), or of one that has ended.
+ * between commits, see live_reads.ts; what that server has not committed yet,
+ * at most the last commit interval, is not there), or of one that has ended.
  *
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import type { Recording } from "../recording/asciicast.ts";
+import { readLive } from "./live_reads.ts";
 import { ProcessesTable } from "./processes_table.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import { prepareStatements, SEQ_SPAN } from "./tables.ts";
@@ -39,8 +40,13 @@ export class DatabaseReader {
     this.path = path;
     this.#db = new DatabaseSync(path, { readOnly: true });
     this.#db.exec("PRAGMA busy_timeout = 2000");
-    this.#frames = new StoredFrames(prepareStatements(this.#db));
-    this.#rows = new ProcessesTable(this.#db);
+    // Preparing reads the schema, which races a commit like any read.
+    const { frames, rows } = readLive(() => ({
+      frames: new StoredFrames(prepareStatements(this.#db)),
+      rows: new ProcessesTable(this.#db),
+    }));
+    this.#frames = frames;
+    this.#rows = rows;
   }
 
   /** Whether the file has a row for process `id`. */
@@ -59,11 +65,11 @@ export class DatabaseReader {
       );
     }
     const base = id * SEQ_SPAN;
-    return {
+    return readLive(() => ({
       process: { ...row, args: JSON.parse(row.args) },
       sizes: this.#rows.sizes(id),
       records: this.#frames.records(base, base, [base, base, base], false),
-    };
+    }));
   }
 
   close(): void {
@@ -71,9 +77,11 @@ export class DatabaseReader {
   }
 
   #row(id: number): ProcessRow | undefined {
-    return this.#db.prepare(
-      `SELECT id, command, args, pty, status, exit_code, exit_signal, started_at, ended_at
+    return readLive(() =>
+      this.#db.prepare(
+        `SELECT id, command, args, pty, status, exit_code, exit_signal, started_at, ended_at
         FROM processes WHERE id = ?`,
-    ).get(id) as ProcessRow | undefined;
+      ).get(id)
+    ) as ProcessRow | undefined;
   }
 }
