@@ -5,11 +5,10 @@
  * invalid bytes, NUL as itself) through every read.
  */
 import { Buffer } from "node:buffer";
-import { DatabaseSync } from "node:sqlite";
-import { readLive } from "../src/core/store/live_reads.ts";
 import type { Portal, Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
+import { queryRecords } from "./helpers/records_file.ts";
 import { linuxTest, portalTest } from "./helpers/portal.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -32,17 +31,13 @@ function writer(raw: boolean): string[] {
 
 /** The stored bytes of one source of a process, straight from the database. */
 function stored(portal: Portal, id: number, source: string): Uint8Array {
-  const db = new DatabaseSync(portal.dbPath, { readOnly: true });
-  try {
-    const rows = readLive(() =>
-      db.prepare(
-        "SELECT content FROM process_records WHERE process_id = ? AND source = ? ORDER BY seq",
-      ).all(id, source)
-    ) as { content: Uint8Array }[];
-    return new Uint8Array(Buffer.concat(rows.map((r) => r.content)));
-  } finally {
-    db.close();
-  }
+  const rows = queryRecords<{ content: Uint8Array }>(
+    portal.dbPath,
+    "SELECT content FROM process_records WHERE process_id = ? AND source = ? ORDER BY seq",
+    id,
+    source,
+  );
+  return new Uint8Array(Buffer.concat(rows.map((r) => r.content)));
 }
 
 /** All of a process's records of `source` through process_read, as base64 and as text. */

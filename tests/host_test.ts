@@ -7,8 +7,6 @@
  * start shares one database. Each test owns its directory (so closing a
  * client leaves the host up) and ends the host itself.
  */
-import { DatabaseSync } from "node:sqlite";
-import { readLive } from "../src/core/store/live_reads.ts";
 import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
@@ -17,6 +15,7 @@ import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { hostDir } from "./helpers/portal.ts";
 import { pidAlive } from "./helpers/processes.ts";
+import { queryRecords } from "./helpers/records_file.ts";
 
 /** Starts python3 on a PTY, kept and named, and waits for its prompt. */
 async function startCalc(portal: Portal): Promise<Json> {
@@ -78,8 +77,7 @@ posixTest(
       assert(pidAlive(calc.os_pid) && pidAlive(theirs.os_pid) && pidAlive(host));
       // Its end is in the file with the next commit (200 ms), before the host is killed.
       await waitFor("the killed door's sleep to be recorded killed", () => {
-        using db = new DatabaseSync(first.dbPath, { readOnly: true });
-        return readLive(() => db.prepare("SELECT status FROM processes WHERE id = ?").get(mine.id))
+        return queryRecords(first.dbPath, "SELECT status FROM processes WHERE id = ?", mine.id)[0]
           ?.status;
       }, { until: (status) => status === "killed" });
 

@@ -1,8 +1,7 @@
-import { DatabaseSync } from "node:sqlite";
-import { readLive } from "../src/core/store/live_reads.ts";
 import type { Portal, Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
+import { queryRecords } from "./helpers/records_file.ts";
 import { portalTest } from "./helpers/portal.ts";
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
@@ -158,24 +157,19 @@ portalTest(
     ]);
     const info = await portal.waitExit(id, 60_000);
     assertEquals([info.status, info.exit_code], ["exited", 0]);
-    const db = new DatabaseSync(portal.dbPath, { readOnly: true });
-    try {
-      const rows = readLive(() =>
-        db.prepare(
-          "SELECT content, records FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
-        ).all(id)
-      ) as { content: Uint8Array; records: number }[];
-      assertEquals(rows.reduce((sum, r) => sum + r.records, 0), info.stdout_count);
-      const decoder = new TextDecoder();
-      const all = rows.map((r) => decoder.decode(r.content, { stream: true })).join("");
-      assertEquals(all.length, lines * 10);
-      let expected = "";
-      for (let i = lines - 3; i < lines; i++) expected += String(i).padStart(9, "0") + "\n";
-      assertEquals(all.slice(-30), expected);
-      assertEquals(all.slice(0, 20), "000000000\n000000001\n");
-    } finally {
-      db.close();
-    }
+    const rows = queryRecords<{ content: Uint8Array; records: number }>(
+      portal.dbPath,
+      "SELECT content, records FROM process_records WHERE process_id = ? AND source = 'stdout' ORDER BY seq",
+      id,
+    );
+    assertEquals(rows.reduce((sum, r) => sum + r.records, 0), info.stdout_count);
+    const decoder = new TextDecoder();
+    const all = rows.map((r) => decoder.decode(r.content, { stream: true })).join("");
+    assertEquals(all.length, lines * 10);
+    let expected = "";
+    for (let i = lines - 3; i < lines; i++) expected += String(i).padStart(9, "0") + "\n";
+    assertEquals(all.slice(-30), expected);
+    assertEquals(all.slice(0, 20), "000000000\n000000001\n");
   },
 );
 

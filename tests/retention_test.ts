@@ -1,8 +1,7 @@
-import { DatabaseSync } from "node:sqlite";
-import { readLive } from "../src/core/store/live_reads.ts";
 import { Portal, type Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
+import { queryRecords } from "./helpers/records_file.ts";
 import { posixTest } from "./helpers/platform.ts";
 
 /** A small cap, so a few seconds of output run past it many times. */
@@ -19,17 +18,11 @@ const FLOOD = [
 ];
 
 function stored(portal: Portal, id: number): number {
-  const db = new DatabaseSync(portal.dbPath, { readOnly: true });
-  try {
-    const row = readLive(() =>
-      db.prepare(
-        "SELECT coalesce(sum(length(content)), 0) AS n FROM process_records WHERE process_id = ?",
-      ).get(id)
-    ) as { n: number };
-    return row.n;
-  } finally {
-    db.close();
-  }
+  return queryRecords<{ n: number }>(
+    portal.dbPath,
+    "SELECT coalesce(sum(length(content)), 0) AS n FROM process_records WHERE process_id = ?",
+    id,
+  )[0].n;
 }
 
 posixTest(

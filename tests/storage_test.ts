@@ -5,13 +5,13 @@
  * file, old databases removed after the retention period.
  */
 import { DatabaseSync } from "node:sqlite";
-import { readLive } from "../src/core/store/live_reads.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { listTree, runCli } from "./helpers/cli.ts";
+import { queryRecords } from "./helpers/records_file.ts";
 
 const DAY_MS = 86_400_000;
 const mode = (path: string) => Deno.statSync(path).mode! & 0o777;
@@ -23,16 +23,6 @@ const missing = (path: string) => {
     return true;
   }
 };
-
-/** The rows of the records database at `path` (read-only), for checks from outside. */
-function query(path: string, sql: string, ...params: number[]): Record<string, unknown>[] {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    return readLive(() => db.prepare(sql).all(...params)) as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
-}
 
 posixTest(
   "default database: the host's portal.db (--no-host: one per server) in the state directory, never the cwd; 0700 dirs, 0600 file",
@@ -62,7 +52,7 @@ posixTest(
       }
       assertEquals(mode(`${records}/${db}`), 0o600);
       assertEquals(mode(`${records}/${db}.lock`), 0o600);
-      const rows = query(
+      const rows = queryRecords(
         `${records}/${db}`,
         "SELECT content FROM process_records WHERE process_id = ?",
         id,
@@ -127,7 +117,10 @@ posixTest(
       await waitFor(
         "process 2's row and record",
         () =>
-          query(db, "SELECT count(*) AS n FROM processes UNION ALL SELECT count(*) FROM records"),
+          queryRecords(
+            db,
+            "SELECT count(*) AS n FROM processes UNION ALL SELECT count(*) FROM records",
+          ),
         {
           until: (rows) => rows[0].n === 1 && rows[1].n === 1,
         },
@@ -164,7 +157,7 @@ posixTest(
       await second.fail("process_read", { id: 2 }),
       /No process with id 2 here \(an earlier server's on this records database/,
     );
-    const rows = query(
+    const rows = queryRecords(
       db,
       "SELECT process_id, content FROM process_records WHERE source = 'stdout'",
     );
@@ -172,7 +165,7 @@ posixTest(
       `${r.process_id}:${new TextDecoder().decode(r.content as Uint8Array)}`
     );
     assertEquals(text.sort(), ["2:two\n", "3:three\n"]);
-    assertEquals(query(db, "SELECT id FROM processes ORDER BY id").map((r) => r.id), [2, 3]);
+    assertEquals(queryRecords(db, "SELECT id FROM processes ORDER BY id").map((r) => r.id), [2, 3]);
     assertEquals(mode(db), 0o600);
   },
 );
@@ -200,7 +193,7 @@ posixTest("a second server on a database in use is refused; the first goes on", 
   await first.readUntil(again, (t) => t.includes("still mine"));
   // The file gets the second row with the next commit (within 200 ms).
   await waitFor("both processes in the file", () => {
-    return query(db, "SELECT count(*) AS n FROM processes")[0].n;
+    return queryRecords(db, "SELECT count(*) AS n FROM processes")[0].n;
   }, { until: (n) => n === 2 });
 });
 
@@ -219,7 +212,7 @@ posixTest(
     // Ended and committed: nothing writes its database until a next call.
     await waitFor(
       "the ended process's row",
-      () => query(`${records}/${liveDb}`, "SELECT status FROM processes"),
+      () => queryRecords(`${records}/${liveDb}`, "SELECT status FROM processes"),
       {
         until: (rows) => rows[0]?.status === "exited",
       },
