@@ -8,6 +8,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { V8_FLAGS } from "../src/limits.ts";
 
 /**
  * What the server needs: files (database, registry, cwd checks, /proc),
@@ -48,6 +49,8 @@ if (import.meta.main) {
       args: [
         "compile",
         ...PERMISSIONS,
+        // Built in, for every way the binary runs (a host, a door, --no-host).
+        `--v8-flags=${V8_FLAGS}`,
         ...["--include", "src/core/screen/emulator_worker.ts"],
         ...["--include", "src/core/store/commit/worker.ts"],
         ...["--target", target, "--output", output, "main.ts"],

@@ -4,13 +4,13 @@
  * host's end ends everything, and the next host lists what it held; a host
  * with nothing to do leaves after its grace; two doors at once share one
  * host; a client that connects once per call keeps its processes; every
- * start shares one database. Each test owns its directory (so closing a
- * client leaves the host up) and ends the host itself.
+ * start shares one database; the host runs with V8_FLAGS. Each test owns its
+ * directory (so closing a client leaves the host up) and ends the host itself.
  */
 import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
-import { HOST_GRACE_MS } from "../src/limits.ts";
+import { HOST_GRACE_MS, V8_FLAGS } from "../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { hostDir } from "./helpers/portal.ts";
@@ -325,4 +325,19 @@ posixTest("a client that closes its input right after asking still gets its answ
     const ids = out.trim().split("\n").map((line) => JSON.parse(line).id);
     assertEquals(ids, [1, 2], round);
   }
+});
+
+posixTest("the host runs with V8_FLAGS, and its terminals' screens work under them", async () => {
+  await using dir = await hostDir();
+  await using portal = await Portal.start({ dir: dir.path });
+  const id = await portal.spawn("sh", ["-c", "echo ready; exec cat"], { pty: true });
+  await portal.screenUntil(id, (screen) => screen.lines.includes("ready"));
+  // Linux shows a process's arguments in /proc; elsewhere `ps` does.
+  const args = Deno.build.os === "linux"
+    ? Deno.readTextFileSync(`/proc/${portal.serverPid}/cmdline`).split("\0")
+    : new TextDecoder().decode(
+      (await new Deno.Command("ps", { args: ["-o", "args=", "-p", String(portal.serverPid)] })
+        .output()).stdout,
+    ).trim().split(" ");
+  assert(args.includes(`--v8-flags=${V8_FLAGS}`), `the host's arguments: ${args.join(" ")}`);
 });

@@ -1,16 +1,17 @@
 /**
  * How a door starts a host: the same Portal (`portal host` from a binary,
- * `deno run -A MAIN host` from source), detached in a session of its own
- * (so the client's signals and terminal never reach it), in `/` (so it holds
- * no client's directory), with stdin and stdout on /dev/null and stderr
- * appended to its log file in the state directory, which is started afresh
- * once it passes {@link LOG_MAX_BYTES}.
+ * `deno run -A --v8-flags=V8_FLAGS MAIN host` from source), detached in a
+ * session of its own (so the client's signals and terminal never reach it),
+ * in `/` (so it holds no client's directory), with stdin and stdout on
+ * /dev/null and stderr appended to its log file in the state directory,
+ * which is started afresh once it passes {@link LOG_MAX_BYTES}.
  *
  * @module
  */
 import { dirname } from "node:path";
 import { createPrivateDir } from "../core/store/paths.ts";
 import type { HostAddress } from "./address.ts";
+import { V8_FLAGS } from "../limits.ts";
 
 /** A host log this long is moved to `.old` before the next host starts. */
 const LOG_MAX_BYTES = 1 << 20;
@@ -24,9 +25,10 @@ export function startHost(
   createPrivateDir(dirname(address.log));
   rotate(address.log);
   Deno.writeFileSync(address.log, new Uint8Array(), { append: true, mode: 0o600 });
+  // A compiled binary has V8_FLAGS built in (dev/compile.ts).
   const portal = Deno.build.standalone
     ? [Deno.execPath()]
-    : [Deno.execPath(), "run", "-A", Deno.mainModule];
+    : [Deno.execPath(), "run", "-A", `--v8-flags=${V8_FLAGS}`, Deno.mainModule];
   // sh opens the log for appending and becomes the host.
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", 'exec "$@" 2>>"$0"', address.log, ...portal, "host", ...args],
