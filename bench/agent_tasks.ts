@@ -143,7 +143,10 @@ const TASKS: Task[] = [
         write("y\n", ["(gdb) "]),
         write("next\n", ["(gdb) "]),
         write("info locals\n", ["total = 1"]),
-        write("print square(5)\n", ["$3 = 25"]),
+        // Arithmetic, not a call into the program: gdb 13.1 cannot run a function of the
+        // inferior on a CPU with AMX state ("Couldn't write extended state status: Bad address",
+        // gdb alone as well), and this machine's Xeon has it. Same length, same answer.
+        write("print total*2-3\n", ["$3 = 25"]),
         write("continue\n", ["total=14", "exited normally"]),
         write("info breakpoints\n", ["No breakpoints"]),
         {
