@@ -89,12 +89,16 @@ function receive(message) {
       }
       render();
       break;
-    case "screen":
+    case "screen": {
+      // A flood sends a picture several times a second: the rest of the page redraws only
+      // when what it says changes (a list rebuilt each time cost the browser a layout).
+      const changed = state.shown !== message.id || state.flooding !== (message.flooding === true);
       state.shown = message.id;
       state.flooding = message.flooding === true;
       view.showScreen(message);
-      render();
+      if (changed) render();
       break;
+    }
     case "resize":
       if (message.id === state.shown) view.resize(message.cols, message.rows);
       break;
