@@ -53,7 +53,7 @@ export const FLOOD_BYTES = 32 * 1024;
 /** Bytes a page may leave untaken before it gets screens, not bytes. */
 export const BACKLOG_BYTES = 1024 * 1024;
 /** During a flood, a picture (or a try at the exact screen) at most this often. */
-export const RESYNC_MS = 250;
+export const RESYNC_MS = 500;
 /** A flood's picture is drawn from this much of its latest output. */
 export const TAIL_BYTES = 64 * 1024;
 
