@@ -14,10 +14,10 @@ import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 const READ_AHEAD = 1 << 20;
 
 /**
- * Shared by every readable: reads are synchronous, and each chunk is copied
- * out. As big as a grown pipe, which one read then empties.
+ * Shared by every readable: reads are synchronous. As big as a grown pipe,
+ * which one read then empties.
  */
-const READ_BUF = new Uint8Array(1 << 20);
+let readBuf = new Uint8Array(1 << 20);
 
 /**
  * A pipe found full (64 KiB, Linux's default) is grown to this: a flood then
@@ -53,14 +53,14 @@ export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8A
         readinessLoop.setEvents(fd, 0);
         return;
       }
-      const n = readSome(fd, READ_BUF);
+      const n = readSome(fd, readBuf);
       if (n === "drained") return;
       if (n === "end") {
         controller.close();
         end();
         return;
       }
-      controller.enqueue(READ_BUF.slice(0, n));
+      controller.enqueue(takeChunk(n));
       if (!grown && n >= DEFAULT_PIPE_BYTES) {
         grown = true;
         // Refused past the user's limit: the pipe just stays as it is.
@@ -78,6 +78,19 @@ export function readableFd(fd: number, onEnd: () => void): ReadableStream<Uint8A
     },
     cancel: end,
   }, new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD }));
+}
+
+/**
+ * The `n` bytes just read. A flood's chunk (half the buffer or more) is the
+ * buffer itself, and the next read gets a new one: a copy of every MiB cost
+ * the server's thread more than a fresh buffer. A smaller chunk is copied
+ * out, so that it holds no more memory than its bytes.
+ */
+function takeChunk(n: number): Uint8Array {
+  if (n < readBuf.length / 2) return readBuf.slice(0, n);
+  const chunk = readBuf.subarray(0, n);
+  readBuf = new Uint8Array(readBuf.length);
+  return chunk;
 }
 
 /** A writable over `fd`, and a way to close the fd at once. */
