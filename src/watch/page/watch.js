@@ -92,9 +92,10 @@ function receive(message) {
     case "screen": {
       // A flood sends a picture several times a second: the rest of the page redraws only
       // when what it says changes (a list rebuilt each time cost the browser a layout).
-      const changed = state.shown !== message.id || state.flooding !== (message.flooding === true);
+      const flooding = message.flooding === true;
+      const changed = state.shown !== message.id || state.flooding !== flooding;
       state.shown = message.id;
-      state.flooding = message.flooding === true;
+      state.flooding = flooding;
       view.showScreen(message);
       if (changed) render();
       break;
