@@ -49,6 +49,13 @@ export const V8_FLAGS = "--max-semi-space-size=1";
  */
 export const REPLAY_BYTES = 8 << 20;
 
+/**
+ * Bytes a millisecond at most that a flood is read while the agent works
+ * with another process (about 16 MB/s; see src/core/process/attention.ts):
+ * the program waits on its full pipe or terminal meanwhile, nothing is lost.
+ */
+export const PACED_FLOOD_BYTES_PER_MS = 16 * 1024;
+
 /** Between the polite signal (SIGTERM / SIGHUP) and SIGKILL when a process is killed. */
 export const KILL_GRACE_MS = 500;
 

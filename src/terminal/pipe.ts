@@ -9,7 +9,8 @@
 import { PortalError } from "../errors.ts";
 import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
-import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS, PACED_FLOOD_BYTES_PER_MS } from "../limits.ts";
+import { delay } from "../async.ts";
 import {
   type ExitInfo,
   inputQueueFull,
@@ -77,6 +78,8 @@ export interface InputWatcher {
  * stops once the pipe has been silent this long.
  */
 const DRAIN_GRACE_MS = 250;
+/** Output read between two questions to `paceFlood`: half of Linux's default pipe. */
+const PACED_BYTES = 32 * 1024;
 
 /** Starts `opts.command` on pipes. Throws {@link PortalError} when it cannot start. */
 export function spawnOnPipes(
@@ -115,12 +118,12 @@ class PipeTerminal implements Terminal {
     });
     const exited = status.then(() => {});
     const pump = (source: OutputSource, stream: ReadableStream<Uint8Array>) =>
-      drain(
-        stream,
-        (chunk) => events.onData(source, chunk),
+      drain(stream, {
+        onChunk: (chunk) => events.onData(source, chunk),
         exited,
-        () => this.#input.outputPending(),
-      );
+        pending: () => this.#input.outputPending(),
+        paced: () => events.paceFlood?.() ?? false,
+      });
     this.#exited = Promise.all([
       status,
       pump("stdout", child.stdout),
@@ -218,18 +221,23 @@ class PipeTerminal implements Terminal {
  * the pipe is held open by a descendant, not by the program. A read already
  * pending when the program exits gets the same grace. Bytes still in a pipe
  * keep the drain going however late a busy server reads them: they are the
- * program's last output.
+ * program's last output. While the program runs, `paced` is asked after
+ * each {@link PACED_BYTES} read; when it says so, a pause follows, as long
+ * as those bytes take at {@link PACED_FLOOD_BYTES_PER_MS}: the program waits
+ * on its full pipe meanwhile.
  *
  * Nothing per chunk hangs on the long-lived `exited` promise (one reaction is
  * attached, once), so a chunk is garbage as soon as `onChunk` returns: a race
  * against `exited` per read kept every chunk alive until the program ended.
  */
-async function drain(
-  stream: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => void,
-  exited: Promise<void>,
-  pending: () => boolean,
-): Promise<void> {
+async function drain(stream: ReadableStream<Uint8Array>, hooks: {
+  onChunk: (chunk: Uint8Array) => void;
+  exited: Promise<void>;
+  pending: () => boolean;
+  paced: () => boolean;
+}): Promise<void> {
+  const { onChunk, exited, pending, paced } = hooks;
+  let unpaced = 0;
   const reader = stream.getReader();
   let afterExit = false;
   let reading = false;
@@ -251,6 +259,12 @@ async function drain(
       clearTimeout(grace);
       if (result.done) break;
       onChunk(result.value);
+      unpaced += result.value.length;
+      if (unpaced >= PACED_BYTES && !afterExit) {
+        const bytes = unpaced;
+        unpaced = 0;
+        if (paced()) await delay(bytes / PACED_FLOOD_BYTES_PER_MS);
+      }
     }
   } finally {
     clearTimeout(grace);

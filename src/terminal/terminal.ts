@@ -80,11 +80,16 @@ export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 
 /**
  * Callbacks a backend calls. `onData` gets raw bytes, in order, per source;
- * `onExit` is called exactly once, after the last `onData`.
+ * `onExit` is called exactly once, after the last `onData`. `paceFlood`,
+ * asked after each read that stopped at its cap (the program floods):
+ * true pauses the reads for a moment (the program waits on its full
+ * terminal, nothing is lost), so that the flood leaves the CPU to the
+ * agent's other work. Only POSIX PTYs ask; pipes and ConPTY read on.
  */
 export interface TerminalEvents {
   onData(source: OutputSource, chunk: Uint8Array): void;
   onExit(info: ExitInfo): void;
+  paceFlood?(): boolean;
 }
 
 /** A program started by a backend. Methods throw `PortalError` on failure. */

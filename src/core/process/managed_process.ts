@@ -19,6 +19,7 @@ import { OutputWatchers } from "../output/watchers.ts";
 import { ProcessLog } from "./log.ts";
 import { ProcessOutput } from "./output.ts";
 import { ProcessInput } from "./input.ts";
+import type { Attention } from "./attention.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import {
   earlierSpec,
@@ -73,6 +74,7 @@ export class ManagedProcess implements Waitable {
   #killing = false;
   #markEnded!: () => void;
   readonly #onEnd: (process: ManagedProcess) => void;
+  readonly #attention: Attention | undefined;
   /** Its watch pages, and who types into it: the agent, or a person who took over. */
   readonly #viewers = new Viewers();
 
@@ -80,13 +82,18 @@ export class ManagedProcess implements Waitable {
    * Starts the program of `spec` (`cwd` absolute, every default applied) on
    * pipes or, with `spec.pty`, on a new terminal with a screen. Throws
    * a PortalError when it cannot start. `prompt`: `spec.prompt`
-   * compiled (null for none); `onEnd` runs once it ended.
+   * compiled (null for none); `onEnd` runs once it ended; `attention`: where
+   * the agent works, which paces a flood of this process (attention.ts).
    */
   constructor(
     id: number,
     spec: LaunchSpec,
     store: RecordStore,
-    hooks: { prompt: Pattern | null; onEnd: (process: ManagedProcess) => void },
+    hooks: {
+      prompt: Pattern | null;
+      onEnd: (process: ManagedProcess) => void;
+      attention?: Attention;
+    },
     options: { baseEnv?: Record<string, string>; earlier?: ProcessDetails } = {},
   ) {
     // Nothing starts whose records could not be stored (a full disk).
@@ -121,6 +128,7 @@ export class ManagedProcess implements Waitable {
     });
     this.prompt = hooks.prompt;
     this.#onEnd = hooks.onEnd;
+    this.#attention = hooks.attention;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
     // A program an earlier host held is not started again, so nothing is injected into it.
     const inject = spec.pty && spec.shell_integration && !earlier;
@@ -372,6 +380,11 @@ export class ManagedProcess implements Waitable {
   /** Backend callback: a chunk of output (the screen reads it from the records). */
   onData(source: OutputSource, bytes: Uint8Array): void {
     this.#log.append(source, bytes);
+  }
+
+  /** Backend callback: a flood of its output is read slower while the agent works elsewhere. */
+  paceFlood(): boolean {
+    return this.#attention?.elsewhere(this.id) ?? false;
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */

@@ -109,11 +109,14 @@ export class ProcessManager {
     const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
     const { ids, store } = this.#pool;
+    const { attention } = this.#pool;
     const process = new ManagedProcess(ids.next, spec, store, {
       prompt,
       onEnd: (p) => this.#ended(p),
+      attention,
     }, { baseEnv: environment?.env });
     ids.next++;
+    attention.named(process.id);
     this.#pool.add(process, this.session);
     store.saveProcess(process.describe());
     this.#pool.idle.arm(process, this.#timeoutOf(process));

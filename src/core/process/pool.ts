@@ -28,6 +28,7 @@
  */
 import { KILL_GRACE_MS } from "../../limits.ts";
 import type { RecordStore } from "../store/record_store.ts";
+import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
 
@@ -68,6 +69,8 @@ export type Gone = "cleaned up" | "left with its client";
 export class ProcessPool {
   readonly store: RecordStore;
   readonly ids: IdCounter;
+  /** The process the agent's latest call named, whichever session made it. */
+  readonly attention: Attention = new Attention();
   readonly #entries = new Map<number, PoolEntry>();
   /** Ids that left the pool, and how: a later call on one says why it is not there. */
   readonly #gone = new Map<number, Gone>();

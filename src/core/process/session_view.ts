@@ -30,10 +30,16 @@ export class SessionView {
     return this.visible().filter((p) => p.status === "running" || p.hasLeftovers);
   }
 
-  /** The process `id`, or an error that says why this session cannot have it. */
+  /**
+   * The process `id` a tool call names, which is now where the agent works
+   * (attention.ts), or an error that says why this session cannot have it.
+   */
   get(id: number): ManagedProcess {
     const entry = this.#pool.get(id);
-    if (entry && this.#sees(entry)) return entry.process;
+    if (entry && this.#sees(entry)) {
+      this.#pool.attention.named(id);
+      return entry.process;
+    }
     const { ids } = this.#pool;
     const why = entry
       ? " you can use: it belongs to another client's session, and only processes started " +

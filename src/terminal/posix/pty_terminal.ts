@@ -13,7 +13,7 @@ import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
-import { KILL_GRACE_MS } from "../../limits.ts";
+import { KILL_GRACE_MS, PACED_FLOOD_BYTES_PER_MS } from "../../limits.ts";
 import { CTRL_BREAK_EVENT, CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
 import { checkTerminalSize } from "../launch.ts";
 import { InputQueue } from "../input_queue.ts";
@@ -35,6 +35,12 @@ import { Session } from "./session/session.ts";
  * short tasks (the README's performance notes give the trade's figures).
  */
 const DRAIN_CAP = 16 * 1024;
+/**
+ * Output read between two questions to `paceFlood`, and the pause after it when the answer is
+ * yes: a paced terminal is read at {@link PACED_FLOOD_BYTES_PER_MS} at most.
+ */
+const PACED_BYTES = DRAIN_CAP;
+const PACED_PAUSE_MS = PACED_BYTES / PACED_FLOOD_BYTES_PER_MS;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
 const EIO_GRACE_MS = 300;
 /** Ctrl+D, the terminal's default end-of-file character. */
@@ -63,6 +69,10 @@ export class PtyTerminal implements Terminal {
   #exited = false;
   #exitInfo: ExitInfo = { code: null, signal: null };
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while a flood's reads pause (see {@link PACED_BYTES}). */
+  #pause: ReturnType<typeof setTimeout> | undefined;
+  /** Bytes read since `paceFlood` was last asked. */
+  #unpaced = 0;
   #killing: Promise<void> | undefined;
   readonly #exit = Promise.withResolvers<void>();
   /** Whether the program waits for its input: see input_state.ts. */
@@ -91,7 +101,7 @@ export class PtyTerminal implements Terminal {
         "The program's terminal is closed, so it cannot take input; it is probably exiting.",
       );
     }
-    if (state === "queued") readinessLoop.setEvents(this.#master, C.POLLIN | C.POLLOUT);
+    if (state === "queued") this.#watchFor();
   }
 
   resize(cols: number, rows: number): void {
@@ -193,8 +203,25 @@ export class PtyTerminal implements Terminal {
         this.#endOutput();
         return;
       }
+      if (this.#unpaced >= PACED_BYTES && this.#pause === undefined) {
+        this.#unpaced = 0;
+        if (this.#events.paceFlood?.()) {
+          this.#pause = setTimeout(() => {
+            this.#pause = undefined;
+            this.#watchFor();
+          }, PACED_PAUSE_MS);
+          this.#watchFor();
+        }
+      }
     }
     if (revents & C.POLLOUT) this.#flush();
+  }
+
+  /** What the readiness loop watches the master for: output unless paused, room for queued input. */
+  #watchFor(): void {
+    const events = (this.#pause === undefined ? C.POLLIN : 0) |
+      (this.#input.pending ? C.POLLOUT : 0);
+    readinessLoop.setEvents(this.#master, events);
   }
 
   /**
@@ -219,6 +246,7 @@ export class PtyTerminal implements Terminal {
       }
     }
     if (filled > 0) this.#events.onData("stdout", READ_BUF.slice(0, filled));
+    this.#unpaced += delivered + filled;
     return state;
   }
 
@@ -230,7 +258,7 @@ export class PtyTerminal implements Terminal {
   }
 
   #flush(): void {
-    if (this.#input.flush()) readinessLoop.setEvents(this.#master, C.POLLIN);
+    if (this.#input.flush()) this.#watchFor();
   }
 
   #onReaped(exit: ExitInfo): void {
@@ -257,6 +285,7 @@ export class PtyTerminal implements Terminal {
     if (this.#outputEnded) return;
     this.#outputEnded = true;
     clearTimeout(this.#graceTimer);
+    clearTimeout(this.#pause);
     this.#input.clear();
     this.#watch.close();
     if (this.#reaped) {
