@@ -110,6 +110,12 @@ posixTest("a flood is paced while the agent's latest call names another process"
     assertEquals(paced(), false, "its output read");
     await other.start({ command: "sleep", args: ["30"] });
     assertEquals(paced(), true, "another client's call counts too");
+    // A call that waits on it (this client's, while the other works elsewhere) reads it on.
+    const waiting = manager.readNew(flooding.id, { wait: "exit", wait_ms: 300 });
+    await other.start({ command: "sleep", args: ["30"] });
+    assertEquals(paced(), false, "a call waits on its output");
+    assertEquals((await waiting).reason, "timeout");
+    assertEquals(paced(), true, "the wait is over, and the latest call named another process");
   } finally {
     await pool.leave(other.session);
     await manager.shutdown();

@@ -48,6 +48,11 @@ export class OutputWatchers {
     };
   }
 
+  /** Whether someone listens now: a call that waits on this output. */
+  get active(): boolean {
+    return this.#listeners.size > 0;
+  }
+
   /** A chunk of output as it is stored. */
   hear(source: OutputSource, bytes: Uint8Array): void {
     if (this.#decoders !== null) this.#tell(this.#decoders[source].decode(bytes));

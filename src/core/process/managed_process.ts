@@ -382,9 +382,12 @@ export class ManagedProcess implements Waitable {
     this.#log.append(source, bytes);
   }
 
-  /** Backend callback: a flood of its output is read slower while the agent works elsewhere. */
+  /**
+   * Backend callback: a flood of its output is read slower while the agent works elsewhere,
+   * unless a call (a wait, typing) is waiting on this output.
+   */
   paceFlood(): boolean {
-    return this.#attention?.elsewhere(this.id) ?? false;
+    return !this.#watchers.active && (this.#attention?.elsewhere(this.id) ?? false);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
