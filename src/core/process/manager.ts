@@ -108,8 +108,7 @@ export class ProcessManager {
     const { environment } = this.session;
     const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
-    const { ids, store } = this.#pool;
-    const { attention } = this.#pool;
+    const { ids, store, attention } = this.#pool;
     const process = new ManagedProcess(ids.next, spec, store, {
       prompt,
       onEnd: (p) => this.#ended(p),
