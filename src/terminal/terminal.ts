@@ -81,10 +81,10 @@ export type Spawn = (opts: SpawnOptions, events: TerminalEvents) => Terminal;
 /**
  * Callbacks a backend calls. `onData` gets raw bytes, in order, per source;
  * `onExit` is called exactly once, after the last `onData`. `paceFlood`,
- * asked after each read that stopped at its cap (the program floods):
- * true pauses the reads for a moment (the program waits on its full
- * terminal, nothing is lost), so that the flood leaves the CPU to the
- * agent's other work. Only POSIX PTYs ask; pipes and ConPTY read on.
+ * asked after every 16 or 32 KiB read: true pauses the reads for as long as
+ * those bytes take at `PACED_FLOOD_BYTES_PER_MS` (the program waits on its
+ * full terminal or pipe, nothing is lost), so that a flood leaves the CPU to
+ * the agent's other work. POSIX PTYs and pipes ask; ConPTY reads on.
  */
 export interface TerminalEvents {
   onData(source: OutputSource, chunk: Uint8Array): void;
