@@ -116,6 +116,13 @@ posixTest("a flood is paced while the agent's latest call names another process"
     assertEquals(paced(), false, "a call waits on its output");
     assertEquals((await waiting).reason, "timeout");
     assertEquals(paced(), true, "the wait is over, and the latest call named another process");
+    // A person who took over its keyboard on a watch page works with it.
+    const page = {};
+    const { watched } = pool.get(flooding.id)!.process;
+    watched.takeOver(page);
+    assertEquals(paced(), false, "a person holds its keyboard");
+    watched.giveBack(page);
+    assertEquals(paced(), true);
   } finally {
     await pool.leave(other.session);
     await manager.shutdown();

@@ -5,8 +5,8 @@
  * pace (see `TerminalEvents.paceFlood`): a server that takes more than its
  * share of a busy machine's CPU waits for one at every wake-up, and the
  * agent's calls with it (README, Performance: "Responsiveness under load").
- * A flood the agent itself looks at, or that a call waits on, is read at
- * full speed.
+ * A flood the agent itself looks at, that a call waits on, or whose
+ * keyboard a person took over on a watch page, is read at full speed.
  *
  * @example
  * ```ts

@@ -384,10 +384,11 @@ export class ManagedProcess implements Waitable {
 
   /**
    * Backend callback: a flood of its output is read slower while the agent works elsewhere,
-   * unless a call (a wait, typing) is waiting on this output.
+   * unless a call (a wait, typing) is waiting on this output or a person holds its keyboard.
    */
   paceFlood(): boolean {
-    return !this.#watchers.active && (this.#attention?.elsewhere(this.id) ?? false);
+    if (this.#watchers.active || this.watched.controlledBy === "person") return false;
+    return this.#attention?.elsewhere(this.id) ?? false;
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
