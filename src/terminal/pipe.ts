@@ -9,8 +9,9 @@
 import { PortalError } from "../errors.ts";
 import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
-import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS, PACED_FLOOD_BYTES_PER_MS } from "../limits.ts";
+import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import { delay } from "../async.ts";
+import { FloodPace } from "./flood_pace.ts";
 import {
   type ExitInfo,
   inputQueueFull,
@@ -222,9 +223,8 @@ class PipeTerminal implements Terminal {
  * pending when the program exits gets the same grace. Bytes still in a pipe
  * keep the drain going however late a busy server reads them: they are the
  * program's last output. While the program runs, `paced` is asked after
- * each {@link PACED_BYTES} read; when it says so, a pause follows, as long
- * as those bytes take at {@link PACED_FLOOD_BYTES_PER_MS}: the program waits
- * on its full pipe meanwhile.
+ * each {@link PACED_BYTES} read, and a pause follows when it says so (see
+ * flood_pace.ts): the program waits on its full pipe meanwhile.
  *
  * Nothing per chunk hangs on the long-lived `exited` promise (one reaction is
  * attached, once), so a chunk is garbage as soon as `onChunk` returns: a race
@@ -237,7 +237,7 @@ async function drain(stream: ReadableStream<Uint8Array>, hooks: {
   paced: () => boolean;
 }): Promise<void> {
   const { onChunk, exited, pending, paced } = hooks;
-  let unpaced = 0;
+  const pace = new FloodPace(PACED_BYTES, paced);
   const reader = stream.getReader();
   let afterExit = false;
   let reading = false;
@@ -259,12 +259,9 @@ async function drain(stream: ReadableStream<Uint8Array>, hooks: {
       clearTimeout(grace);
       if (result.done) break;
       onChunk(result.value);
-      unpaced += result.value.length;
-      if (unpaced >= PACED_BYTES && !afterExit) {
-        const bytes = unpaced;
-        unpaced = 0;
-        if (paced()) await delay(bytes / PACED_FLOOD_BYTES_PER_MS);
-      }
+      pace.read(result.value.length);
+      const pauseMs = afterExit ? 0 : pace.pause();
+      if (pauseMs > 0) await delay(pauseMs);
     }
   } finally {
     clearTimeout(grace);

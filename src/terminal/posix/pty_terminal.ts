@@ -13,9 +13,10 @@ import { readSome, writeSome } from "../../../ffi/fd_io.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
-import { KILL_GRACE_MS, PACED_FLOOD_BYTES_PER_MS } from "../../limits.ts";
+import { KILL_GRACE_MS } from "../../limits.ts";
 import { CTRL_BREAK_EVENT, CTRL_C_EVENT, signalName, SIGNALS } from "../../signals.ts";
 import { checkTerminalSize } from "../launch.ts";
+import { FloodPace } from "../flood_pace.ts";
 import { InputQueue } from "../input_queue.ts";
 import type {
   ExitInfo,
@@ -35,12 +36,6 @@ import { Session } from "./session/session.ts";
  * short tasks (the README's performance notes give the trade's figures).
  */
 const DRAIN_CAP = 16 * 1024;
-/**
- * Output read between two questions to `paceFlood`, and the pause after it when the answer is
- * yes: a paced terminal is read at {@link PACED_FLOOD_BYTES_PER_MS} at most.
- */
-const PACED_BYTES = DRAIN_CAP;
-const PACED_PAUSE_MS = PACED_BYTES / PACED_FLOOD_BYTES_PER_MS;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */
 const EIO_GRACE_MS = 300;
 /** Ctrl+D, the terminal's default end-of-file character. */
@@ -69,10 +64,10 @@ export class PtyTerminal implements Terminal {
   #exited = false;
   #exitInfo: ExitInfo = { code: null, signal: null };
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Set while a flood's reads pause (see {@link PACED_BYTES}). */
+  /** Set while a flood's reads pause (see flood_pace.ts). */
   #pause: ReturnType<typeof setTimeout> | undefined;
-  /** Bytes read since `paceFlood` was last asked. */
-  #unpaced = 0;
+  /** Asks `paceFlood` after every {@link DRAIN_CAP} read. */
+  readonly #pace: FloodPace;
   #killing: Promise<void> | undefined;
   readonly #exit = Promise.withResolvers<void>();
   /** Whether the program waits for its input: see input_state.ts. */
@@ -83,6 +78,7 @@ export class PtyTerminal implements Terminal {
     this.pid = pid;
     this.#master = master;
     this.#events = events;
+    this.#pace = new FloodPace(DRAIN_CAP, () => events.paceFlood?.() ?? false);
     this.#session = new Session(pid);
     this.#watch = new InputWatch(pid, { master, terminal: slave });
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
@@ -203,15 +199,13 @@ export class PtyTerminal implements Terminal {
         this.#endOutput();
         return;
       }
-      if (this.#unpaced >= PACED_BYTES && this.#pause === undefined) {
-        this.#unpaced = 0;
-        if (this.#events.paceFlood?.()) {
-          this.#pause = setTimeout(() => {
-            this.#pause = undefined;
-            this.#watchFor();
-          }, PACED_PAUSE_MS);
+      const pauseMs = this.#pause === undefined ? this.#pace.pause() : 0;
+      if (pauseMs > 0) {
+        this.#pause = setTimeout(() => {
+          this.#pause = undefined;
           this.#watchFor();
-        }
+        }, pauseMs);
+        this.#watchFor();
       }
     }
     if (revents & C.POLLOUT) this.#flush();
@@ -246,7 +240,7 @@ export class PtyTerminal implements Terminal {
       }
     }
     if (filled > 0) this.#events.onData("stdout", READ_BUF.slice(0, filled));
-    this.#unpaced += delivered + filled;
+    this.#pace.read(delivered + filled);
     return state;
   }
 
