@@ -348,13 +348,13 @@ linuxTest(
 linuxTest(
   "script: integrate: true inside a terminal inside the terminal; a forged prompt ends no wait",
   async (portal) => {
-    // script(1) is a relay (it polls the inner terminal's master): readiness comes from marks.
-    const { id } = await portal.call("process_start", {
-      command: "script",
-      args: ["-qfc", "bash --norc --noprofile -i", "/dev/null"],
-      pty: true,
-      wait: "ready",
-      cwd: portal.home,
+    // From an integrated bash, script(1) starts a bash on a terminal of its own, and is a
+    // relay (it polls that terminal's master): readiness comes from the inner shell's marks.
+    const id = await startShell(portal, "bash");
+    await portal.call("process_write", {
+      id,
+      content: "script -qfc 'bash --norc --noprofile -i' /dev/null\n",
+      quiet_ms: 500,
     });
     const integrated = await portal.call("process_write", { id, integrate: true });
     assertEquals([integrated.shell_integration, integrated.reason], ["active", "ready"]);
@@ -371,6 +371,11 @@ linuxTest(
       0,
       portal.home,
     ]);
+    // Back in the outer bash, its own marks count again.
+    await step(portal, id, "exit\n");
+    await step(portal, id, "(exit 5)\n");
+    const outer = await lastCommand(portal, id);
+    assertEquals([outer.line, outer.exit_code], ["(exit 5)", 5]);
   },
 );
 

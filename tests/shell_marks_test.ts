@@ -208,12 +208,19 @@ Deno.test("tracker: exec replaces the shell; a restart forgets the shell behind 
   const relay = track([prompt("/", 0), "ssh box\n", `ssh box\r\n${C}remote$ `]);
   let first: [number, string] | null = null;
   relay.restart("beef", (seq, rest) => first = [seq, new TextDecoder().decode(rest)]);
-  // The old key's marks no longer count; the new one's do.
-  relay.feed(bytes(signed(prompt("/old", 0))), 8);
   relay.feed(bytes(signed(` snippet\r\n${prompt("/home/me", 0)}`, "beef")), 9);
   assertEquals(first, [9, "$ \x1b]133;B;k=beef\x07"]);
   // The remote prompt's end mark did not end the local `ssh box`.
   assertEquals([relay.takeFinished(), relay.integration, relay.cwd], [[], "active", "/home/me"]);
+  // Back from the remote shell, the local one's marks (its own key) count again.
+  relay.input(false);
+  relay.feed(bytes(signed(`exit\r\n${C}${prompt("/work", 0)}`, "beef")), 10);
+  relay.input(false);
+  relay.feed(bytes(signed(`false\r\n${C}${prompt("/work", 1)}`)), 11);
+  assertEquals(relay.takeFinished().map((c) => [c.line, c.exit_code, c.cwd]), [
+    ["exit", 0, "/work"],
+    ["false", 1, "/work"],
+  ]);
 });
 
 Deno.test("tracker: without a key (no hooks, or shell_integration: false), nothing is read", () => {

@@ -68,6 +68,9 @@ export interface Command {
 /** What the marks say about a wait: ready at a prompt, busy in a command, or nothing. */
 export type MarkReadiness = "prompt" | "command" | null;
 
+/** Keys of integrated shells kept; older ones go first. */
+const MAX_KEYS = 8;
+
 /** Finished commands kept for the next step; older ones go first. */
 const MAX_UNREPORTED = 100;
 
@@ -87,8 +90,12 @@ interface OpenCommand {
 /** The marks of one terminal's output. */
 export class ShellTracker {
   readonly #cols: () => number;
-  /** The key a mark must be signed with to count; null: none counts. */
-  #key: string | null;
+  /**
+   * The keys a mark may be signed with to count, the newest last: the hooks
+   * put in at launch, then each shell integrated since (a shell left through
+   * `exit` hands the terminal back to the one before, whose marks count again).
+   */
+  readonly #keys: string[];
   readonly #parser: MarkParser;
   /** The output record being read, and its bytes (for where a prompt starts). */
   #seq = 0;
@@ -120,10 +127,12 @@ export class ShellTracker {
    */
   constructor(options: { cols: () => number; key: string | null }) {
     this.#cols = options.cols;
-    this.#key = options.key;
+    this.#keys = options.key === null ? [] : [options.key];
     this.#parser = new MarkParser({
       mark: (mark, end, key) => {
-        if (key === this.#key) this.#mark(mark, end);
+        if (key !== null && this.#keys.includes(key)) {
+          this.#mark(mark, end, key === this.#keys.at(-1));
+        }
       },
       text: (bytes) => this.#echo?.write(bytes),
       wantsText: () => this.#echo !== null,
@@ -132,7 +141,7 @@ export class ShellTracker {
 
   /** Reads output record `seq`, exactly as it was stored. */
   feed(bytes: Uint8Array, seq: number): void {
-    if (this.#key === null || this.#ended) return;
+    if (this.#keys.length === 0 || this.#ended) return;
     this.#seq = seq;
     this.#chunk = bytes;
     this.#parser.feed(bytes);
@@ -148,12 +157,14 @@ export class ShellTracker {
    * A new shell is being integrated (Portal typed its snippet into the shell
    * in front): marks signed with `key` are followed from now on, and what
    * the marks said before (a command of the shell behind a relay) no longer
-   * stands.
+   * stands. The keys of the shells integrated before still count (the last
+   * {@link MAX_KEYS}).
    * `onPromptStart` hears where that shell's first prompt starts: in record
    * `seq`, just before `rest`, the bytes of the record after the mark.
    */
   restart(key: string, onPromptStart: (seq: number, rest: Uint8Array) => void): void {
-    this.#key = key;
+    this.#keys.push(key);
+    if (this.#keys.length > MAX_KEYS) this.#keys.shift();
     this.#active = false;
     this.#open = null;
     this.#sentLine = null;
@@ -204,7 +215,8 @@ export class ShellTracker {
     return this.#promptTick > this.#inputTick ? "prompt" : null;
   }
 
-  #mark(mark: Mark, end: number): void {
+  /** Reads a signed mark; `newest`: of the shell integrated last. */
+  #mark(mark: Mark, end: number, newest: boolean): void {
     const tick = ++this.#tick;
     switch (mark.kind) {
       case "prompt_start": {
@@ -215,8 +227,9 @@ export class ShellTracker {
         this.#sentLine = null;
         this.#echo = new EchoLine(this.#cols());
         if (!this.#sawPromptEnd) this.#promptTick = tick;
-        const heard = this.#onPromptStart;
-        this.#onPromptStart = null;
+        // The first prompt of the shell just integrated: what came before it was the snippet.
+        const heard = newest ? this.#onPromptStart : null;
+        if (newest) this.#onPromptStart = null;
         heard?.(this.#seq, this.#chunk.subarray(end));
         break;
       }
