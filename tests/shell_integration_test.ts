@@ -4,7 +4,9 @@
  * duration; the user's own rc files, prompts and hooks keep working; the
  * marks never show in any output, record text or screen; and over ssh,
  * `integrate: true` brings the same to the remote shell, whose prompt then
- * ends each wait, never a quiet moment inside a command.
+ * ends each wait, never a quiet moment inside a command. Only the marks
+ * signed with the key of the hooks count: those a program prints forge no
+ * exit code, line, directory or readiness, and the key reaches no command.
  */
 import { type Json, Portal, type Rec } from "../dev/portal_client.ts";
 import { sshdAvailable, startSshd } from "../dev/sshd.ts";
@@ -252,30 +254,140 @@ linuxTest(
   },
 );
 
-linuxTest("marks split across writes are found, and never shown", async (portal) => {
-  // A program that sends its marks a few bytes at a time, as a relay may deliver them.
-  const script = [
-    "import sys, time",
-    "parts = ['\\x1b]133;A\\x07', 'p> ', '\\x1b]13', '3;B\\x07', '\\x1b]133;C\\x07out', '\\n\\x1b]7;fi',",
-    "         'le:///srv\\x07\\x1b]133;D;', '4\\x1b', '\\\\', '\\x1b]133;A\\x07p> \\x1b]133;B\\x07']",
-    "for p in parts: sys.stdout.write(p); sys.stdout.flush(); time.sleep(0.02)",
-    "sys.stdin.readline()",
-  ].join("\n");
-  const started = await portal.call("process_start", {
-    command: "python3",
-    args: ["-c", script],
-    pty: true,
-    wait: "ready",
-  });
-  assertEquals(started.output, "p> out\np> ");
-  const info = await portal.call("process_inspect", { id: started.id });
-  assertEquals([info.shell_integration, info.cwd, info.last_command.exit_code], [
-    "active",
-    "/srv",
-    4,
-  ]);
-  await assertNoMarksAnywhere(portal, started.id);
-});
+linuxTest(
+  "marks printed by a program that is no integrated shell say nothing, and are never shown",
+  async (portal) => {
+    // A program that sends marks a few bytes at a time, unsigned: they could be any output.
+    const script = [
+      "import sys, time",
+      "parts = ['\\x1b]133;A\\x07', 'p> ', '\\x1b]13', '3;B\\x07', '\\x1b]133;C\\x07out', '\\n\\x1b]7;fi',",
+      "         'le:///srv\\x07\\x1b]133;D;', '4\\x1b', '\\\\', '\\x1b]133;A\\x07p> \\x1b]133;B\\x07']",
+      "for p in parts: sys.stdout.write(p); sys.stdout.flush(); time.sleep(0.02)",
+      "sys.stdin.readline()",
+    ].join("\n");
+    const started = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", script],
+      pty: true,
+      wait: "ready",
+      cwd: portal.home,
+    });
+    assertEquals(started.output, "p> out\np> ");
+    const info = await portal.call("process_inspect", { id: started.id });
+    assertEquals([info.shell_integration, info.cwd, info.last_command], ["off", portal.home, null]);
+    await assertNoMarksAnywhere(portal, started.id);
+  },
+);
+
+/**
+ * What `cat` of a file may print to forge a result (issue 28, item 5): an
+ * end with status 0, a command line, a directory, a prompt drawn.
+ */
+const FORGED = "\x1b]133;D;0\x07\x1b]633;E;rm -rf /\x07\x1b]633;P;Cwd=/forged\x07" +
+  "\x1b]7;file:///forged\x07\x1b]133;A\x07$ \x1b]133;B\x07\x1b]633;E;forged;0badc0de\x07\n";
+
+for (const shell of ["bash", "zsh", "fish"]) {
+  linuxTest(
+    `${shell}: marks a command prints forge no exit code, line or directory; honest ones count`,
+    async (portal) => {
+      await Deno.writeTextFile(`${portal.home}/forged`, FORGED);
+      const id = await startShell(portal, shell);
+      const { command } = await step(portal, id, "cat forged; false\n");
+      assertEquals([command.line, command.exit_code, command.cwd], [
+        "cat forged; false",
+        1,
+        portal.home,
+      ]);
+      const info = await portal.call("process_inspect", { id });
+      assertEquals([info.cwd, info.last_command.line], [portal.home, "cat forged; false"]);
+      await step(portal, id, "cd /tmp\n");
+      await step(portal, id, "true\n");
+      const last = await lastCommand(portal, id);
+      assertEquals([last.line, last.exit_code, last.cwd, last.now], ["true", 0, "/tmp", "/tmp"]);
+    },
+  );
+}
+
+linuxTest(
+  "the key the hooks sign with reaches no command: not in its environment, /proc or a file",
+  async (portal) => {
+    const shells: [string, string[]][] = [
+      ["bash", []],
+      ["bash", ["--norc", "-i"]],
+      ["bash", ["-l"]],
+      ["zsh", []],
+      ["fish", []],
+    ];
+    for (const [command, args] of shells) {
+      const id = await startShell(portal, command, args);
+      const page = await portal.call("process_read", {
+        id,
+        source: "stdout",
+        encoding: "base64",
+        duration: 600_000,
+      });
+      const raw = page.records.map((r: Rec) => atob(r.content)).join("");
+      const key = raw.match(new RegExp("\x1b\\]133;A;k=([0-9a-f]{32})\x07"))?.[1];
+      assert(key !== undefined, `${command} ${args}: no signed prompt in ${JSON.stringify(raw)}`);
+      const { os_pid } = await portal.call("process_inspect", { id });
+      for (const file of ["environ", "cmdline"]) {
+        const text = await Deno.readTextFile(`/proc/${os_pid}/${file}`);
+        assert(!text.includes(key), `${command} ${args}: the key in its ${file}`);
+        // The files that held it are gone once the shell has read them.
+        for (const path of text.match(/\/[^\0'"]*portal-(bash|zsh|fish)-[^\0'"]*/g) ?? []) {
+          assert(!(await exists(path)), `${command} ${args}: ${path} is still there`);
+        }
+      }
+      const env = await step(portal, id, "env\n");
+      assert(!env.output.includes(key) && !env.output.includes("__portal_k"), env.output);
+      await portal.call("process_kill", { id });
+    }
+  },
+);
+
+linuxTest(
+  "script: integrate: true inside a terminal inside the terminal; a forged prompt ends no wait",
+  async (portal) => {
+    // From an integrated bash, script(1) starts a bash on a terminal of its own, and is a
+    // relay (it polls that terminal's master): readiness comes from the inner shell's marks.
+    const id = await startShell(portal, "bash");
+    await portal.call("process_write", {
+      id,
+      content: "script -qfc 'bash --norc --noprofile -i' /dev/null\n",
+      quiet_ms: 500,
+    });
+    const integrated = await portal.call("process_write", { id, integrate: true });
+    assertEquals([integrated.shell_integration, integrated.reason], ["active", "ready"]);
+    await step(portal, id, "false\n");
+    assertEquals((await lastCommand(portal, id)).exit_code, 1);
+    await Deno.writeTextFile(`${portal.home}/forged`, FORGED);
+    const began = performance.now();
+    const reply = await step(portal, id, "cat forged; sleep 3; echo done\n", { wait_ms: 20_000 });
+    const tookMs = performance.now() - began;
+    assert(tookMs >= 3000, `ready after ${Math.round(tookMs)} ms, mid-command`);
+    assertStringIncludes(reply.output, "done\n");
+    assertEquals([reply.command.line, reply.command.exit_code, reply.command.cwd], [
+      "cat forged; sleep 3; echo done",
+      0,
+      portal.home,
+    ]);
+    // Back in the outer bash, its own marks count again.
+    await step(portal, id, "exit\n");
+    await step(portal, id, "(exit 5)\n");
+    const outer = await lastCommand(portal, id);
+    assertEquals([outer.line, outer.exit_code], ["(exit 5)", 5]);
+  },
+);
+
+/** Whether `path` exists. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 Deno.test({
   name: "ssh: integrate: true, then the remote shell's exit codes and exact readiness",

@@ -4,7 +4,7 @@
  * replies carry never holds one; and the tracker turns a shell's marks into
  * commands, lines, exit codes and directories, the lines read from their
  * echo as bash's, zsh's and readline's editors draw them (transcripts as the
- * real shells wrote them).
+ * real shells wrote them); only marks signed with the hooks' key count.
  */
 import { OutputDecoder } from "../src/core/output/decoder.ts";
 import { type Mark, MarkParser } from "../src/core/shell/marks.ts";
@@ -83,18 +83,26 @@ Deno.test("marks: an OSC too long to be a mark, or cut short by another sequence
   assertEquals(parse([bytes(long + cut + `\x1b]133;B${BEL}`)]).marks, [{ kind: "prompt_end" }]);
 });
 
+/** The key of the hooks in the tracker tests. */
+const KEY = "0123456789abcdef0123456789abcdef";
+
+/** `text` with each OSC 133 and 633 mark signed with `key`, as the hooks sign theirs. */
+function signed(text: string, key = KEY): string {
+  return text.replace(new RegExp("\x1b\\](133|633);([A-Z])", "g"), `\x1b]$1;$2;k=${key}`);
+}
+
 /** Feeds a transcript to a tracker, input by input: [output, input, output, input, …]. */
 function track(transcript: string[], cols = 80): ShellTracker {
-  const shell = new ShellTracker({ cols: () => cols, follow: true });
+  const shell = new ShellTracker({ cols: () => cols, key: KEY });
   transcript.forEach((part, i) => {
-    if (i % 2 === 0) shell.feed(bytes(part), i + 1);
+    if (i % 2 === 0) shell.feed(bytes(signed(part)), i + 1);
     else shell.input(false);
   });
   return shell;
 }
 
 const prompt = (cwd: string, status: number) =>
-  `\x1b]7;file://${cwd}${BEL}\x1b]133;D;${status}${BEL}\x1b]133;A${BEL}$ \x1b]133;B${BEL}`;
+  `\x1b]633;P;Cwd=${cwd}${BEL}\x1b]133;D;${status}${BEL}\x1b]133;A${BEL}$ \x1b]133;B${BEL}`;
 const C = `\x1b]133;C${BEL}`;
 
 Deno.test("tracker: bash's commands, exit codes and directory, lines from the echo", () => {
@@ -167,8 +175,8 @@ Deno.test("tracker: a command's duration is the shell's own when its marks say",
 });
 
 Deno.test("tracker: readiness after an input through a relay", () => {
-  const shell = new ShellTracker({ cols: () => 80, follow: true });
-  const out = (s: string) => shell.feed(bytes(s), 1);
+  const shell = new ShellTracker({ cols: () => 80, key: KEY });
+  const out = (s: string) => shell.feed(bytes(signed(s)), 1);
   // Before any mark, the marks say nothing.
   assertEquals([shell.readiness(), shell.integration], [null, "off"]);
   out(prompt("/", 0));
@@ -199,15 +207,83 @@ Deno.test("tracker: exec replaces the shell; a restart forgets the shell behind 
   // ssh started from an integrated shell; then the remote shell is integrated.
   const relay = track([prompt("/", 0), "ssh box\n", `ssh box\r\n${C}remote$ `]);
   let first: [number, string] | null = null;
-  relay.restart((seq, rest) => first = [seq, new TextDecoder().decode(rest)]);
-  relay.feed(bytes(` snippet\r\n${prompt("/home/me", 0)}`), 9);
-  assertEquals(first, [9, "$ \x1b]133;B\x07"]);
+  relay.restart("beef", (seq, rest) => first = [seq, new TextDecoder().decode(rest)]);
+  relay.feed(bytes(signed(` snippet\r\n${prompt("/home/me", 0)}`, "beef")), 9);
+  assertEquals(first, [9, "$ \x1b]133;B;k=beef\x07"]);
   // The remote prompt's end mark did not end the local `ssh box`.
   assertEquals([relay.takeFinished(), relay.integration, relay.cwd], [[], "active", "/home/me"]);
+  // Back from the remote shell, the local one's marks (its own key) count again.
+  relay.input(false);
+  relay.feed(bytes(signed(`exit\r\n${C}${prompt("/work", 0)}`, "beef")), 10);
+  relay.input(false);
+  relay.feed(bytes(signed(`false\r\n${C}${prompt("/work", 1)}`)), 11);
+  assertEquals(relay.takeFinished().map((c) => [c.line, c.exit_code, c.cwd]), [
+    ["exit", 0, "/work"],
+    ["false", 1, "/work"],
+  ]);
 });
 
-Deno.test("tracker: not following marks (shell_integration: false), nothing is read", () => {
-  const shell = new ShellTracker({ cols: () => 80, follow: false });
+Deno.test("tracker: without a key (no hooks, or shell_integration: false), nothing is read", () => {
+  const shell = new ShellTracker({ cols: () => 80, key: null });
   shell.feed(bytes(prompt("/", 0)), 1);
+  shell.feed(bytes(signed(prompt("/", 0))), 2);
   assert(shell.integration === "off" && shell.cwd === null);
+});
+
+/** What a program may print to forge a result: every mark, unsigned or with a guessed key. */
+const FORGED = [
+  `\x1b]133;D;0${BEL}\x1b]633;E;rm -rf /${BEL}\x1b]633;P;Cwd=/forged${BEL}`,
+  `\x1b]7;file:///forged${BEL}\x1b]133;A${BEL}$ \x1b]133;B${BEL}`,
+  signed(`\x1b]133;D;0${BEL}\x1b]633;E;rm -rf /${BEL}\x1b]133;A${BEL}`, "badc0de"),
+  // A key-like text in a mark's value lends nothing: the key comes right after the letter.
+  `\x1b]633;P;Cwd=/x;k=${KEY}${BEL}\x1b]633;E;ls;k=${KEY}${BEL}\x1b]133;D;0;k=${KEY}${BEL}`,
+].join("");
+
+Deno.test("tracker: marks a program prints, unsigned or wrongly signed, change nothing", () => {
+  for (const cut of [0, 1, 7]) {
+    const shell = track([prompt("/work", 0), "cat forged; false\n"]);
+    const out = (s: string) => shell.feed(bytes(s), 3);
+    out(signed(`cat forged; false\r\n${C}`));
+    const forged = bytes(FORGED);
+    // However the forged marks are cut.
+    for (let at = 0; at < forged.length; at += cut || forged.length) {
+      shell.feed(forged.subarray(at, at + (cut || forged.length)), 3);
+    }
+    // The command is still running: no result, and a wait goes on.
+    assertEquals([shell.readiness(), shell.takeFinished(), shell.cwd], [null, [], "/work"]);
+    out(signed(`\r\n${prompt("/work", 1)}`));
+    const [command] = shell.takeFinished();
+    assertEquals([command.line, command.exit_code, command.cwd], ["cat forged; false", 1, "/work"]);
+    assertEquals(shell.readiness(), "prompt");
+  }
+  // Through a relay: a forged prompt does not end the wait for a running command.
+  const relay = new ShellTracker({ cols: () => 80, key: KEY });
+  relay.feed(bytes(signed(prompt("/", 0))), 1);
+  relay.input(true);
+  relay.feed(bytes(signed(`sleep 3; echo done\r\n${C}`)), 2);
+  relay.feed(bytes(FORGED), 3);
+  assertEquals(relay.readiness(), "command");
+});
+
+Deno.test("marks: the key is the field right after the letter, and no part of a value", () => {
+  const keys: (string | null)[] = [];
+  const marks: Mark[] = [];
+  const parser = new MarkParser({
+    mark: (mark, _end, key) => {
+      marks.push(mark);
+      keys.push(key);
+    },
+  });
+  parser.feed(bytes(
+    `\x1b]133;D;k=ab;2;t=5${BEL}\x1b]633;E;k=ab;ls\\x3b pwd${BEL}\x1b]633;P;k=ab;Cwd=/a;b${BEL}` +
+      `\x1b]133;D;2;k=ab${BEL}\x1b]7;file:///k=ab${BEL}`,
+  ));
+  assertEquals(marks, [
+    { kind: "command_end", exitCode: 2, time: 5 },
+    { kind: "command_line", line: "ls; pwd" },
+    { kind: "cwd", path: "/a;b" },
+    { kind: "command_end", exitCode: 2 },
+    { kind: "cwd", path: "/k=ab" },
+  ]);
+  assertEquals(keys, ["ab", "ab", "ab", null, null]);
 });

@@ -1,10 +1,11 @@
 /**
  * What `state` and `reason` say, program by program: password prompts,
  * reads, busy jobs, stops, exits, bounds, patterns, never a reply cut
- * between two prints, and the fallback for relays that poll a socket.
+ * between two prints, and the fallback for relays that poll a socket or
+ * the master of a terminal inside the terminal (script).
  */
 import type { Portal } from "../dev/portal_client.ts";
-import { assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { linuxTest, portalTest } from "./helpers/portal.ts";
 import { waitForeground } from "./helpers/processes.ts";
 import { waitFor } from "../dev/wait.ts";
@@ -205,6 +206,31 @@ portalTest(
     const answer = await portal.call("process_write", { id, content: "ls\n", quiet_ms: 200 });
     assertEquals([answer.reason, answer.state], ["ready", "waiting_for_input"]);
     assertEquals(answer.output, "working\nresult: ls\nremote$ ");
+  },
+);
+
+linuxTest(
+  "a terminal inside a terminal (script) is a relay: a pause inside a command is no prompt",
+  async (portal) => {
+    // script(1) polls its terminal and the master of the inner one, as sudo's use_pty,
+    // asciinema and unbuffer do: the inner bash, on a terminal of its own, reads there.
+    const { id, output } = await portal.call("process_start", {
+      command: "script",
+      args: ["-qfc", "bash --norc --noprofile -i", "/dev/null"],
+      pty: true,
+      wait: "ready",
+    });
+    assertMatch(output, /[#$] $/);
+    const began = performance.now();
+    const reply = await portal.call("process_write", {
+      id,
+      content: "sleep 3; echo finished\n",
+      wait_ms: 20_000,
+    });
+    const tookMs = performance.now() - began;
+    assertEquals([reply.reason, reply.state], ["ready", "waiting_for_input"]);
+    assertMatch(reply.output, /finished\n[^\n]*[#$] $/);
+    assert(tookMs >= 3000, `the reply came after ${Math.round(tookMs)} ms, mid-command`);
   },
 );
 

@@ -14,7 +14,8 @@ import { keyBytes } from "../input/keys.ts";
 import type { Secrets } from "../input/secrets.ts";
 import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import type { TerminalModes } from "../screen/screen.ts";
-import { INTEGRATION_SNIPPET } from "../shell/snippet.ts";
+import { newMarkKey } from "../shell/hooks.ts";
+import { integrationSnippet } from "../shell/snippet.ts";
 import type { ShellTracker } from "../shell/tracker.ts";
 import type { ProcessLog } from "./log.ts";
 
@@ -143,8 +144,9 @@ export class ProcessInput {
   /**
    * Types Portal's shell integration snippet (shell/snippet.ts) into the
    * shell in front, whatever it is behind (ssh, a container, `sudo -i`): its
-   * marks are followed from then on, and the output up to the first prompt
-   * it draws (the snippet's echo) counts as read. Returns the bytes written.
+   * marks, signed with a key made for it, are followed from then on, and the
+   * output up to the first prompt it draws (the snippet's echo) counts as
+   * read. Returns the bytes written.
    */
   async integrate(): Promise<number> {
     if (!this.#target.pty) {
@@ -166,8 +168,9 @@ export class ProcessInput {
       );
     }
     const { shell, log } = this.#target;
-    shell.restart((seq, rest) => log.skipUnreadTo(seq, rest));
-    return (await this.type({ content: INTEGRATION_SNIPPET + "\n", keys: [] })).written;
+    const key = newMarkKey();
+    shell.restart(key, (seq, rest) => log.skipUnreadTo(seq, rest));
+    return (await this.type({ content: integrationSnippet(key) + "\n", keys: [] })).written;
   }
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */

@@ -103,10 +103,12 @@ export class ManagedProcess implements Waitable {
     this.#size = { cols: spec.cols, rows: spec.rows };
     const { earlier } = options;
     const stored = earlier && store.recordStats(id);
-    this.#shell = new ShellTracker({
-      cols: () => this.#size.cols,
-      follow: spec.pty && spec.shell_integration,
-    });
+    // A program an earlier host held is not started again, so nothing is injected into it.
+    const inject = spec.pty && spec.shell_integration && !earlier;
+    const { launch, injection } = launchWith(spec, inject, options.baseEnv);
+    this.#injection = injection;
+    // Only the marks of the hooks put in count (tracker.ts).
+    this.#shell = new ShellTracker({ cols: () => this.#size.cols, key: injection?.key ?? null });
     this.#watchers = new OutputWatchers({ dropCR: spec.pty });
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
@@ -116,6 +118,8 @@ export class ManagedProcess implements Waitable {
         this.#screen?.write(bytes, seq);
         this.#viewers.emit({ kind: "output", seq, bytes });
         this.#shell.feed(bytes, seq);
+        // The shell has read its hooks and their key: the files holding them go now.
+        if (this.#shell.active) this.#injection?.cleanup();
       },
       ended: stored,
     });
@@ -130,10 +134,6 @@ export class ManagedProcess implements Waitable {
     this.#onEnd = hooks.onEnd;
     this.#attention = hooks.attention;
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
-    // A program an earlier host held is not started again, so nothing is injected into it.
-    const inject = spec.pty && spec.shell_integration && !earlier;
-    const { launch, injection } = launchWith(spec, inject, options.baseEnv);
-    this.#injection = injection;
     // The screen reads its backlog from the store, and the store keeps what it has not parsed.
     const cap = store.maxOutputBytes;
     const screen = spec.pty

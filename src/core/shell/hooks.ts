@@ -1,10 +1,17 @@
 /**
  * The code Portal adds to bash, zsh and fish so that they mark their
- * prompts and commands (OSC 133 A/B/C/D, 633 E/F/G, OSC 7; see marks.ts).
+ * prompts and commands (OSC 133 A/B/C/D, 633 E/F/G/P; see marks.ts).
  * It is added to the user's own setup, never in its place: the prompt is
  * wrapped (and wrapped again if the user sets a new one), the hooks are
  * appended to `PROMPT_COMMAND`, `precmd_functions`/`preexec_functions` or
- * fish's events, and a second load changes nothing.
+ * fish's events, and a second load changes nothing but the key.
+ *
+ * Every mark is signed with a key ({@link hooksFor}, `k=` right after the
+ * letter) that the shell keeps in `__portal_k`, a variable it does not
+ * export: the commands it runs cannot learn it, so what they print cannot
+ * pass for a mark of the shell (tracker.ts). bash's prompts name the
+ * variable, read as each is drawn; zsh's hold the key (its prompts expand
+ * no variables) and are wrapped again when it changes.
  *
  * - **bash** (4.4 or later, for `PS0`): `PS1` carries the directory, the
  *   end of the last command with `$?`, and the prompt's start and end; `PS0`
@@ -26,10 +33,11 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { oneLine } from "./hooks.ts";
+ * import { hooksFor, oneLine } from "./hooks.ts";
  *
  * assert.equal(oneLine("if true; then\n  a=1\n  b=2\nfi"), "if true; then a=1; b=2; fi");
  * assert.equal(oneLine("f() {\n  # why\n  echo hi\n}"), "f() { echo hi; }");
+ * assert.match(hooksFor("fish", "c0ffee"), /^set -gu __portal_k c0ffee\n/);
  * ```
  * @module
  */
@@ -57,14 +65,14 @@ export function oneLine(script: string): string {
 }
 
 /** bash: the marks in PS1, PS0 and PS2, rewrapped by PROMPT_COMMAND when they change. */
-export const BASH_HOOKS = sh`
+const BASH_HOOKS = sh`
 if [ -z "$__portal_si" ] && [ "$((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1]))" -ge 404 ]; then
   __portal_si=1
   __portal_wrap() {
-    __portal_cwd=\${PWD//\%/%25}
-    case "$PS1" in *"133;B"*) ;; *) PS1="\[\e]7;file://\$__portal_cwd\a\e]133;D;\$?;t=\$EPOCHREALTIME\a\e]133;A\a\]$PS1\[\e]133;B\a\]" ;; esac
-    case "$PS2" in *"633;F"*) ;; *) PS2="\[\e]633;F\a\]$PS2\[\e]633;G\a\]" ;; esac
-    case "$PS0" in *"133;C"*) ;; *) PS0="$PS0\e]133;C;t=\$EPOCHREALTIME\a" ;; esac
+    __portal_cwd=\${PWD//\\/\\\\}
+    case "$PS1" in *"133;B"*) ;; *) PS1="\[\e]633;P;k=\$__portal_k;Cwd=\$__portal_cwd\a\e]133;D;k=\$__portal_k;\$?;t=\$EPOCHREALTIME\a\e]133;A;k=\$__portal_k\a\]$PS1\[\e]133;B;k=\$__portal_k\a\]" ;; esac
+    case "$PS2" in *"633;F"*) ;; *) PS2="\[\e]633;F;k=\$__portal_k\a\]$PS2\[\e]633;G;k=\$__portal_k\a\]" ;; esac
+    case "$PS0" in *"133;C"*) ;; *) PS0="$PS0\e]133;C;k=\$__portal_k;t=\$EPOCHREALTIME\a" ;; esac
     # A prompt from the environment is exported: a shell started from this one would draw
     # the marks without sending the output start, and end this shell's command with them.
     export -n PS1 PS2 PS0
@@ -80,23 +88,23 @@ fi
 `;
 
 /** zsh: precmd and preexec hooks, the prompt's marks around PS1 and PS2. */
-export const ZSH_HOOKS = sh`
+const ZSH_HOOKS = sh`
 if [[ -z $__portal_si ]]; then
   __portal_si=1
   typeset -g __portal_e=$(printf "\033") __portal_a=$(printf "\007") __portal_n=$(printf "\n_")
   __portal_n=\${__portal_n%_}
   __portal_now="%D{%s.%.}"
   __portal_precmd() {
-    printf "\e]7;file://%s\a" "\${PWD//\%/%25}"
-    [[ $PS1 == *"133;B"* ]] || PS1="%{$__portal_e]133;D;%?;t=%D{%s.%.}$__portal_a$__portal_e]133;A$__portal_a%}$PS1%{$__portal_e]133;B$__portal_a%}"
-    [[ $PS2 == *"633;F"* ]] || PS2="%{$__portal_e]633;F$__portal_a%}$PS2%{$__portal_e]633;G$__portal_a%}"
+    printf "\e]633;P;k=%s;Cwd=%s\a" "$__portal_k" "\${PWD//\\/\\\\}"
+    [[ $PS1 == *"133;B;k=$__portal_k"* ]] || PS1="%{$__portal_e]133;D;k=$__portal_k;%?;t=%D{%s.%.}$__portal_a$__portal_e]133;A;k=$__portal_k$__portal_a%}$PS1%{$__portal_e]133;B;k=$__portal_k$__portal_a%}"
+    [[ $PS2 == *"633;F;k=$__portal_k"* ]] || PS2="%{$__portal_e]633;F;k=$__portal_k$__portal_a%}$PS2%{$__portal_e]633;G;k=$__portal_k$__portal_a%}"
     typeset +x PS1 PS2
   }
   __portal_preexec() {
     local l=\${1//\\/\\\\}
     l=\${l//;/\\x3b}
     l=\${l//$__portal_n/\\x0a}
-    printf "\e]633;E;%s\a\e]133;C;t=%s\a" "$l" "\${(%)__portal_now}"
+    printf "\e]633;E;k=%s;%s\a\e]133;C;k=%s;t=%s\a" "$__portal_k" "$l" "$__portal_k" "\${(%)__portal_now}"
   }
   typeset -ga precmd_functions preexec_functions
   precmd_functions+=(__portal_precmd)
@@ -109,7 +117,7 @@ fi
  * prompt's marks (again after the user picks another prompt), with `$status`
  * kept for the user's prompt.
  */
-export const FISH_HOOKS = sh`
+const FISH_HOOKS = sh`
 if not set -q __portal_si
   set -g __portal_si 1
   function __portal_status
@@ -126,20 +134,47 @@ if not set -q __portal_si
     end
     function fish_prompt
       set -l s $status
-      printf "\e]7;file://%s\a\e]133;A\a" (string replace -a -- % %25 $PWD)
+      printf "\e]633;P;k=%s;Cwd=%s\a\e]133;A;k=%s\a" $__portal_k (string replace -a -- \\ \\\\ $PWD) $__portal_k
       __portal_status $s
       __portal_user_prompt
-      printf "\e]133;B\a"
+      printf "\e]133;B;k=%s\a" $__portal_k
     end
   end
   function __portal_preexec --on-event fish_preexec
-    printf "\e]633;E;%s\a\e]133;C\a" (string replace -a -- \\ \\\\ $argv[1] | string replace -a -- ";" "\x3b" | string join "\x0a")
+    printf "\e]633;E;k=%s;%s\a\e]133;C;k=%s\a" $__portal_k (string replace -a -- \\ \\\\ $argv[1] | string replace -a -- ";" "\x3b" | string join "\x0a") $__portal_k
   end
   function __portal_postexec --on-event fish_postexec
     set -l s $status
-    printf "\e]7;file://%s\a\e]133;D;%s;d=%s\a" (string replace -a -- % %25 $PWD) $s $CMD_DURATION
+    printf "\e]633;P;k=%s;Cwd=%s\a\e]133;D;k=%s;%s;d=%s\a" $__portal_k (string replace -a -- \\ \\\\ $PWD) $__portal_k $s $CMD_DURATION
     __portal_wrap
   end
   __portal_wrap
 end
 `;
+
+/** The shells Portal has hooks for. */
+export type HookedShell = "bash" | "zsh" | "fish";
+
+/**
+ * The hooks of `shell`, which sign each mark with `key`: it is set first, in
+ * a variable that is not exported (whatever `set -a` says), so the commands
+ * the shell runs never see it, and set again by a second load (the hooks
+ * read it when they draw a mark), which changes nothing else.
+ */
+export function hooksFor(shell: HookedShell, key: string): string {
+  if (!/^[0-9a-f]+$/.test(key)) throw new Error("a mark key is hex digits");
+  switch (shell) {
+    case "bash":
+      return `__portal_k=${key}\nexport -n __portal_k\n${BASH_HOOKS}`;
+    case "zsh":
+      return `typeset -g __portal_k=${key}\ntypeset +x __portal_k\n${ZSH_HOOKS}`;
+    case "fish":
+      return `set -gu __portal_k ${key}\n${FISH_HOOKS}`;
+  }
+}
+
+/** A new key for the marks of one shell: 128 random bits, in hex. */
+export function newMarkKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

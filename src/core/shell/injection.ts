@@ -7,19 +7,26 @@
  *   `/etc/profile` and the first of `~/.bash_profile`, `~/.bash_login`,
  *   `~/.profile`, as VS Code does: `--init-file` and `--login` exclude each
  *   other, so the shell is started without `--login` and imitates it), then
- *   adds the hooks. With `--norc` no file is read: the hooks come in
- *   `PROMPT_COMMAND`, which loads them at the first prompt and is then
- *   replaced (and not passed on to children).
+ *   adds the hooks. With `--norc` no file is read: the hooks are sourced by
+ *   `PROMPT_COMMAND` at the first prompt, which is then replaced (and not
+ *   passed on to children).
  * - **zsh**: `ZDOTDIR` is a temporary directory whose `.zshenv`,
  *   `.zprofile` and `.zshrc` each source the user's own (from the user's
  *   `ZDOTDIR`, else `HOME`), and `.zshrc` then adds the hooks and puts
  *   `ZDOTDIR` back, so `.zlogin` and everything after are the user's.
- * - **fish**: `--init-command`, which fish runs after its configuration.
+ * - **fish**: `--init-command`, which fish runs after its configuration,
+ *   sources a file that adds the hooks.
+ *
+ * The hooks sign their marks with a key made for this process (hooks.ts),
+ * which is written only in these files (mode 0600, in a directory of
+ * mode 0700): never in an argument or a variable of the environment, which any program of the user can read
+ * in /proc for as long as the shell runs. The files go as soon as the
+ * shell has read them (its first signed mark, {@link Injection.cleanup}).
  *
  * A shell that is not interactive (`-c`, a script), a POSIX-mode bash, a zsh
  * told to read no startup files (`-f`), or any other program is left alone.
- * The temporary files are removed by {@link Injection.cleanup} (when the
- * process ends).
+ * The temporary files are removed by {@link Injection.cleanup} (at the first
+ * signed mark, else when the process ends).
  *
  * @example
  * ```ts
@@ -31,20 +38,26 @@
  * assert.equal(injectionFor({ command: "python3", args: [], env: {} }, home), null);
  * const fish = injectionFor({ command: "/usr/bin/fish", args: ["-l"], env: {} }, home)!;
  * assert.deepEqual([fish.args[0], fish.args.at(-1)], ["--init-command", "-l"]);
+ * assert.ok(!fish.args.join(" ").includes(fish.key));
+ * fish.cleanup();
  * const bash = injectionFor({ command: "bash", args: ["-il"], env: {} }, home)!;
  * assert.deepEqual([bash.args[0], bash.args.slice(2)], ["--init-file", ["-i"]]);
- * assert.match(Deno.readTextFileSync(bash.args[1]), /bash_profile/);
+ * const init = Deno.readTextFileSync(bash.args[1]);
+ * assert.ok(init.includes("bash_profile") && init.includes(bash.key));
  * bash.cleanup();
  * ```
  * @module
  */
 import { basename, join } from "node:path";
-import { BASH_HOOKS, FISH_HOOKS, ZSH_HOOKS } from "./hooks.ts";
+import { hooksFor, newMarkKey } from "./hooks.ts";
 
-/** A launch with the hooks in, and what to remove when the process has ended. */
+/** A launch with the hooks in, their key, and what to remove once the shell has read it. */
 export interface Injection {
   args: string[];
   env: Record<string, string>;
+  /** The key the hooks sign their marks with. */
+  key: string;
+  /** Removes the files (again: nothing). */
   cleanup(): void;
 }
 
@@ -88,13 +101,14 @@ export function injectionFor(
   environment: Record<string, string | undefined> = Deno.env.toObject(),
 ): Injection | null {
   const lookup = (name: string) => launch.env[name] ?? environment[name];
+  const key = newMarkKey();
   switch (basename(launch.command)) {
     case "bash":
-      return bashInjection(launch);
+      return bashInjection(launch, key);
     case "zsh":
-      return zshInjection(launch, lookup("ZDOTDIR"), lookup("HOME") ?? "~");
+      return zshInjection(launch, lookup("ZDOTDIR"), lookup("HOME") ?? "~", key);
     case "fish":
-      return fishInjection(launch);
+      return fishInjection(launch, key);
     default:
       return null;
   }
@@ -103,7 +117,7 @@ export function injectionFor(
 /** Whether `arg` is a cluster of one-letter options (`-il`, `+o`). */
 const isCluster = (arg: string) => /^[-+][^-]/.test(arg);
 
-function bashInjection(launch: Launch): Injection | null {
+function bashInjection(launch: Launch, key: string): Injection | null {
   const kept: string[] = [];
   let rcfile: string | null = null;
   let norc = false;
@@ -143,21 +157,24 @@ function bashInjection(launch: Launch): Injection | null {
       kept.push(option);
     }
   }
+  const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
   if (norc && !login) {
-    // No file to read: the hooks load themselves at the first prompt.
+    // No file is read (not even the system's bashrc, as --init-file would): the hooks are
+    // sourced at the first prompt by PROMPT_COMMAND, which is then replaced, and not
+    // passed on to children. The environment names the file, never the key.
+    const file = write(dir, "init.bash", hooksFor("bash", key));
     return {
       args: ["--norc", ...kept],
-      env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n${BASH_HOOKS}` },
-      cleanup: () => {},
+      env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n. ${shellQuote(file)}` },
+      key,
+      cleanup: remover(dir),
     };
   }
   const sources = login
     ? (noprofile ? "" : LOGIN_FILES)
     : `${sourced(rcfile === null ? '"$HOME/.bashrc"' : shellQuote(rcfile))}\n`;
-  const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
-  const file = join(dir, "init.bash");
-  Deno.writeTextFileSync(file, sources + BASH_HOOKS, { mode: 0o600 });
-  return { args: ["--init-file", file, ...kept], env: {}, cleanup: () => remove(dir) };
+  const file = write(dir, "init.bash", sources + hooksFor("bash", key));
+  return { args: ["--init-file", file, ...kept], env: {}, key, cleanup: remover(dir) };
 }
 
 /** What a login bash reads (`man bash`, INVOCATION). */
@@ -169,7 +186,12 @@ const LOGIN_FILES = [
   "",
 ].join("\n");
 
-function zshInjection(launch: Launch, zdotdir: string | undefined, home: string): Injection | null {
+function zshInjection(
+  launch: Launch,
+  zdotdir: string | undefined,
+  home: string,
+  key: string,
+): Injection | null {
   const args = launch.args;
   let stdin = false;
   for (let i = 0; i < args.length; i++) {
@@ -197,11 +219,16 @@ function zshInjection(launch: Launch, zdotdir: string | undefined, home: string)
   write(dir, ".zshenv", `${file(".zshenv")}\nZDOTDIR=${own}\n`);
   write(dir, ".zprofile", `${file(".zprofile")}\nZDOTDIR=${own}\n`);
   const restore = zdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${user}\nexport ZDOTDIR`;
-  write(dir, ".zshrc", `${file(".zshrc")}\n${restore}\nunset PORTAL_USER_ZDOTDIR\n${ZSH_HOOKS}`);
+  write(
+    dir,
+    ".zshrc",
+    `${file(".zshrc")}\n${restore}\nunset PORTAL_USER_ZDOTDIR\n${hooksFor("zsh", key)}`,
+  );
   return {
     args,
     env: { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home },
-    cleanup: () => remove(dir),
+    key,
+    cleanup: remover(dir),
   };
 }
 
@@ -218,7 +245,7 @@ const FISH_NOT_INTERACTIVE = [
 ];
 const FISH_WITH_VALUE = ["-C", "--init-command", "-d", "--debug", "-o", "--debug-output"];
 
-function fishInjection(launch: Launch): Injection | null {
+function fishInjection(launch: Launch, key: string): Injection | null {
   const args = launch.args;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -228,7 +255,14 @@ function fishInjection(launch: Launch): Injection | null {
     if (FISH_WITH_VALUE.includes(arg)) i++;
     else if (!arg.startsWith("-")) return null; // a script
   }
-  return { args: ["--init-command", FISH_HOOKS, ...args], env: {}, cleanup: () => {} };
+  const dir = Deno.makeTempDirSync({ prefix: "portal-fish-" });
+  const file = write(dir, "init.fish", hooksFor("fish", key));
+  return {
+    args: ["--init-command", `source ${shellQuote(file)}`, ...args],
+    env: {},
+    key,
+    cleanup: remover(dir),
+  };
 }
 
 /** A line that sources `path` (a shell word) if it is readable, leaving `$?` at 0. */
@@ -241,12 +275,21 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-function write(dir: string, name: string, text: string): void {
-  Deno.writeTextFileSync(join(dir, name), text, { mode: 0o600 });
+/** Writes file `name` of `dir`, for its owner's eyes only; returns its path. */
+function write(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  Deno.writeTextFileSync(path, text, { mode: 0o600 });
+  return path;
 }
 
-function remove(dir: string): void {
-  try {
-    Deno.removeSync(dir, { recursive: true });
-  } catch { /* already gone */ }
+/** Removes `dir` and all in it, the first time it is called. */
+function remover(dir: string): () => void {
+  let removed = false;
+  return () => {
+    if (removed) return;
+    removed = true;
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch { /* already gone */ }
+  };
 }

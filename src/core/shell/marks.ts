@@ -9,25 +9,36 @@
  * handed on as text, in order with the marks, for whoever reads the command
  * line from its echo.
  *
+ * A mark may be signed: `k=<key>` right after its letter (`133;D;k=…;1`,
+ * `633;P;k=…;Cwd=/srv`), the key of the hooks that sent it (hooks.ts). It
+ * comes before anything a mark carries that a program could shape (a
+ * directory's name, a command line), so that no such text can end one
+ * sequence and lend its key to one it starts. The sink gets the key (null
+ * when unsigned) and decides what an unsigned mark is worth (tracker.ts:
+ * nothing).
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { type Mark, MarkParser } from "./marks.ts";
  *
  * const marks: Mark[] = [];
+ * const keys: (string | null)[] = [];
  * const text: string[] = [];
  * const parser = new MarkParser({
- *   mark: (mark) => marks.push(mark),
+ *   mark: (mark, _end, key) => marks.push(mark) && keys.push(key),
  *   text: (bytes) => text.push(new TextDecoder().decode(bytes)),
  * });
  * const bytes = (s: string) => new TextEncoder().encode(s);
  * parser.feed(bytes("$ false\r\n\x1b]133;C\x07\x1b]133;D;"));
- * parser.feed(bytes("1\x1b\\\x1b]7;file://box/tmp/a%20b\x07"));
+ * parser.feed(bytes("1\x1b\\\x1b]7;file://box/tmp/a%20b\x07\x1b]633;P;k=f00;Cwd=/srv\x07"));
  * assert.deepEqual(marks, [
  *   { kind: "output_start" },
  *   { kind: "command_end", exitCode: 1 },
  *   { kind: "cwd", path: "/tmp/a b" },
+ *   { kind: "cwd", path: "/srv" },
  * ]);
+ * assert.deepEqual(keys, [null, null, null, "f00"]);
  * assert.equal(text.join(""), "$ false\r\n");
  * ```
  * @module
@@ -46,8 +57,11 @@ export type Mark =
 
 /** Where the parser's findings go. */
 export interface MarkSink {
-  /** A mark; `end` is the offset in the chunk just past its sequence. */
-  mark(mark: Mark, end: number): void;
+  /**
+   * A mark; `end` is the offset in the chunk just past its sequence; `key`
+   * the one it is signed with, null when unsigned.
+   */
+  mark(mark: Mark, end: number, key: string | null): void;
   /** Output that is no OSC sequence (called only while {@link wantsText} says so). */
   text?(bytes: Uint8Array): void;
   /** Whether {@link text} is wanted now (default: always, when it is given). */
@@ -151,14 +165,25 @@ export class MarkParser {
       ? this.#payload[0]
       : concat(this.#payload, this.#payloadBytes);
     this.#payload = [];
-    const mark = markOf(UTF8.decode(payload));
-    if (mark !== null) this.#sink.mark(mark, end);
+    const found = signedMarkOf(UTF8.decode(payload));
+    if (found !== null) this.#sink.mark(found.mark, end, found.key);
   }
 }
 
-/** The mark an OSC payload (what lies between `ESC ]` and its end) stands for, if any. */
-export function markOf(payload: string): Mark | null {
+/**
+ * The mark an OSC payload (what lies between `ESC ]` and its end) stands
+ * for, if any, and the key it is signed with (`k=` right after the letter).
+ */
+function signedMarkOf(payload: string): { mark: Mark; key: string | null } | null {
   const fields = payload.split(";");
+  const signed = (fields[0] === "133" || fields[0] === "633") && fields[2]?.startsWith("k=");
+  const key = signed ? fields[2].slice(2) : null;
+  const mark = markOf(signed ? [...fields.slice(0, 2), ...fields.slice(3)] : fields, payload);
+  return mark === null ? null : { mark, key };
+}
+
+/** The mark of an OSC payload split at its `;` (without its key). */
+function markOf(fields: string[], payload: string): Mark | null {
   const [code, letter] = fields;
   if (code === "7") return cwdOfUrl(payload.slice(2));
   if (code !== "133" && code !== "633") return null;

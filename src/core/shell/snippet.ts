@@ -11,17 +11,22 @@
  * nothing. It starts with a space, so shells that keep such lines out of
  * their history (bash with `ignorespace`, fish) do.
  *
+ * It carries the key the hooks sign their marks with, as text typed at the
+ * shell (never in a variable the commands inherit). Its echo holds the key
+ * and the hooks as plain text, no escape sequence: the echo is no mark.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { INTEGRATION_SNIPPET } from "./snippet.ts";
+ * import { integrationSnippet } from "./snippet.ts";
  *
- * assert.match(INTEGRATION_SNIPPET, /^ test -n "\$FISH_VERSION" && eval '/);
- * assert.ok(!INTEGRATION_SNIPPET.includes("\n"));
+ * const line = integrationSnippet("c0ffee");
+ * assert.match(line, /^ test -n "\$FISH_VERSION" && eval 'set -gu __portal_k c0ffee; /);
+ * assert.ok(!line.includes("\n") && !line.includes("\x1b"));
  * ```
  * @module
  */
-import { BASH_HOOKS, FISH_HOOKS, oneLine, ZSH_HOOKS } from "./hooks.ts";
+import { hooksFor, oneLine } from "./hooks.ts";
 
 /** `code` as a single-quoted word every shell reads alike; fish doubles its backslashes. */
 function quoted(code: string, forFish: boolean): string {
@@ -31,9 +36,11 @@ function quoted(code: string, forFish: boolean): string {
   return `'${forFish ? code.replaceAll("\\", "\\\\") : code}'`;
 }
 
-/** The line, without its Enter. */
-export const INTEGRATION_SNIPPET = " " + [
-  `test -n "$FISH_VERSION" && eval ${quoted(oneLine(FISH_HOOKS), true)}`,
-  `test -n "$ZSH_VERSION" && eval ${quoted(oneLine(ZSH_HOOKS), false)}`,
-  `test -n "$BASH_VERSION" && eval ${quoted(oneLine(BASH_HOOKS), false)}`,
-].join("; ");
+/** The line whose hooks sign with `key`, without its Enter. */
+export function integrationSnippet(key: string): string {
+  return " " + [
+    `test -n "$FISH_VERSION" && eval ${quoted(oneLine(hooksFor("fish", key)), true)}`,
+    `test -n "$ZSH_VERSION" && eval ${quoted(oneLine(hooksFor("zsh", key)), false)}`,
+    `test -n "$BASH_VERSION" && eval ${quoted(oneLine(hooksFor("bash", key)), false)}`,
+  ].join("; ");
+}

@@ -7,6 +7,16 @@
  * through a relay (ssh) and that has not ended means the wait goes on,
  * however long its output pauses.
  *
+ * Only marks signed with the key of the hooks Portal put into the shell
+ * (at launch, injection.ts, or typed, snippet.ts) count: any program the
+ * shell runs can print a mark (`cat` of a file), and would otherwise end a
+ * command with the exit code it likes, replace its line, move its
+ * directory or end a wait mid-command. A program that is no shell Portal
+ * integrated (a shell that sends plain OSC 133 by itself, as fish 4 does)
+ * has no key, so its marks say nothing: readiness comes from the kernel and
+ * silence there, as for any program, until `integrate: true` gives it
+ * signed hooks.
+ *
  * A command's `line` is the one the shell sent (OSC 633 E, or `C` with
  * `cmdline_url`), else the line as its editor drew it between the prompt's
  * end and the output's start (echo_line.ts). Its `duration_ms` is the
@@ -19,13 +29,17 @@
  * import assert from "node:assert/strict";
  * import { ShellTracker } from "./tracker.ts";
  *
- * const shell = new ShellTracker({ cols: () => 80, follow: true });
+ * const shell = new ShellTracker({ cols: () => 80, key: "5e1f" });
  * const out = (s: string) => shell.feed(new TextEncoder().encode(s), 1);
- * out("\x1b]133;A\x07$ \x1b]133;B\x07");
+ * out("\x1b]133;A;k=5e1f\x07$ \x1b]133;B;k=5e1f\x07");
  * shell.input(false);
- * out("cd /tmp\r\n\x1b]133;C\x07");
+ * out("cd /tmp\r\n\x1b]133;C;k=5e1f\x07");
  * assert.equal(shell.readiness(), null);
- * out("\x1b]7;file://box/tmp\x07\x1b]133;D;0\x07\x1b]133;A\x07$ \x1b]133;B\x07");
+ * // Unsigned: printed by a program, not by the hooks. Nothing ends.
+ * out("\x1b]133;D;0\x07\x1b]133;A\x07");
+ * assert.equal(shell.readiness(), null);
+ * out("\x1b]633;P;k=5e1f;Cwd=/tmp\x07\x1b]133;D;k=5e1f;0\x07\x1b]133;A;k=5e1f\x07$ ");
+ * out("\x1b]133;B;k=5e1f\x07");
  * assert.equal(shell.readiness(), "prompt");
  * const [command] = shell.takeFinished();
  * assert.deepEqual({ ...command, duration_ms: 0 }, {
@@ -54,6 +68,9 @@ export interface Command {
 /** What the marks say about a wait: ready at a prompt, busy in a command, or nothing. */
 export type MarkReadiness = "prompt" | "command" | null;
 
+/** Keys of integrated shells kept; older ones go first. */
+const MAX_KEYS = 8;
+
 /** Finished commands kept for the next step; older ones go first. */
 const MAX_UNREPORTED = 100;
 
@@ -73,7 +90,12 @@ interface OpenCommand {
 /** The marks of one terminal's output. */
 export class ShellTracker {
   readonly #cols: () => number;
-  #follow: boolean;
+  /**
+   * The keys a mark may be signed with to count, the newest last: the hooks
+   * put in at launch, then each shell integrated since (a shell left through
+   * `exit` hands the terminal back to the one before, whose marks count again).
+   */
+  readonly #keys: string[];
   readonly #parser: MarkParser;
   /** The output record being read, and its bytes (for where a prompt starts). */
   #seq = 0;
@@ -99,12 +121,19 @@ export class ShellTracker {
   #lastAwaitsCwd = false;
   #onPromptStart: ((seq: number, rest: Uint8Array) => void) | null = null;
 
-  /** `follow`: read the marks at all (`shell_integration: false` at start: not until asked). */
-  constructor(options: { cols: () => number; follow: boolean }) {
+  /**
+   * `key`: the one the shell's hooks sign with (null: no hooks, and no mark
+   * is read until {@link restart} gives one).
+   */
+  constructor(options: { cols: () => number; key: string | null }) {
     this.#cols = options.cols;
-    this.#follow = options.follow;
+    this.#keys = options.key === null ? [] : [options.key];
     this.#parser = new MarkParser({
-      mark: (mark, end) => this.#mark(mark, end),
+      mark: (mark, end, key) => {
+        if (key !== null && this.#keys.includes(key)) {
+          this.#mark(mark, end, key === this.#keys.at(-1));
+        }
+      },
       text: (bytes) => this.#echo?.write(bytes),
       wantsText: () => this.#echo !== null,
     });
@@ -112,7 +141,7 @@ export class ShellTracker {
 
   /** Reads output record `seq`, exactly as it was stored. */
   feed(bytes: Uint8Array, seq: number): void {
-    if (!this.#follow || this.#ended) return;
+    if (this.#keys.length === 0 || this.#ended) return;
     this.#seq = seq;
     this.#chunk = bytes;
     this.#parser.feed(bytes);
@@ -126,13 +155,16 @@ export class ShellTracker {
 
   /**
    * A new shell is being integrated (Portal typed its snippet into the shell
-   * in front): marks are followed from now on, and what the marks said
-   * before (a command of the shell behind a relay) no longer stands.
+   * in front): marks signed with `key` are followed from now on, and what
+   * the marks said before (a command of the shell behind a relay) no longer
+   * stands. The keys of the shells integrated before still count (the last
+   * {@link MAX_KEYS}).
    * `onPromptStart` hears where that shell's first prompt starts: in record
    * `seq`, just before `rest`, the bytes of the record after the mark.
    */
-  restart(onPromptStart: (seq: number, rest: Uint8Array) => void): void {
-    this.#follow = true;
+  restart(key: string, onPromptStart: (seq: number, rest: Uint8Array) => void): void {
+    this.#keys.push(key);
+    if (this.#keys.length > MAX_KEYS) this.#keys.shift();
     this.#active = false;
     this.#open = null;
     this.#sentLine = null;
@@ -183,7 +215,8 @@ export class ShellTracker {
     return this.#promptTick > this.#inputTick ? "prompt" : null;
   }
 
-  #mark(mark: Mark, end: number): void {
+  /** Reads a signed mark; `newest`: of the shell integrated last. */
+  #mark(mark: Mark, end: number, newest: boolean): void {
     const tick = ++this.#tick;
     switch (mark.kind) {
       case "prompt_start": {
@@ -194,8 +227,9 @@ export class ShellTracker {
         this.#sentLine = null;
         this.#echo = new EchoLine(this.#cols());
         if (!this.#sawPromptEnd) this.#promptTick = tick;
-        const heard = this.#onPromptStart;
-        this.#onPromptStart = null;
+        // The first prompt of the shell just integrated: what came before it was the snippet.
+        const heard = newest ? this.#onPromptStart : null;
+        if (newest) this.#onPromptStart = null;
         heard?.(this.#seq, this.#chunk.subarray(end));
         break;
       }

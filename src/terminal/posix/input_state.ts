@@ -55,15 +55,14 @@ import { lineModes, slaveHasInput, unreadBytes } from "../../../ffi/terminal_cal
 import type { InputActivity, InputState } from "../terminal.ts";
 import {
   childrenOf,
-  epollTargets,
   fdTarget,
   forgetTasks,
-  readMemory,
   readStat,
   runCount,
   syscallOf,
   threadsOf,
 } from "./proc_tasks.ts";
+import { isRelayEnd, timeoutOf, watchedFds } from "./poll_sets.ts";
 
 /**
  * How long a canonical-mode line without its end may sit in the line
@@ -123,11 +122,6 @@ interface Mark {
   pauses: Map<number, { runs: number; wakes: number }>;
 }
 
-const POLLFD_SIZE = 8;
-/** Input events a poll or epoll can wait for: POLLIN | POLLPRI | POLLRDNORM (EPOLL* alike). */
-const INPUT_EVENTS = 0x1 | 0x2 | 0x40;
-/** More fds than any program polls; bounds what is read from its memory. */
-const MAX_WATCHED_FDS = 4096;
 /** Bytes that end a canonical line (or the input): newline, carriage return, Ctrl+D. */
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
 const ESC = 0x1b;
@@ -339,7 +333,7 @@ export class InputWatch {
       return { activity: this.#isInput(target(Number(args[0]))) ? "reading" : "busy" };
     }
     if (SYSCALLS.waits.includes(nr)) return { activity: "child" };
-    const watched = this.#watchedFds(pid, nr, args);
+    const watched = watchedFds(pid, nr, args);
     if (watched === undefined) return { activity: "busy" };
     if (watched === null) return { activity: "unknown" };
     if (!watched.some((fd) => this.#isInput(target(fd)))) return { activity: "busy" };
@@ -348,42 +342,8 @@ export class InputWatch {
     // machine, where taking it for a wait ended a step before vim had acted on the input.
     const timeoutMs = timeoutOf(pid, nr, args);
     if (timeoutMs === 0) return { activity: "busy" };
-    const relay = watched.some((fd) => target(fd)?.startsWith("socket:"));
+    const relay = watched.some((fd) => isRelayEnd(target(fd)));
     return { activity: relay ? "relay" : "reading", timeoutMs };
-  }
-
-  /**
-   * The fds a poll, select or epoll wait watches for input; undefined for any
-   * other call, null when the set cannot be read.
-   */
-  #watchedFds(pid: number, nr: number, args: bigint[]): number[] | null | undefined {
-    if (SYSCALLS.polls.includes(nr)) {
-      const count = Math.min(Number(args[1]), MAX_WATCHED_FDS);
-      const bytes = readMemory(pid, args[0], count * POLLFD_SIZE);
-      if (bytes === null) return null;
-      const view = new DataView(bytes.buffer);
-      const fds: number[] = [];
-      for (let i = 0; i < count; i++) {
-        const fd = view.getInt32(i * POLLFD_SIZE, true);
-        if (fd >= 0 && view.getInt16(i * POLLFD_SIZE + 4, true) & INPUT_EVENTS) fds.push(fd);
-      }
-      return fds;
-    }
-    if (SYSCALLS.selects.includes(nr)) {
-      const count = Math.min(Number(args[0]), MAX_WATCHED_FDS);
-      if (args[1] === 0n) return [];
-      const bytes = readMemory(pid, args[1], Math.ceil(count / 8));
-      if (bytes === null) return null;
-      const fds: number[] = [];
-      for (let fd = 0; fd < count; fd++) if (bytes[fd >> 3] & (1 << (fd & 7))) fds.push(fd);
-      return fds;
-    }
-    if (SYSCALLS.epolls.includes(nr)) {
-      return epollTargets(pid, Number(args[0]))
-        .filter((t) => t.events & INPUT_EVENTS)
-        .map((t) => t.fd);
-    }
-    return undefined;
   }
 
   #isInput(target: string | null): boolean {
@@ -394,26 +354,4 @@ export class InputWatch {
     return target === pipe ||
       (terminal !== undefined && (target === terminal || target === "/dev/tty"));
   }
-}
-
-/**
- * The timeout of a poll, select or epoll wait of `pid`, in milliseconds
- * (Infinity: none). A pointer's struct is read from the program's memory:
- * while the call waits, it still holds what was asked for.
- */
-function timeoutOf(pid: number, nr: number, args: bigint[]): number {
-  const at = SYSCALLS.timeouts[nr];
-  if (at === undefined) return Infinity;
-  const value = args[at.arg];
-  if (at.unit === "ms") {
-    const ms = Number(BigInt.asIntN(32, value));
-    return ms < 0 ? Infinity : ms;
-  }
-  if (value === 0n) return Infinity;
-  const bytes = readMemory(pid, value, 16);
-  if (bytes === null) return Infinity;
-  const view = new DataView(bytes.buffer);
-  const fraction = Number(view.getBigInt64(8, true));
-  return Number(view.getBigInt64(0, true)) * 1000 +
-    fraction / (at.unit === "timeval" ? 1000 : 1_000_000);
 }
