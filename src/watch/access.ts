@@ -101,11 +101,14 @@ export class WatchAccess {
   }
 }
 
+/** The subprotocols a WebSocket handshake offers. */
+export function offeredProtocols(request: Request): string[] {
+  return (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
+}
+
 /** The token `request` shows: its bearer token, else the one offered among its socket's subprotocols. */
 function tokenOf(request: Request): string | undefined {
   const bearer = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",")
-    .map((protocol) => protocol.trim())
-    .find((protocol) => protocol.startsWith(TOKEN_PROTOCOL));
+  const offered = offeredProtocols(request).find((p) => p.startsWith(TOKEN_PROTOCOL));
   return bearer ?? offered?.slice(TOKEN_PROTOCOL.length);
 }

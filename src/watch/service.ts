@@ -40,7 +40,7 @@
 import { PortalError } from "../errors.ts";
 import { generateToken, RequestGuard } from "../mcp/http_guard.ts";
 import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
-import { SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
+import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";
 import { servePage } from "./page_socket.ts";
 import { type ProcessSource, WatchScope } from "./scope.ts";
@@ -166,8 +166,7 @@ export class WatchService {
         return answer(400, "This is the page's WebSocket.");
       }
       // A browser that offered subprotocols (the page's token among them) wants one chosen.
-      const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",")
-        .some((protocol) => protocol.trim() === SOCKET_PROTOCOL);
+      const offered = offeredProtocols(request).includes(SOCKET_PROTOCOL);
       const { socket, response } = Deno.upgradeWebSocket(
         request,
         offered ? { protocol: SOCKET_PROTOCOL } : {},
