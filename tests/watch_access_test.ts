@@ -112,8 +112,14 @@ Deno.test("watch access: 401 without the token, 403 for another origin or host, 
     assertEquals((await rawGet(port, `/watch/cast?id=${id}`, cast)).status, 403, origin);
   }
   // DNS rebinding: a name that is not this server's, for the page as for the rest.
-  for (const path of ["/watch/", "/watch/socket"]) {
-    const rebound = { ...offering(token), host: `evil.example:${port}` };
+  for (
+    const path of ["/watch/", "/watch/assets/watch.js", "/watch/socket", `/watch/cast?id=${id}`]
+  ) {
+    const rebound = {
+      ...offering(token),
+      authorization: `Bearer ${token}`,
+      host: `evil.example:${port}`,
+    };
     assertEquals((await rawGet(port, path, rebound)).status, 403, path);
   }
 });
@@ -148,6 +154,7 @@ Deno.test({
         until: (text) => text?.includes("opened without its token") === true,
       },
     );
+    await screenshot(bare, "no-token");
   },
 });
 
