@@ -2,13 +2,14 @@
  * The watch page from a shell and over `--http`: `portal watch [ID|NAME]`
  * prints the running server's link; `--watch-port` chooses its port; under
  * `--http` the same page answers at `/watch` of the HTTP listener, with its
- * own token (not the MCP bearer token) and that listener's Host checks.
+ * own tokens (not the MCP bearer token) and that listener's Host checks.
  */
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { callTool, Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { runCli } from "./helpers/cli.ts";
 import { HttpPortal } from "./helpers/http_portal.ts";
+import { linkToken, openWatchSocket } from "./helpers/watch.ts";
 
 /** A free port on 127.0.0.1 (bound, then let go). */
 function freePort(): number {
@@ -38,7 +39,7 @@ Deno.test("portal watch: the running server's link, opening on an id or a name",
     assertEquals(byId.searchParams.get("id"), "1");
     const byName = new URL((await runCli(dir.path, ["watch", "calc"], env)).stdout.trim());
     assertEquals(byName.searchParams.get("name"), "calc");
-    assertEquals(byName.searchParams.get("token"), link.searchParams.get("token"));
+    assertEquals(linkToken(byName.href), linkToken(link.href));
     // The file it is read from is the owner's alone.
     assertEquals((await Deno.stat(`${portal.dbPath}.watch`)).mode! & 0o777, 0o600);
   }
@@ -57,22 +58,26 @@ Deno.test("--http: the page also at /watch on the HTTP listener, with its own to
   const client = await server.connect();
   const { id } = await callTool(client, "process_start", { command: "sleep", args: ["30"] });
   const link = new URL((await callTool(client, "process_watch", { id })).url);
-  const token = link.searchParams.get("token")!;
+  const token = linkToken(link.href);
   assert(token !== server.token, "the page's token is not the MCP bearer token");
-  // The same page on the HTTP listener's port, the same token.
-  const mounted = new URL(`${link.pathname}${link.search}`, server.url);
-  const page = await fetch(mounted);
-  assertEquals(page.status, 200);
-  const cookie = page.headers.get("set-cookie")!.split(";")[0];
-  await page.body?.cancel();
-  const asset = await fetch(new URL("/watch/assets/watch.js", server.url), { headers: { cookie } });
-  assertEquals(asset.status, 200);
-  await asset.body?.cancel();
-  const without = await fetch(new URL("/watch/", server.url));
+  // The same page on the HTTP listener's port (it holds no secret), the same token for the rest.
+  const origin = new URL(server.url).origin;
+  for (const path of [`${link.pathname}${link.search}`, "/watch/assets/watch.js"]) {
+    const file = await fetch(new URL(path, origin));
+    assertEquals(file.status, 200, path);
+    await file.body?.cancel();
+  }
+  {
+    await using socket = openWatchSocket(origin, token);
+    const list = await socket.next("processes");
+    assertEquals((list.processes as { id: number }[]).map((p) => p.id), [id]);
+  }
+  const cast = `/watch/cast?id=${id}`;
+  const without = await fetch(new URL(cast, origin));
   assertEquals(without.status, 401);
   await without.body?.cancel();
-  // The MCP bearer token does not open the page, nor the page's token /mcp.
-  const bearer = await fetch(new URL("/watch/", server.url), {
+  // The MCP bearer token does not open the page's processes, nor the page's token /mcp.
+  const bearer = await fetch(new URL(cast, origin), {
     headers: { authorization: `Bearer ${server.token}` },
   });
   assertEquals(bearer.status, 401);

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { tempDir } from "../dev/temp_dir.ts";
+import { runCli } from "./helpers/cli.ts";
 import {
   browserTest,
   newPage,
@@ -43,7 +44,7 @@ Deno.test({
     console.log(`the line reached the page ${latency.toFixed(0)} ms after the reply`);
     assert(latency < 1000, `the line took ${latency} ms to reach the page`);
     await screenshot(page, "python");
-    // The token was traded for the cookie: it is no longer in the address bar.
+    // The token is in the page's memory, no longer in the address bar.
     assert(!page.url().includes("token"), page.url());
     assertMatch(await page.$eval("#title", (e) => e.textContent ?? ""), /python3 -q/);
     assertMatch(await page.$eval("#processes", (e) => e.textContent ?? ""), /waiting for input/);
@@ -216,5 +217,48 @@ Deno.test({
     const last = (await portal.call("process_screen", { id })).lines.join("\n").trimEnd();
     await terminalUntil(page, "the exact last screen", (text) => text.trimEnd() === last);
     await waitFor("the ended notice", notice, { until: (text) => text.includes("has ended") });
+  },
+});
+
+Deno.test({
+  name: "watch page: a link for a name opens the live process of that name, and says so",
+  ...browserTest,
+  fn: async () => {
+    await using portal = await Portal.start();
+    await using browser = await openBrowser();
+    await using dir = await tempDir("portal-watch-name-");
+    const calc = { pty: true, name: "calc", wait: "ready" };
+    const ended = await portal.spawn("python3", ["-q"], calc);
+    await portal.call("process_kill", { id: ended });
+    const live = await portal.spawn("python3", ["-q"], calc);
+    await portal.spawn("sleep", ["30"]);
+    const run = await runCli(dir.path, ["watch", "calc"], { PORTAL_DB_PATH: portal.dbPath });
+    assertEquals(run.code, 0, run.stderr);
+    const page = await newPage(browser);
+    await page.goto(run.stdout.trim());
+    const header = () => page.$eval("#scope", (e) => e.textContent);
+    await waitFor("the header to name the process", header, {
+      until: (text) =>
+        text === `link for calc (#${live}) · in the list of every client's processes`,
+    });
+    await page.waitForSelector("#view:not([hidden])");
+    assertMatch(await page.$eval("#facts", (e) => e.textContent ?? ""), new RegExp(`^#${live} `));
+    await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+    await screenshot(page, "named");
+
+    // A name the list does not hold: the header says so, and nothing is chosen for the person.
+    const unknown = new URL(run.stdout.trim());
+    unknown.searchParams.set("name", "nosuch");
+    const other = await newPage(browser);
+    await other.goto(unknown.href);
+    await waitFor(
+      "the header to say there is none",
+      () => other.$eval("#scope", (e) => e.textContent),
+      {
+        until: (text) => text === "no process nosuch here · every client's processes",
+      },
+    );
+    assertMatch(await other.$eval("#choose", (e) => e.textContent ?? ""), /^No process nosuch in/);
+    assertEquals(await other.$eval("#view", (e) => e.hasAttribute("hidden")), true);
   },
 });

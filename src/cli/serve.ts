@@ -92,7 +92,7 @@ function serveOverHttp(
       log,
       sessions,
       openSession: () => openSession(),
-      mount: { path: WATCH_PATH, handler: (port) => watch.handler(guard, port) },
+      mount: { path: WATCH_PATH, handle: watch.handler(guard) },
     });
   } catch (error) {
     console.error(

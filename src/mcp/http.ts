@@ -63,11 +63,8 @@ export interface HttpOptions {
   sessions: { idleMs: number; max: number };
   /** The tools' context of a new session. */
   openSession(): SessionContext;
-  /**
-   * Another service on the same listener (the watch page at `/watch`), which
-   * checks its requests itself; `handler` is given the port bound.
-   */
-  mount?: { path: string; handler(port: number): (request: Request) => Promise<Response> };
+  /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
+  mount?: { path: string; handle(request: Request): Promise<Response> };
 }
 
 /** A listening server. */
@@ -95,13 +92,11 @@ export function serveHttp(options: HttpOptions): HttpService {
     onEnd: (id, reason) => log.stderr("info", "http", `session ${id} ends: ${why[reason]}`),
   });
 
-  // Set once the port is bound, before any request is handled.
-  const mounted: { handle?: (request: Request) => Promise<Response> } = {};
   const handle = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
-    const mount = options.mount?.path;
-    if (mounted.handle && (path === mount || path.startsWith(`${mount}/`))) {
-      return await mounted.handle(request);
+    const mount = options.mount;
+    if (mount && (path === mount.path || path.startsWith(`${mount.path}/`))) {
+      return await mount.handle(request);
     }
     const refusal = guard.refuse(request);
     if (refusal) {
@@ -192,7 +187,6 @@ export function serveHttp(options: HttpOptions): HttpService {
     onListen: () => {},
   }, handle);
   const { hostname, port } = http.addr as Deno.NetAddr;
-  mounted.handle = options.mount?.handler(port);
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,

@@ -1,96 +1,114 @@
 /**
- * Who may open the watch page, its files and its socket. The page lets a
- * person type into programs, so it is guarded like `/mcp`, with a browser's
- * ways: the link carries a random token ({@link generateToken}: 256 bits),
- * good for the server's lifetime; the page answers it with an HttpOnly,
- * SameSite=Strict cookie (then its script drops the token from the address
- * bar), and every later request shows the cookie. Without either, every
- * request gets 401. `Host` and `Origin` are checked as for `/mcp`
+ * Who may reach the processes through the watch page. The page lets a
+ * person type into programs, so its socket and its recordings are guarded
+ * like `/mcp`: every request shows a scope's token ({@link WatchScope}: one
+ * per link, 256 bits), and reaches that scope's processes only; without a
+ * token that opens a scope, 401.
+ *
+ * The token is never ambient. A link carries it in its fragment
+ * (`#token=`), which browsers send to no server; the page's script keeps it
+ * in the tab's `sessionStorage` (its own origin's: scheme, host and port),
+ * drops it from the address bar, and shows it to this listener only: in the
+ * socket's subprotocols (`portal.token.TOKEN`, the one header a script may
+ * set on a WebSocket) and as `Authorization: Bearer` on its fetches. No
+ * cookie: browsers do not keep cookies apart by port, so any other server
+ * on 127.0.0.1 the person later visited, another local user's, would have
+ * received it. The page and its files hold no secret (they are the same in
+ * every Portal), so they need no token.
+ *
+ * `Host` and `Origin` are checked for every request as for `/mcp`
  * ({@link RequestGuard.refuseSource}: DNS rebinding, and an `Origin` must be
- * the page's own: scheme, host and port, 403 otherwise), so no other page,
- * even one on another port of this machine, can drive its socket.
+ * the page's own, 403 otherwise), so no other page, even one on another
+ * port of this machine, can drive the socket.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { RequestGuard } from "../mcp/http_guard.ts";
+ * import { WatchScope } from "./scope.ts";
  * import { WatchAccess } from "./access.ts";
  *
- * const token = "t0ken";
- * const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token });
- * const access = new WatchAccess(token, guard);
+ * const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token: "unused" });
+ * const scope = new WatchScope("this agent's processes", () => []);
+ * const access = new WatchAccess(guard, () => [scope]);
  * const get = (path: string, headers: Record<string, string> = {}) =>
  *   new Request(`http://127.0.0.1:8080${path}`, { headers: { host: "127.0.0.1:8080", ...headers } });
- * assert.equal(access.refuse(get("/watch/"), 8080)?.status, 401);
- * assert.equal(access.refuse(get("/watch/?token=t0ken"), 8080), undefined);
- * assert.equal(access.refuse(get("/watch/assets/watch.js?token=t0ken"), 8080)?.status, 401);
- * const cookie = { cookie: access.cookie(8080).split(";")[0] };
- * assert.equal(access.refuse(get("/watch/socket", cookie), 8080), undefined);
- * const other = { ...cookie, origin: "http://127.0.0.1:9999" };
- * assert.equal(access.refuse(get("/watch/socket", other), 8080)?.status, 403);
+ * assert.deepEqual(access.admit(get("/watch/")), { scope: undefined });
+ * assert.equal("refusal" in access.admit(get("/watch/socket")), true);
+ * const bearer = { authorization: `Bearer ${scope.token}` };
+ * assert.deepEqual(access.admit(get("/watch/cast?id=1", bearer)), { scope });
+ * const offered = { "sec-websocket-protocol": `portal.watch, portal.token.${scope.token}` };
+ * assert.deepEqual(access.admit(get("/watch/socket", offered)), { scope });
+ * const other = { ...offered, origin: "http://127.0.0.1:9999" };
+ * assert.deepEqual(access.admit(get("/watch/socket", other)), {
+ *   refusal: { status: 403, reason: guard.refuseSource(get("/", other))!.reason },
+ * });
  * ```
  * @module
  */
-import { type Refusal, type RequestGuard, sameInConstantTime } from "../mcp/http_guard.ts";
+import type { Refusal, RequestGuard } from "../mcp/http_guard.ts";
+import type { WatchScope } from "./scope.ts";
 
 /** The path every part of the page lives under. */
 export const WATCH_PATH = "/watch";
 
+/** The subprotocol the page's socket speaks (the server answers with it). */
+export const SOCKET_PROTOCOL = "portal.watch";
+
+/** How the page offers its token among the socket's subprotocols. */
+const TOKEN_PROTOCOL = "portal.token.";
+
+/** What a request may reach: a refusal, or the scope its token opens (none for the page's files). */
+export type Admission = { refusal: Refusal } | { scope: WatchScope | undefined };
+
 /** Checks every request to the watch page. */
 export class WatchAccess {
-  readonly token: string;
-  readonly #expected: Uint8Array;
   readonly #guard: RequestGuard;
+  readonly #scopes: () => Iterable<WatchScope>;
 
-  constructor(token: string, guard: RequestGuard) {
-    if (token === "") throw new Error("the watch token must not be empty");
-    this.token = token;
-    this.#expected = new TextEncoder().encode(token);
+  /** `scopes`: the open ones, whose tokens are accepted. */
+  constructor(guard: RequestGuard, scopes: () => Iterable<WatchScope>) {
     this.#guard = guard;
+    this.#scopes = scopes;
   }
 
-  /**
-   * The refusal for `request` to the listener on `port`, or undefined. The
-   * token in the query is taken for the page itself only: its files and its
-   * socket need the cookie (or an `Authorization: Bearer` header).
-   */
-  refuse(request: Request, port: number): Refusal | undefined {
+  /** Whether `request` may pass, and to which scope's processes. */
+  admit(request: Request): Admission {
     const source = this.#guard.refuseSource(request);
-    if (source) return source;
-    const url = new URL(request.url);
-    const page = url.pathname === `${WATCH_PATH}/` || url.pathname === WATCH_PATH;
-    const given = [
-      cookieOf(request, cookieName(port)),
-      /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1],
-      page ? url.searchParams.get("token") : undefined,
-    ];
-    if (given.some((token) => token && this.#valid(token))) return undefined;
+    if (source) return { refusal: source };
+    const path = new URL(request.url).pathname;
+    const page = path === WATCH_PATH || path === `${WATCH_PATH}/` ||
+      path.startsWith(`${WATCH_PATH}/assets/`);
+    if (page) return { scope: undefined };
+    const scope = this.#opened(tokenOf(request));
+    if (scope) return { scope };
     return {
-      status: 401,
-      reason: "Open the watch page through its link (process_watch, or `portal watch`): it " +
-        "carries the token",
+      refusal: {
+        status: 401,
+        reason: "Open the watch page through its link (process_watch, or `portal watch`): it " +
+          "carries the token. A link whose client has ended opens nothing.",
+      },
     };
   }
 
-  /** The `Set-Cookie` value that lets this browser in, on the listener at `port`. */
-  cookie(port: number): string {
-    return `${cookieName(port)}=${this.token}; Path=${WATCH_PATH}; HttpOnly; SameSite=Strict`;
-  }
-
-  #valid(token: string): boolean {
-    return sameInConstantTime(new TextEncoder().encode(token), this.#expected);
+  /** The scope `token` opens; every open scope's is compared, each in constant time. */
+  #opened(token: string | undefined): WatchScope | undefined {
+    if (!token) return undefined;
+    const given = new TextEncoder().encode(token);
+    let found: WatchScope | undefined;
+    for (const scope of this.#scopes()) if (scope.opens(given)) found = scope;
+    return found;
   }
 }
 
-/** Cookies are not kept apart by port: each listener has its own name. */
-function cookieName(port: number): string {
-  return `portal_watch_${port}`;
+/** The subprotocols a WebSocket handshake offers. */
+export function offeredProtocols(request: Request): string[] {
+  return (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim());
 }
 
-function cookieOf(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return undefined;
+/** The token `request` shows: its bearer token, else the one offered among its socket's subprotocols. */
+function tokenOf(request: Request): string | undefined {
+  const bearer = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const offered = offeredProtocols(request).find((p) => p.startsWith(TOKEN_PROTOCOL));
+  return bearer ?? offered?.slice(TOKEN_PROTOCOL.length);
 }

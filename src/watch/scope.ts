@@ -1,12 +1,16 @@
 /**
  * What one watch link shows: the processes of one client (an MCP session's
- * manager, whose list holds what that client may see), or of every client
- * of this Portal (`portal watch`). A scope ends with its client; its open
- * pages are then closed.
+ * manager, whose list holds what that client may see: its own and the kept
+ * ones), or of every client of this Portal (`portal watch`). Each scope has
+ * a token of its own, and its link carries that token: the token, not
+ * anything else in the URL, decides what a page may see, so a link edited
+ * by hand reaches no more than it did. A scope ends with its client; its
+ * open pages are then closed, and its token opens nothing.
  *
  * @module
  */
 import { PortalError } from "../errors.ts";
+import { generateToken, sameInConstantTime } from "../mcp/http_guard.ts";
 import type { Watched } from "../core/process/manager.ts";
 
 /** Where a scope finds its processes (a ProcessManager). */
@@ -34,16 +38,23 @@ export interface ListedProcess {
 
 /** The processes one link shows, and the pages open on them. */
 export class WatchScope {
-  readonly key: string;
+  /** What the page's header calls the list. */
   readonly label: string;
+  /** The credential its link carries ({@link generateToken}: 256 bits). */
+  readonly token: string = generateToken();
   /** The sockets of the pages open on this scope. */
   readonly pages = new Set<WebSocket>();
   readonly #sources: () => Iterable<ProcessSource>;
+  readonly #expected = new TextEncoder().encode(this.token);
 
-  constructor(key: string, label: string, sources: () => Iterable<ProcessSource>) {
-    this.key = key;
+  constructor(label: string, sources: () => Iterable<ProcessSource>) {
     this.label = label;
     this.#sources = sources;
+  }
+
+  /** Whether `token` is this scope's, compared so that timing tells nothing of it. */
+  opens(token: Uint8Array): boolean {
+    return sameInConstantTime(token, this.#expected);
   }
 
   /** Every process of the scope, by id. */

@@ -6,10 +6,11 @@
  * {@link WatchScope}s: one per client (what `process_watch` links to) and
  * one for everything (what `portal watch` links to).
  *
- * Routes, each through {@link WatchAccess} first: `/watch/` (the page; its
- * link's token becomes a cookie), `/watch/assets/NAME` (its files),
- * `/watch/socket` (its WebSocket, see page_socket.ts) and
- * `/watch/cast?id=ID` (a PTY process's asciicast, for download and replay).
+ * Routes, each through {@link WatchAccess} first: `/watch/` (the page) and
+ * `/watch/assets/NAME` (its files), which hold no secret; `/watch/socket`
+ * (its WebSocket, see page_socket.ts) and `/watch/cast?id=ID` (a PTY
+ * process's asciicast, for download and replay), which reach the processes
+ * of the scope whose token the request shows, and no other.
  *
  * @example
  * ```ts
@@ -18,15 +19,20 @@
  *
  * const service = WatchService.listen(0);
  * const scope = service.open({ watchedAll: () => [] });
- * const link = service.link(scope);
- * assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/watch\/\?scope=\w+&token=/);
- * const refused = await fetch(link.replace(/token=.*$/, ""));
- * assert.equal(refused.status, 401);
- * await refused.body?.cancel();
+ * const link = new URL(service.link(scope, 3));
+ * assert.equal(link.search, "?id=3");
+ * assert.equal(link.hash, `#token=${scope.token}`);
  * const page = await fetch(link);
  * assert.match(page.headers.get("content-security-policy")!, /script-src 'self'/);
- * assert.match(page.headers.get("set-cookie")!, /HttpOnly; SameSite=Strict/);
+ * assert.equal(page.headers.get("set-cookie"), null);
  * await page.body?.cancel();
+ * const cast = new URL("cast?id=3", link);
+ * const refused = await fetch(cast);
+ * assert.equal(refused.status, 401);
+ * await refused.body?.cancel();
+ * const missing = await fetch(cast, { headers: { authorization: `Bearer ${scope.token}` } });
+ * assert.equal(missing.status, 404);
+ * await missing.body?.cancel();
  * await service.close();
  * ```
  * @module
@@ -34,7 +40,7 @@
 import { PortalError } from "../errors.ts";
 import { generateToken, RequestGuard } from "../mcp/http_guard.ts";
 import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
-import { WATCH_PATH, WatchAccess } from "./access.ts";
+import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";
 import { servePage } from "./page_socket.ts";
 import { type ProcessSource, WatchScope } from "./scope.ts";
@@ -58,23 +64,22 @@ const CAST_CHUNK_CHARS = 256 * 1024;
 export class WatchService {
   /** The page on the service's own listener (no token). */
   readonly url: string;
-  readonly token: string;
-  /** Every process of every client. */
+  /** Every process of every client: `portal watch`'s scope. */
   readonly everything: WatchScope;
-  readonly #scopes = new Map<string, WatchScope>();
+  /** The scopes whose tokens open something. */
+  readonly #scopes = new Set<WatchScope>();
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   /** What {@link everything} shows: every process of the server (see {@link showAll}). */
   #all: ProcessSource = { watchedAll: () => [] };
 
   /** Listens on 127.0.0.1:`port` (0: a free port); throws when it cannot (`AddrInUse`). */
   static listen(port: number): WatchService {
-    return new WatchService(port, generateToken());
+    return new WatchService(port);
   }
 
-  private constructor(port: number, token: string) {
-    this.token = token;
-    this.everything = new WatchScope("", "all processes", () => [this.#all]);
-    this.#scopes.set("", this.everything);
+  private constructor(port: number) {
+    this.everything = new WatchScope("every client's processes", () => [this.#all]);
+    this.#scopes.add(this.everything);
     let handle: (request: Request) => Promise<Response> = () => Promise.reject();
     this.#server = Deno.serve({
       hostname: "127.0.0.1",
@@ -83,8 +88,10 @@ export class WatchService {
       onListen: () => {},
     }, (request) => handle(request));
     const bound = this.#server.addr.port;
+    // Only its Host and Origin checks are used here: its token is the one `/mcp` asks for.
+    const token = generateToken();
     const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token });
-    handle = this.handler(guard, bound);
+    handle = this.handler(guard);
     this.url = `http://127.0.0.1:${bound}${WATCH_PATH}/`;
   }
 
@@ -95,36 +102,40 @@ export class WatchService {
 
   /** A scope for one client's processes (`source`); {@link end} it when the client goes. */
   open(source: ProcessSource): WatchScope {
-    const key = generateToken().slice(0, 12).replace(/[^A-Za-z0-9]/g, "0");
-    const scope = new WatchScope(key, "this agent's processes", () => [source]);
-    this.#scopes.set(key, scope);
+    const scope = new WatchScope("this agent's processes", () => [source]);
+    this.#scopes.add(scope);
     return scope;
   }
 
-  /** The client of `scope` has gone: its pages close, its link answers no more. */
+  /** The client of `scope` has gone: its pages close, its token opens nothing more. */
   end(scope: WatchScope): void {
-    this.#scopes.delete(scope.key);
+    this.#scopes.delete(scope);
     scope.close();
   }
 
-  /** The link a person opens: the page of `scope`, showing process `id` first if given. */
+  /**
+   * The link a person opens: the page of `scope`, showing process `id` (or
+   * the process of that name) first if given. Its token is in the fragment,
+   * which the browser sends to no server.
+   */
   link(scope: WatchScope, id?: number | string): string {
     const query = new URLSearchParams();
-    if (scope.key !== "") query.set("scope", scope.key);
     if (typeof id === "number") query.set("id", String(id));
     else if (id !== undefined) query.set("name", id);
-    query.set("token", this.token);
-    return `${this.url}?${query}`;
+    const search = query.size > 0 ? `?${query}` : "";
+    return `${this.url}${search}#token=${scope.token}`;
   }
 
-  /** The routes under `/watch`, for a listener on `port` whose `Host`/`Origin` rules are `guard`'s. */
-  handler(guard: RequestGuard, port: number): (request: Request) => Promise<Response> {
-    const access = new WatchAccess(this.token, guard);
+  /** The routes under `/watch`, for a listener whose `Host`/`Origin` rules are `guard`'s. */
+  handler(guard: RequestGuard): (request: Request) => Promise<Response> {
+    const access = new WatchAccess(guard, () => this.#scopes);
     return (request) => {
-      const refusal = access.refuse(request, port);
-      if (refusal) return Promise.resolve(answer(refusal.status, refusal.reason));
+      const admitted = access.admit(request);
+      if ("refusal" in admitted) {
+        return Promise.resolve(answer(admitted.refusal.status, admitted.refusal.reason));
+      }
       try {
-        return Promise.resolve(this.#route(request, access, port));
+        return Promise.resolve(this.#route(request, admitted.scope));
       } catch (error) {
         if (!(error instanceof PortalError)) throw error;
         return Promise.resolve(answer(404, error.message));
@@ -138,30 +149,32 @@ export class WatchService {
     await this.#server.shutdown();
   }
 
-  #route(request: Request, access: WatchAccess, port: number): Response {
+  /** Answers `request`; `scope` is the one its token opens (none: it may reach the page's files only). */
+  #route(request: Request, scope: WatchScope | undefined): Response {
     const url = new URL(request.url);
     if (request.method !== "GET") return answer(405, "Only GET.");
     const path = url.pathname;
     if (path === WATCH_PATH || path === `${WATCH_PATH}/`) {
-      const headers = { ...HEADERS, "content-type": PAGE.type, "set-cookie": access.cookie(port) };
-      return new Response(PAGE.body, { headers });
+      return new Response(PAGE.body, { headers: { ...HEADERS, "content-type": PAGE.type } });
     }
     const asset = ASSETS.get(path.slice(`${WATCH_PATH}/assets/`.length));
     if (path.startsWith(`${WATCH_PATH}/assets/`) && asset) {
       return new Response(asset.body, { headers: { ...HEADERS, "content-type": asset.type } });
     }
-    const scope = this.#scopes.get(url.searchParams.get("scope") ?? "");
-    if (path === `${WATCH_PATH}/socket`) {
-      if (scope === undefined) return answer(404, "This link's client has ended.");
+    if (scope !== undefined && path === `${WATCH_PATH}/socket`) {
       if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
         return answer(400, "This is the page's WebSocket.");
       }
-      const { socket, response } = Deno.upgradeWebSocket(request);
+      // A browser that offered subprotocols (the page's token among them) wants one chosen.
+      const offered = offeredProtocols(request).includes(SOCKET_PROTOCOL);
+      const { socket, response } = Deno.upgradeWebSocket(
+        request,
+        offered ? { protocol: SOCKET_PROTOCOL } : {},
+      );
       servePage(socket, scope);
       return response;
     }
-    if (path === `${WATCH_PATH}/cast`) {
-      if (scope === undefined) return answer(404, "This link's client has ended.");
+    if (scope !== undefined && path === `${WATCH_PATH}/cast`) {
       return this.#cast(scope, Number(url.searchParams.get("id")));
     }
     return answer(404, "Not found.");

@@ -9,17 +9,16 @@ const $ = (id) => document.getElementById(id);
 /** What xterm.js sends when the page gains or loses focus, if the program asked for it. */
 const FOCUS_REPORTS = ["\x1b[I", "\x1b[O"];
 const params = new URLSearchParams(location.search);
-// The token was traded for a cookie with this page: it leaves the address bar (and history).
-if (params.has("token")) {
-  params.delete("token");
-  history.replaceState(null, "", `${location.pathname}?${params}`);
-}
-const scope = params.get("scope") ?? "";
+/** What the link asked to show first: a process's id, or its name (the live one, else the newest). */
+const asked = { id: params.has("id") ? Number(params.get("id")) : null, name: params.get("name") };
+const token = takeToken();
 
 const state = {
   processes: [],
+  /** What the header calls the list (from the server: whose processes they are). */
+  label: "",
   /** The id the person chose (or the link named), and the one whose screen is shown. */
-  chosen: params.has("id") ? Number(params.get("id")) : null,
+  chosen: asked.id,
   shown: null,
   mine: false,
   /** The program prints faster than a page can draw: a picture of its latest output is shown. */
@@ -41,6 +40,33 @@ const view = new TerminalView($("terminal"), {
   onBehind: () => send({ type: "watch", id: state.shown }),
 });
 
+/**
+ * The link's token, which decides what this page may see. It comes in the link's fragment, which
+ * the browser sends to no server, and leaves the address bar (and history). It is kept in this
+ * tab's sessionStorage for a reload: that is this origin's alone (scheme, host and port), never
+ * sent anywhere by itself, unlike a cookie, which every server on this host would receive
+ * whatever its port. This page shows it to its own server only: in the socket's subprotocols
+ * and as a fetch's Authorization.
+ */
+function takeToken() {
+  const KEY = "portal.watch.token";
+  const linked = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (location.hash !== "") {
+    history.replaceState(null, "", `${location.pathname}${location.search}`);
+  }
+  try {
+    if (linked) sessionStorage.setItem(KEY, linked);
+    return linked ?? sessionStorage.getItem(KEY);
+  } catch {
+    return linked; // Storage turned off: the token lives as long as the page.
+  }
+}
+
+/** A recording of process `id`, fetched with the token. */
+function fetchCast(id) {
+  return fetch(`/watch/cast?id=${id}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
 function send(message) {
   if (state.socket?.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify(message));
 }
@@ -54,9 +80,16 @@ function isRunning(process) {
 }
 
 function connect() {
-  const socket = new WebSocket(
-    `ws://${location.host}/watch/socket?scope=${encodeURIComponent(scope)}`,
-  );
+  if (!token) {
+    setConnection("closed", "no token");
+    $("choose").textContent = "This page was opened without its token: open it through its " +
+      "link (process_watch, or `portal watch` at a shell).";
+    return;
+  }
+  const socket = new WebSocket(`ws://${location.host}/watch/socket`, [
+    "portal.watch",
+    `portal.token.${token}`,
+  ]);
   socket.binaryType = "arraybuffer";
   state.socket = socket;
   socket.onopen = () => {
@@ -80,15 +113,15 @@ function connect() {
 
 function receive(message) {
   switch (message.type) {
-    case "processes":
+    case "processes": {
       state.processes = message.processes;
-      $("scope").textContent = message.label;
-      if (state.chosen === null && state.processes.length > 0) {
-        const named = state.processes.find((p) => p.name === params.get("name"));
-        choose((named ?? state.processes[0]).id);
-      }
+      state.label = message.label;
+      // A name the list does not hold (yet) chooses nothing: the header says so.
+      const first = asked.name === null ? state.processes[0] : linked();
+      if (state.chosen === null && first !== undefined) choose(first.id);
       render();
       break;
+    }
     case "screen": {
       // A flood sends a picture several times a second: the rest of the page redraws only
       // when what it says changes (a list rebuilt each time cost the browser a layout).
@@ -117,11 +150,35 @@ function receive(message) {
   }
 }
 
+/** The process the link asked for, if the list holds it. */
+function linked() {
+  if (asked.id !== null) return state.processes.find((p) => p.id === asked.id);
+  const named = state.processes.filter((p) => p.name === asked.name);
+  return named.findLast(isRunning) ?? named.at(-1);
+}
+
+/** What the link asked for, as the page says it ("#3", "calc"), or null. */
+function askedFor() {
+  return asked.name ?? (asked.id === null ? null : `#${asked.id}`);
+}
+
+/** The header: whose processes the list shows, and which one the link was for, if it named one. */
+function header() {
+  const what = askedFor();
+  if (what === null) return state.label;
+  const process = linked();
+  if (process === undefined) return `no process ${what} here · ${state.label}`;
+  const name = `${asked.name ?? process.name ?? process.command} (#${process.id})`;
+  return `link for ${name} · in the list of ${state.label}`;
+}
+
 function choose(id) {
   if (id === state.chosen && state.shown === id) return;
   state.chosen = id;
   state.mine = false;
+  // The address bar names what is shown: a reload opens it again.
   params.set("id", String(id));
+  params.delete("name");
   history.replaceState(null, "", `${location.pathname}?${params}`);
   send({ type: "watch", id });
   render();
@@ -141,12 +198,19 @@ function notice(text, kind) {
 }
 
 function render() {
+  if (state.label !== "") $("scope").textContent = header();
   renderList($("processes"), state.processes, state.chosen, choose);
   $("empty").hidden = state.processes.length > 0;
   const process = current();
   $("placeholder").hidden = process !== undefined;
   $("view").hidden = process === undefined;
-  if (process === undefined) return;
+  if (process === undefined) {
+    if (state.label !== "" && askedFor() !== null && linked() === undefined) {
+      $("choose").textContent = `No process ${askedFor()} in this list: it was cleaned up, ` +
+        "or belongs to another client. Choose one on the left.";
+    }
+    return;
+  }
   $("title").textContent = [process.name ?? process.command, ...process.args].join(" ");
   const { label, kind } = describeState(process);
   $("state").textContent = label;
@@ -158,7 +222,6 @@ function render() {
   $("give").hidden = !state.mine;
   $("replay").hidden = running || !process.pty;
   $("download").hidden = !process.pty;
-  $("download").href = `/watch/cast?scope=${encodeURIComponent(scope)}&id=${process.id}`;
   $("terminal").parentElement.classList.toggle("typing", state.mine);
   if (noticeTimer !== undefined && $("notice").dataset.kind === "flash") return;
   if (state.mine) {
@@ -193,7 +256,7 @@ for (const button of $("replay").querySelectorAll("button")) {
   button.addEventListener("click", async () => {
     const id = state.chosen;
     const speed = button.dataset.speed === "max" ? "max" : Number(button.dataset.speed);
-    const response = await fetch(`/watch/cast?scope=${encodeURIComponent(scope)}&id=${id}`);
+    const response = await fetchCast(id);
     if (!response.ok) {
       return notice(`The recording could not be loaded (${response.status}).`, "error");
     }
@@ -201,6 +264,19 @@ for (const button of $("replay").querySelectorAll("button")) {
     if (await view.replay(await response.text(), speed)) notice("Replay finished.", "flash");
   });
 }
+// A download is fetched with the token (a link could not carry it), then saved under its name.
+$("download").addEventListener("click", async () => {
+  const response = await fetchCast(state.chosen);
+  if (!response.ok) {
+    return notice(`The recording could not be loaded (${response.status}).`, "error");
+  }
+  const disposition = response.headers.get("content-disposition") ?? "";
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? "portal.cast";
+  const url = URL.createObjectURL(await response.blob());
+  Object.assign(document.createElement("a"), { href: url, download: name }).click();
+  // The browser has the file once the click is handled; the blob is let go after a while.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+});
 // Running times tick without the server.
 setInterval(render, 1000);
 connect();
