@@ -68,8 +68,9 @@ export class ProcessInput {
 
   /**
    * Sends `parts` to the program's input as one write and records them as
-   * one `stdin` record, the secret parts as `[secret: N chars]`; returns the
-   * bytes and the record.
+   * one `stdin` record, the secret parts as secrets.ts says (one `[secret]`
+   * per entry: keys inside an entry record nothing); returns the bytes and
+   * the record.
    */
   send(parts: Typed[]): { bytes: number; record: string } {
     const { terminal, log, secrets } = this.#target;
@@ -80,7 +81,7 @@ export class ProcessInput {
     this.#noteInput();
     terminal.write(bytes);
     this.lastInputAt = performance.now();
-    log.append("stdin", new TextEncoder().encode(record));
+    if (record !== "") log.append("stdin", new TextEncoder().encode(record));
     return { bytes: bytes.length, record };
   }
 
