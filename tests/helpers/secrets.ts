@@ -7,7 +7,7 @@
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Json, Portal, type StartOptions } from "../../dev/portal_client.ts";
-import { assert, assertEquals, assertMatch, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 
 /** Asks for a password, proves it got it (a hash), then prints it whole and in two writes. */
 const GETPASS = `

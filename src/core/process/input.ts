@@ -11,6 +11,7 @@
 import { PortalError } from "../../errors.ts";
 import type { InputState, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
+import { asksForSecret } from "../input/secret_prompt.ts";
 import type { Secrets } from "../input/secrets.ts";
 import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import type { TerminalModes } from "../screen/screen.ts";
@@ -56,9 +57,13 @@ export class ProcessInput {
     this.#target = target;
   }
 
-  /** Whether the terminal hides what is typed now (a password prompt). */
+  /**
+   * Whether what is typed now is a secret: echo off in canonical mode, or a
+   * password prompt behind a relay (secret_prompt.ts).
+   */
   get hidesInput(): boolean {
-    return this.#target.terminal.hidesInput();
+    const { terminal, log } = this.#target;
+    return asksForSecret(terminal.lineModes(), () => log.lastLine);
   }
 
   /** What a wait last learnt the program does with its input. */
