@@ -11,6 +11,7 @@ import { Portal, type Rec } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { SECRET_MAX_CHARS } from "../src/limits.ts";
 import { Secrets } from "../src/core/input/secrets.ts";
+import { asksForSecret } from "../src/core/input/secret_prompt.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { linuxTest } from "./helpers/portal.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -23,7 +24,7 @@ import {
   newSecret,
 } from "./helpers/secrets.ts";
 
-linuxTest("(a) typed as content at a getpass prompt: stored as [secret: N chars]", async () => {
+linuxTest("(a) typed as content at a getpass prompt: stored as one [secret]", async () => {
   const { portal, heard } = await loggingPortal();
   await using _ = portal;
   const secret = newSecret();
@@ -215,7 +216,7 @@ linuxTest("(d) a secret at a shell prompt is refused unless forced", async () =>
   assertEquals(plain.output, "echo [secret]\n[secret]\nREADY$ ");
   const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
   assertEquals(stdin.records.map((r: Rec) => r.content), [
-    `echo [secret: ${secret.length} chars]\r`,
+    "echo [secret]\r",
     "echo [secret]\r",
   ]);
   await assertNoTrace(portal, heard, [secret]);
@@ -286,7 +287,55 @@ Deno.test("the output filter: splits, overlaps, and a read between two chunks", 
   assertEquals(text(secrets.redact("stdout", bytes("def <"))), "[secret] <");
   // Lines typed at a password prompt: erase and kill apply; each completed line is a secret.
   const typed = new Secrets();
-  assertEquals(typed.typed("wrong\x15pw1x\x7f", true), "[secret: 11 chars]");
-  assertEquals(typed.typed("2\r", true), "[secret: 1 chars]\r");
+  assertEquals(typed.typed("wrong\x15pw1x\x7f", true), "[secret]");
+  assertEquals(typed.typed("2\r", true), "\r");
   assertEquals(text(typed.scrub(bytes("pw12 pw1"))), "[secret] pw1");
+  // A person's keys, one write each: one marker per entry, however long; a Ctrl+C drops the
+  // line (no secret is made of it) and the next key begins a new entry.
+  const keys = new Secrets();
+  const record = (text: string, secret = true) =>
+    [...text].map((key) => keys.typed(key, secret)).join("|");
+  assertEquals(record("abc\x03de\r"), "[secret]|||\x03|[secret]||\r");
+  assertEquals(text(keys.scrub(bytes("abc de"))), "abc [secret]");
+  // Typing that is no longer secret (the prompt went away) ends the entry.
+  assertEquals(record("xy"), "[secret]|");
+  assertEquals(keys.typed("ls", false), "ls");
+  assertEquals(record("z"), "[secret]");
+});
+
+Deno.test("a password prompt behind a relay: raw mode and a line that asks for one", () => {
+  const raw = { echo: false, canonical: false };
+  const asks = (line: string) => asksForSecret(raw, () => line);
+  for (
+    const prompt of [
+      "Password: ",
+      "[sudo] password for bob: ",
+      "bob@db1.example.com's password: ",
+      "Enter passphrase for key '/home/bob/.ssh/id_ed25519': ",
+      "Enter password: ",
+      "Password for user postgres: ",
+      "Password for 'https://bob@git.example.com': ",
+      "New password: ",
+      "Retype new password: ",
+      "Current password:",
+      "Enter PIN for 'PIV Card Holder pin (PIV_II)': ",
+      "Passwort: ",
+      "Enter passcode:\x1b[0m ",
+      "login ok\r\nPassword: ",
+    ]
+  ) assert(asks(prompt), prompt);
+  for (
+    const line of [
+      "bob@db1:~$ ",
+      ">>> ",
+      "Password changed.",
+      "Username: ",
+      "Spinning: ",
+      "Password: wrong\rbob@db1:~$ ",
+      "",
+    ]
+  ) assert(!asks(line), line);
+  // Echo on: what is typed is shown anyway; no modes (pipes, Windows): no prompt to tell.
+  assertEquals(asksForSecret({ echo: true, canonical: false }, () => "Password: "), false);
+  assertEquals(asksForSecret(null, () => "Password: "), false);
 });

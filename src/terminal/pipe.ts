@@ -170,8 +170,8 @@ class PipeTerminal implements Terminal {
   }
 
   /** Pipes have no echo: nothing typed is shown by them. */
-  hidesInput(): boolean {
-    return false;
+  lineModes(): null {
+    return null;
   }
 
   /** Pipe output arrives through its streams: nothing can be taken early, only awaited. */

@@ -48,8 +48,8 @@ export class RecordedTerminal implements Terminal {
     return { activity: "unknown", secret: false, taken: false };
   }
 
-  hidesInput(): boolean {
-    return false;
+  lineModes(): null {
+    return null;
   }
 
   collectOutput(): boolean {

@@ -92,6 +92,14 @@ export interface TerminalEvents {
   paceFlood?(): boolean;
 }
 
+/** A terminal's line modes (`tcgetattr`'s local modes), as far as secrets go. */
+export interface LineModes {
+  /** The line discipline echoes what is typed (ECHO). */
+  echo: boolean;
+  /** It hands the program whole, edited lines (ICANON). */
+  canonical: boolean;
+}
+
 /** A program started by a backend. Methods throw `PortalError` on failure. */
 export interface Terminal {
   /** OS process id of the program (its process group and, on a PTY, its session). */
@@ -143,11 +151,11 @@ export interface Terminal {
   /** What the program does with its input now (see {@link InputState}). */
   inputState(): InputState;
   /**
-   * Whether what is typed now goes unseen: a terminal with echo off in
-   * canonical mode (a password prompt), whatever the program is doing. False
-   * on pipes (no echo to speak of) and where the modes cannot be read (Windows).
+   * The terminal's line modes now, whatever the program is doing (echo off
+   * in canonical mode: a password prompt). Null on pipes (no line discipline)
+   * and where the modes cannot be read (Windows; the program has ended).
    */
-  hidesInput(): boolean;
+  lineModes(): LineModes | null;
   /**
    * Hands output the OS already holds to `onData` now where the backend can
    * read it synchronously (a PTY master). Returns false while output is

@@ -7,7 +7,7 @@
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Json, Portal, type StartOptions } from "../../dev/portal_client.ts";
-import { assert, assertEquals, assertMatch, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 
 /** Asks for a password, proves it got it (a hash), then prints it whole and in two writes. */
 const GETPASS = `
@@ -112,7 +112,8 @@ export async function assertAnswered(portal: Portal, id: number, reply: Json, se
   );
   const read = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
   assertEquals(read.records.length, 1);
-  assertMatch(read.records[0].content, new RegExp(`^\\[secret: ${secret.length} chars\\]`));
+  // One marker for the entry: neither its length nor its rhythm shows.
+  assertEquals(read.records[0].content, "[secret]\r");
   const all = await portal.call("process_read", { id, duration: 60_000 });
   assert(!JSON.stringify(all).includes(secret), "process_read returns the secret");
   const screen = await portal.call("process_screen", { id });

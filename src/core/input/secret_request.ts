@@ -4,8 +4,9 @@
  * variable of the server: the person sets the value, the model only names
  * it), or asked of the person with `secret_prompt` (through the client: see
  * {@link CallControl.askSecret}; the model never sees it). On a terminal it
- * is typed only at a password prompt (echo off in canonical mode), unless
- * `force`: a password typed at a shell prompt would be shown and run.
+ * is typed only at a password prompt (secret_prompt.ts: echo off in
+ * canonical mode, or one behind a relay), unless `force`: a password typed
+ * at a shell prompt would be shown and run.
  *
  * @example
  * ```ts
@@ -95,10 +96,10 @@ function checkPrompt(request: SecretRequest, target: SecretTarget): void {
   if (!target.spec.pty || target.hidesInput || request.force) return;
   throw new PortalError(
     `Process ${target.id}'s terminal is not at a password prompt (echo is on, or the program ` +
-      "reads keys itself: a shell, a full-screen program, a relay such as ssh; on Windows it " +
-      "cannot be told), so the secret could be shown or run. Nothing was typed. Wait until " +
-      "the program asks for it (state waiting_for_secret), or pass force: true if it must go " +
-      "there.",
+      "reads keys itself and its last line asks for no password: a shell, a full-screen " +
+      "program, a relay such as ssh at a shell prompt; on Windows it cannot be told), so the " +
+      "secret could be shown or run. Nothing was typed. Wait until the program asks for it " +
+      "(state waiting_for_secret), or pass force: true if it must go there.",
   );
 }
 

@@ -5,11 +5,15 @@
  * reply, screen and file that comes from the records).
  *
  * - **Input.** What is typed as a secret (`process_write`'s `secret`, or
- *   anything typed while the terminal hides input: a password prompt) is
- *   recorded as `[secret: N chars]`, line ends kept. A line typed at a
- *   password prompt becomes a secret once its line end is typed (or typing is
- *   no longer hidden): nothing echoes it before, and a secret typed one key
- *   at a time is then one secret, not one per key.
+ *   anything typed at a password prompt, by the agent or a person: see
+ *   secret_prompt.ts) is recorded as one {@link REDACTED} per entry, line
+ *   ends kept: the marker comes with the entry's first key, and the entry
+ *   ends at a line end (Enter), a Ctrl+C, or once typing is no longer
+ *   secret (the prompt went away). Neither its length nor its rhythm shows:
+ *   the keys after the first record nothing. A line typed at a password
+ *   prompt becomes a secret of the output once it ends: nothing echoes it
+ *   before, and a secret typed one key at a time is then one secret, not
+ *   one per key.
  * - **Output.** Each secret's bytes are replaced wherever they occur. A chunk
  *   that ends with the start of a secret holds that start back until the
  *   next chunk tells (a secret split across two chunks is still caught), or
@@ -27,7 +31,9 @@
  * const secrets = new Secrets();
  * const text = (b: Uint8Array) => new TextDecoder().decode(b);
  * const bytes = (s: string) => new TextEncoder().encode(s);
- * assert.equal(secrets.typed("hunter2\r", true), "[secret: 7 chars]\r");
+ * assert.equal(secrets.typed("hunter2\r", true), "[secret]\r");
+ * // A person's keys, one at a time: one marker for the entry.
+ * assert.deepEqual(["o", "k", "\r"].map((key) => secrets.typed(key, true)), ["[secret]", "", "\r"]);
  * assert.equal(text(secrets.redact("stdout", bytes("pw is hunt"))), "pw is ");
  * assert.equal(text(secrets.redact("stdout", bytes("er2!\n"))), "[secret]!\n");
  * assert.equal(text(secrets.redact("stdout", bytes("a hun"))), "a ");
@@ -54,6 +60,8 @@ const LINE_ENDS = new Set(["\n", "\r", "\x04"]);
 /** The line discipline's erase (DEL, Backspace) and kill (Ctrl+U) characters. */
 const ERASE = new Set(["\x7f", "\b"]);
 const KILL = "\x15";
+/** Ctrl+C: the line discipline (or the far side of a relay) drops the line and interrupts. */
+const INTERRUPT = "\x03";
 
 /** One output stream's bytes not yet matched to the end. */
 interface StreamState {
@@ -70,6 +78,8 @@ export class Secrets {
   readonly #streams = new Map<string, StreamState>();
   /** The line being typed at a password prompt, as the line discipline edits it. */
   #line = "";
+  /** A secret entry is open: its marker is recorded, its line has not ended. */
+  #entry = false;
 
   /** Whether there is anything to keep out. */
   get active(): boolean {
@@ -88,8 +98,8 @@ export class Secrets {
 
   /**
    * What the `stdin` record says for `text` just typed: itself, or when it is
-   * `secret`, `[secret: N chars]` for each run between line ends (see the
-   * module doc for when it becomes a secret of the output).
+   * `secret`, its line ends and Ctrl+Cs, and {@link REDACTED} where a secret
+   * entry begins (see the module doc); empty for keys inside an entry.
    */
   typed(text: string, secret: boolean): string {
     if (!secret) {
@@ -97,21 +107,23 @@ export class Secrets {
       return text;
     }
     let record = "";
-    let run = 0;
     for (const char of text) {
       if (LINE_ENDS.has(char)) {
-        if (run > 0) record += `[secret: ${run} chars]`;
         record += char;
-        run = 0;
         this.#endLine();
-        continue;
+      } else if (char === INTERRUPT) {
+        record += char;
+        this.#line = "";
+        this.#entry = false;
+      } else {
+        if (!this.#entry) record += REDACTED;
+        this.#entry = true;
+        if (ERASE.has(char)) this.#line = [...this.#line].slice(0, -1).join("");
+        else if (char === KILL) this.#line = "";
+        else this.#line += char;
       }
-      run++;
-      if (ERASE.has(char)) this.#line = [...this.#line].slice(0, -1).join("");
-      else if (char === KILL) this.#line = "";
-      else this.#line += char;
     }
-    return run > 0 ? record + `[secret: ${run} chars]` : record;
+    return record;
   }
 
   /**
@@ -158,6 +170,7 @@ export class Secrets {
   #endLine(): void {
     if (this.#line !== "") this.add(this.#line);
     this.#line = "";
+    this.#entry = false;
   }
 
   /** Where secrets occur in `bytes`, left to right, never overlapping: [start, end) pairs. */

@@ -11,6 +11,7 @@
 import { PortalError } from "../../errors.ts";
 import type { InputState, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
+import { asksForSecret } from "../input/secret_prompt.ts";
 import type { Secrets } from "../input/secrets.ts";
 import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import type { TerminalModes } from "../screen/screen.ts";
@@ -57,9 +58,13 @@ export class ProcessInput {
     this.#target = target;
   }
 
-  /** Whether the terminal hides what is typed now (a password prompt). */
+  /**
+   * Whether what is typed now is a secret: echo off in canonical mode, or a
+   * password prompt behind a relay (secret_prompt.ts).
+   */
   get hidesInput(): boolean {
-    return this.#target.terminal.hidesInput();
+    const { terminal, log } = this.#target;
+    return asksForSecret(terminal.lineModes(), () => log.lastLine);
   }
 
   /** What a wait last learnt the program does with its input. */
@@ -69,8 +74,9 @@ export class ProcessInput {
 
   /**
    * Sends `parts` to the program's input as one write and records them as
-   * one `stdin` record, the secret parts as `[secret: N chars]`; returns the
-   * bytes and the record.
+   * one `stdin` record, the secret parts as secrets.ts says (one `[secret]`
+   * per entry: keys inside an entry record nothing); returns the bytes and
+   * the record.
    */
   send(parts: Typed[]): { bytes: number; record: string } {
     const { terminal, log, secrets } = this.#target;
@@ -81,7 +87,7 @@ export class ProcessInput {
     this.#noteInput();
     terminal.write(bytes);
     this.lastInputAt = performance.now();
-    log.append("stdin", new TextEncoder().encode(record));
+    if (record !== "") log.append("stdin", new TextEncoder().encode(record));
     return { bytes: bytes.length, record };
   }
 

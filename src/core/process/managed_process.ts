@@ -238,7 +238,7 @@ export class ManagedProcess implements Waitable {
     return this.#shell.takeFinished();
   }
 
-  /** Whether the terminal hides what is typed now (a password prompt). */
+  /** Whether what is typed now is a secret: a password prompt, here or behind a relay. */
   get hidesInput(): boolean {
     return this.input.hidesInput;
   }

@@ -5,7 +5,7 @@
  * its real time: `"o"` for output (its bytes as UTF-8, a character split
  * between records joined, so the output events put together are the stored
  * output), `"i"` for input (as the records hold it: a secret typed at a
- * password prompt is `[secret: N chars]`), `"r"` for each resize, and at the
+ * password prompt is one `[secret]` per entry), `"r"` for each resize, and at the
  * end a marker (`"m"`) saying how the process ended. Lines are produced one at
  * a time, so a long recording is never held whole.
  *

@@ -67,6 +67,8 @@ export interface Waitable {
   readonly lastInputAt: number;
   /** The output after its last newline. */
   readonly lastLine: string;
+  /** Whether what is typed now is a secret (input/secret_prompt.ts: here or behind a relay). */
+  readonly hidesInput: boolean;
   /** The per-process prompt given at start, if any. */
   readonly prompt: Pattern | null;
   /** What a shell's integration marks say about the last input (shell/tracker.ts). */
@@ -130,7 +132,9 @@ export function readiness(
       (marks === null && answered && looksLikePrompt(p.lastLine) &&
         performance.now() - p.lastOutputAt >= quietMs);
   }
-  const state = !waiting ? "running" : input.secret ? "waiting_for_secret" : "waiting_for_input";
+  // A password prompt behind a relay is one too: the same test that marks what is typed secret.
+  const secret = waiting && (input.secret || p.hidesInput);
+  const state = !waiting ? "running" : secret ? "waiting_for_secret" : "waiting_for_input";
   // Between typed lines a reader will do: a continuation prompt need not match `prompt`.
   const ready = p.prompt === null || typing ? waiting : prompted;
   // Ready, and reading with nothing unread: the program has answered, and its answer is in the

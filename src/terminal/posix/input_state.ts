@@ -144,7 +144,7 @@ export class InputWatch {
   /** Call right before `bytes` go to the kernel: the next reader must have seen them. */
   beforeInput(bytes: Uint8Array): void {
     if (!C.PROC_STAT || bytes.length === 0) return;
-    const modes = this.#modes();
+    const modes = this.modes();
     this.#mark = {
       at: performance.now(),
       incompleteLine: modes?.canonical === true && !LINE_ENDS.has(bytes[bytes.length - 1]),
@@ -179,14 +179,14 @@ export class InputWatch {
 
   /** What the program is doing with its input now. */
   state(): InputState {
-    if (!C.PROC_STAT) return { activity: "unknown", secret: this.hidden(), taken: false };
+    if (!C.PROC_STAT) return { activity: "unknown", secret: this.#hidden(), taken: false };
     // First: is input unread? On a PTY this hands the program what is on its way (waking it,
     // or sending the signal a ^C raises), so the threads are looked at after that.
     const unread = this.#unreadInput();
     const activity = this.#activity(unread);
     return {
       activity,
-      secret: activity !== "busy" && activity !== "stopped" && this.hidden(),
+      secret: activity !== "busy" && activity !== "stopped" && this.#hidden(),
       taken: unread === false,
     };
   }
@@ -201,8 +201,8 @@ export class InputWatch {
   }
 
   /** Echo off in canonical mode: a password prompt's terminal. */
-  hidden(): boolean {
-    const modes = this.#modes();
+  #hidden(): boolean {
+    const modes = this.modes();
     return modes !== null && !modes.echo && modes.canonical;
   }
 
@@ -211,7 +211,8 @@ export class InputWatch {
     return (this.#source.outputs ?? []).some((fd) => unreadBytes(fd) > 0);
   }
 
-  #modes(): { echo: boolean; canonical: boolean; flags: number } | null {
+  /** The terminal's local modes now (null on pipes, or once it is gone). */
+  modes(): { echo: boolean; canonical: boolean; flags: number } | null {
     return this.#source.master === undefined ? null : lineModes(this.#source.master);
   }
 
@@ -221,7 +222,7 @@ export class InputWatch {
     if (readers.length > 0) {
       const mark = this.#mark;
       const pausing = mark !== null &&
-        (mark.escape || (mark.modes !== null && this.#modes()?.flags !== mark.modes));
+        (mark.escape || (mark.modes !== null && this.modes()?.flags !== mark.modes));
       if (unread === true) return "busy";
       if (!readers.some((t) => this.#sawInput(t, pausing, unread === false))) return "busy";
       this.#mark = null;

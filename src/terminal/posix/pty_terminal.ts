@@ -23,6 +23,7 @@ import type {
   InputState,
   InterruptDelivery,
   InterruptKind,
+  LineModes,
   Terminal,
   TerminalEvents,
 } from "../terminal.ts";
@@ -139,8 +140,8 @@ export class PtyTerminal implements Terminal {
     return this.#watch.state();
   }
 
-  hidesInput(): boolean {
-    return !this.#outputEnded && this.#watch.hidden();
+  lineModes(): LineModes | null {
+    return this.#outputEnded ? null : this.#watch.modes();
   }
 
   collectOutput(): boolean {

@@ -167,8 +167,8 @@ export class ConPtyTerminal implements Terminal, Pollable {
   }
 
   /** A console's modes cannot be read from outside: never known to hide what is typed. */
-  hidesInput(): boolean {
-    return false;
+  lineModes(): null {
+    return null;
   }
 
   /** Reads what the console's output pipe holds now (the wait's settle then sees it). */
