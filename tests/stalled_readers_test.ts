@@ -18,6 +18,7 @@ import {
 import { RawAttach } from "../dev/raw_attach.ts";
 import { waitFor } from "../dev/wait.ts";
 import { encodeLine } from "../src/host/hello.ts";
+import { REPLY_BACKLOG_MAX_BYTES } from "../src/limits.ts";
 import { VERSION } from "../src/version.ts";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -228,6 +229,54 @@ posixTest(
           `${peak.toFixed(0)} MB while they were read`,
       );
       assert(unread - before < 100, `the host grew by ${(unread - before).toFixed(0)} MB`);
+    } finally {
+      await agent.call("process_kill_all").catch(() => {});
+    }
+  },
+);
+
+posixTest(
+  "replies past the hard bound, to requests taken before, end the client that does not read them",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    try {
+      const gate = `${dir.path}/gate`;
+      assert((await new Deno.Command("mkfifo", { args: [gate] }).output()).success);
+      // Each waits at the gate, then prints 1,000,000 characters: a reply of about 2 MB.
+      const start = {
+        command: "sh",
+        args: ["-c", `read x < ${gate}; head -c 1000000 /dev/zero | tr '\\0' x`],
+        keep: true,
+        wait: "exit",
+        max_chars: 1_000_000,
+      };
+      const count = Math.ceil(REPLY_BACKLOG_MAX_BYTES / 2e6) + 8;
+      const deaf = await deafClient(
+        dir.path,
+        Array.from({ length: count }, (_, i) => call(10 + i, "process_start", start)),
+      );
+      let exit: number | undefined;
+      deaf.child.status.then(({ code }) => exit = code);
+      await waitFor("every program to wait at the gate", async () => {
+        const { processes } = await agent.call("process_list");
+        return processes.filter((p: Json) => p.status === "running").length;
+      }, { until: (n) => n === count, timeoutMs: 60_000, intervalMs: 200 });
+      // Open the gate: every program ends at once, every reply is due at once.
+      (await Deno.open(gate, { write: true })).close();
+      await waitFor("the deaf client's door to be ended", () => exit !== undefined, {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
+      await deaf.child.stdout.cancel();
+      assertEquals(exit, 0);
+      assert(
+        hostLogs(dir.path).includes(`(over ${REPLY_BACKLOG_MAX_BYTES}): it is taken for gone`),
+        "the host says why it ended the client",
+      );
+      // The others' calls answer; the programs it kept run on (they ended on their own).
+      const { processes } = await agent.call("process_list");
+      assertEquals(processes.length, count);
     } finally {
       await agent.call("process_kill_all").catch(() => {});
     }
