@@ -158,11 +158,8 @@ export function stdioPort(): BytePort {
         process.stdin.off("error", onError);
       };
     },
-    write: (bytes) =>
-      new Promise((resolve) => {
-        if (process.stdout.write(bytes)) resolve();
-        else process.stdout.once("drain", resolve);
-      }),
+    // Resolved once stdout has taken the bytes, or failed to (the client has gone).
+    write: (bytes) => new Promise((resolve) => process.stdout.write(bytes, () => resolve())),
   };
 }
 
