@@ -24,6 +24,8 @@ export class RawAttach implements Disposable {
   readonly conn: Deno.UnixConn;
   readonly welcome: Welcome;
   readonly #lines: LineReader;
+  /** One reader for every {@link frames} call: what it read ahead is the next call's. */
+  #frames: FrameReader | undefined;
 
   private constructor(conn: Deno.UnixConn, lines: LineReader, welcome: Welcome) {
     this.conn = conn;
@@ -46,9 +48,16 @@ export class RawAttach implements Disposable {
     return new RawAttach(conn, lines, welcome);
   }
 
-  /** Reads the frames the host sends, from where reading stopped; throws past `timeoutMs`. */
+  /**
+   * Reads the frames the host sends, from where the last call stopped (leave
+   * its loop to stop reading); throws past `timeoutMs`.
+   */
   async *frames(timeoutMs: number): AsyncGenerator<Frame> {
-    const reader = new FrameReader(this.#lines.reader, ATTACH_FRAME_MAX_BYTES, this.#lines.rest());
+    const reader = this.#frames ??= new FrameReader(
+      this.#lines.reader,
+      ATTACH_FRAME_MAX_BYTES,
+      this.#lines.rest(),
+    );
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -48,7 +48,7 @@ async function peakOver(host: number, ms: number): Promise<number> {
 }
 
 posixTest(
-  "a stalled attach on a flood leaves the host < 100 MB larger; reading again, it gets the screen",
+  "an attach that stops reading mid-flood leaves the host < 100 MB larger; reading, it gets the screen",
   async () => {
     await using dir = await hostDir();
     await using agent = await Portal.start({ dir: dir.path });
@@ -63,15 +63,37 @@ posixTest(
     try {
       using attached = await RawAttach.open(dir.path, "flood");
       assertEquals(attached.welcome.process?.id, flood.id);
-      const before = rssMB(host);
       await agent.call("process_write", { id: flood.id, content: "go\n", wait: "none" });
-      const peak = await peakOver(host, 15_000);
-      const [base64] = childrenOf(flood.os_pid);
-      const wrote = Number(/^wchar: (\d+)/m.exec(Deno.readTextFileSync(`/proc/${base64}/io`))![1]);
+      const [base64] = await waitFor("base64 to run", () => childrenOf(flood.os_pid));
+      const wrote = () =>
+        Number(/^wchar: (\d+)/m.exec(Deno.readTextFileSync(`/proc/${base64}/io`))![1]);
+      // The terminal follows the flood for 10 s (the host's own cost of a flood settles)...
+      let stalled = false;
+      let followed = 0;
+      const following = (async () => {
+        for await (const frame of attached.frames(30_000)) {
+          followed += frame.payload.length;
+          if (stalled) return;
+        }
+      })();
+      await peakOver(host, 10_000);
+      stalled = true;
+      await following;
+      assert(followed > 0, "the terminal followed the flood");
+      // ... then stops reading, as Ctrl+S does: 15 s, and at least 64 MB more (a terminal
+      // sent all of it would get far more than it does below).
+      const before = rssMB(host);
+      const from = wrote();
+      let peak = await peakOver(host, 15_000);
+      await waitFor("64 MB more of the flood", () => {
+        peak = Math.max(peak, rssMB(host));
+        return wrote() - from;
+      }, { until: (bytes) => bytes >= 64e6, timeoutMs: 120_000, intervalMs: 250 });
+      const flooded = wrote() - from;
       Deno.kill(base64, "SIGKILL");
       console.log(
-        `host RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB over 15 s of ` +
-          `a flood of ${(wrote / 1e6).toFixed(0)} MB`,
+        `host RSS ${before.toFixed(0)} MB when the terminal stopped reading, peak ` +
+          `${peak.toFixed(0)} MB over 15 s or more of ${(flooded / 1e6).toFixed(0)} MB of flood`,
       );
       assert(peak - before < 100, `the host grew by ${(peak - before).toFixed(0)} MB`);
       // Read again: what was sent before it stalled, then the screen as it stands now.
