@@ -23,6 +23,8 @@
  *   vim, less, getpass, bash), beside main before issue 16; the size of tools/list.
  * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
+ * - stalled_readers.ts: the host's RSS and another client's step p99 beside a stalled attach
+ *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -46,6 +48,7 @@ const scripts = [
   "agent_tasks.ts",
   "shell_integration.ts",
   "watch_flood.ts",
+  "stalled_readers.ts",
 ];
 const rows: Row[] = [];
 let failed = false;

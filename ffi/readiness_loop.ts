@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { yieldTurn } from "../src/async.ts";
 import { addStatusFlags, libc, setCloexec } from "./libc.ts";
 import { C } from "./os_constants.ts";
 import { readSome } from "./fd_io.ts";
@@ -235,18 +236,6 @@ export class ReadinessLoop {
       this.#maxFd = Math.max(this.#maxFd, fd);
     }
   }
-}
-
-/** Lets the rest of the event loop run, without a timer's 1-2 ms (a message to ourselves). */
-function yieldTurn(): Promise<void> {
-  const { port1, port2 } = new MessageChannel();
-  return new Promise((resolve) => {
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
 }
 
 function isSet(set: Uint8Array, fd: number): boolean {

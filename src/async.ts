@@ -53,3 +53,18 @@ export async function withTimeout<T, F>(
 export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return withTimeout(promise.then(() => true, () => true), ms, false);
 }
+
+/**
+ * Lets the rest of the event loop run (timers, I/O, every pending
+ * microtask), without a timer's 1-2 ms: a message to ourselves.
+ */
+export function yieldTurn(): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  return new Promise((resolve) => {
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}

@@ -244,3 +244,38 @@ export const HOST_START_DEADLINE_MS = 60_000;
 
 /** How long a host waits for a caller's first line before it drops the connection. */
 export const HELLO_DEADLINE_MS = 5000;
+
+/**
+ * Largest frame the host reads from an attached terminal (what a person
+ * typed: the terminal sends what one read of its input held, at most 64 KiB).
+ * A header that claims more closes the connection before anything is allocated.
+ */
+export const ATTACH_INPUT_MAX_BYTES = 1 << 20;
+
+/**
+ * Largest frame `portal attach` reads from its host: a screen of 1000 × 1000
+ * cells as JSON stays well under it, and output goes in chunks of at most 1 MiB.
+ */
+export const ATTACH_FRAME_MAX_BYTES = 16 << 20;
+
+/**
+ * Bytes of output a host holds for an attached terminal that has not taken
+ * them (Ctrl+S, a stalled ssh). Past it the output is skipped, not queued
+ * (it is in the records), and the terminal gets the screen as it stands once
+ * it has taken what was sent (src/host/attach/terminal_feed.ts).
+ */
+export const ATTACH_BACKLOG_BYTES = 1 << 20;
+
+/**
+ * Bytes of replies a client has not read past which the host reads no more
+ * of its requests (and drops its progress and log notifications): a client
+ * that does not read cannot make the host queue more (src/mcp/stdio.ts).
+ */
+export const REPLY_BACKLOG_BYTES = 8 << 20;
+
+/**
+ * Bytes of unread replies past which a client is taken for gone and its
+ * connection ended, as if it had left: only the requests it sent before it
+ * stopped reading can get it there (many at once, each answered in full).
+ */
+export const REPLY_BACKLOG_MAX_BYTES = 64 << 20;

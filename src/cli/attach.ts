@@ -4,7 +4,10 @@
  * program's screen is drawn at once (as text, from its emulator: colours
  * come back as the program redraws), then its output as it comes; keys go to
  * the program (recorded as input, as the agent's). **Ctrl+]** detaches and
- * leaves the program running. A program that has ended shows its last
+ * leaves the program running. A terminal that stops reading while the
+ * program floods (Ctrl+S, a stalled link) is not queued for: once it reads
+ * again it gets the screen as it stands, the output it missed skipped (it is
+ * in the records). A program that has ended shows its last
  * screen, and attach exits 0; an unknown id or name exits 1 with one line.
  *
  * @module
@@ -12,6 +15,7 @@
 import type { ScreenSnapshot } from "../core/model/schema.ts";
 import { encodeFrame, FrameReader } from "../host/attach/frames.ts";
 import { reachHost } from "../host/door.ts";
+import { ATTACH_FRAME_MAX_BYTES } from "../limits.ts";
 import { VERSION } from "../version.ts";
 
 /** The key that detaches: Ctrl+] (GS), as telnet's escape. */
@@ -35,7 +39,7 @@ export async function attach(target: string, env: Record<string, string>): Promi
   const process = host.welcome.process!;
   const label = process.name ? `${process.name} (id ${process.id})` : `process ${process.id}`;
   const out = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
-  const frames = new FrameReader(host.lines.reader, host.lines.rest());
+  const frames = new FrameReader(host.lines.reader, ATTACH_FRAME_MAX_BYTES, host.lines.rest());
   const first = await frames.next();
   const screen = first?.type === "screen"
     ? JSON.parse(new TextDecoder().decode(first.payload)) as ScreenSnapshot | null
@@ -70,6 +74,8 @@ export async function attach(target: string, env: Record<string, string>): Promi
   const showing = (async () => {
     for (let frame; (frame = await frames.next());) {
       if (frame.type === "output") Deno.stdout.writeSync(frame.payload);
+      // This terminal fell behind a flood: the host skipped output, and sends the screen now.
+      if (frame.type === "screen") redraw(frame.payload);
       if (frame.type === "end") ended = JSON.parse(new TextDecoder().decode(frame.payload));
     }
   })().catch(() => {});
@@ -86,6 +92,14 @@ export async function attach(target: string, env: Record<string, string>): Promi
     out(`\r\n[portal] ${label} ${how}\r\n`);
   }
   return 0;
+}
+
+/** A screen sent again after output was skipped (a pipe's is null: its latest output follows). */
+function redraw(payload: Uint8Array): void {
+  const screen = JSON.parse(new TextDecoder().decode(payload)) as ScreenSnapshot | null;
+  let text = "\r\n[portal] this terminal fell behind: output skipped (it is in the records)\r\n";
+  if (screen) text += draw(screen, screen.active_buffer === "alternate");
+  Deno.stdout.writeSync(encoder.encode(text));
 }
 
 /**

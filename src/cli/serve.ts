@@ -54,9 +54,9 @@ async function serveOverStdio(
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  await server.connect(
-    new LineTransport(stdioPort(), (note) => log.log("warning", "server", note)),
-  );
+  const note = (text: string) => log.log("warning", "server", text);
+  // A client that leaves too much unread is taken for gone, as when it closes stdin.
+  await server.connect(new LineTransport(stdioPort(), note, { overflow: () => void shutdown() }));
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
   console.error(watchLine(watch));
 }

@@ -46,7 +46,9 @@ export async function serveMcpSession(
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
   const { server, log: sessionLog } = createServer(context, log, clientLevel);
-  const transport = new LineTransport(port, (note) => log.log("warning", "server", note));
+  const note = (text: string) => log.log("warning", "server", text);
+  // A client that leaves too much unread is ended as if it had left: its stdout closes.
+  const transport = new LineTransport(port, note, { overflow: () => link.close() });
   await server.connect(transport);
   const answered = trackRequests(transport);
   await ended;

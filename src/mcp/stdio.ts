@@ -33,8 +33,16 @@ import process from "node:process";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { yieldTurn } from "../async.ts";
 import { concatBytes } from "../bytes.ts";
-import { CONTENT_MAX_CHARS, REQUEST_MAX_BYTES } from "../limits.ts";
+import {
+  CONTENT_MAX_CHARS,
+  REPLY_BACKLOG_BYTES,
+  REPLY_BACKLOG_MAX_BYTES,
+  REQUEST_MAX_BYTES,
+} from "../limits.ts";
+
+const encoder = new TextEncoder();
 
 /** Bytes kept of each end of a skipped line: where a request's id usually is. */
 const KEPT_BYTES = 4096;
@@ -121,32 +129,62 @@ export class BoundedLines {
  * ({@link stdioPort}), or a host's client socket.
  */
 export interface BytePort {
-  /** Starts handing what arrives to `onData`; returns how to stop. */
-  listen(onData: (chunk: Uint8Array) => void, onError: (error: Error) => void): () => void;
-  /** Sends `text`; resolves once it is taken (or can never be). */
-  write(text: string): Promise<void>;
+  /**
+   * Starts handing what arrives to `onData`; returns how to stop. When
+   * `onData` returns a promise, nothing more is read until it settles.
+   */
+  listen(
+    onData: (chunk: Uint8Array) => Promise<void> | undefined,
+    onError: (error: Error) => void,
+  ): () => void;
+  /** Sends `bytes`; resolves once they are taken (or can never be). */
+  write(bytes: Uint8Array): Promise<void>;
 }
 
 /** stdin and stdout. stdin keeps flowing once the transport stops: its end is what stops the server. */
 export function stdioPort(): BytePort {
   return {
     listen(onData, onError) {
-      process.stdin.on("data", onData);
+      const data = (chunk: Uint8Array) => {
+        const wait = onData(chunk);
+        if (!wait) return;
+        process.stdin.pause();
+        wait.finally(() => process.stdin.resume());
+      };
+      process.stdin.on("data", data);
       process.stdin.on("error", onError);
       return () => {
-        process.stdin.off("data", onData);
+        process.stdin.off("data", data);
         process.stdin.off("error", onError);
       };
     },
-    write: (text) =>
-      new Promise((resolve) => {
-        if (process.stdout.write(text)) resolve();
-        else process.stdout.once("drain", resolve);
-      }),
+    // Resolved once stdout has taken the bytes, or failed to (the client has gone).
+    write: (bytes) => new Promise((resolve) => process.stdout.write(bytes, () => resolve())),
   };
 }
 
-/** An MCP server transport of one JSON-RPC message per line over `port`; `note` takes what goes to stderr. */
+/** How much a {@link LineTransport} holds for a client that does not read its replies. */
+export interface ReplyBounds {
+  /** Past this many bytes unsent, no more requests are read and notifications are dropped. */
+  backlogBytes: number;
+  /** Past this many, `overflow` is called (and nothing more is sent). */
+  maxBytes: number;
+  /** Ends the client's connection: it has stopped reading. */
+  overflow(): void;
+}
+
+/**
+ * An MCP server transport of one JSON-RPC message per line over `port`;
+ * `note` takes what goes to stderr. Replies a client has not read are
+ * bounded by `bounds` (see {@link ReplyBounds}). Past the first bound the
+ * client's messages are no longer taken (nor read: its writes then block),
+ * so it cannot make the server queue more; only what it asked before is
+ * answered, and progress and log notifications are dropped. Several
+ * messages that came at once are taken one a turn of the event loop, so
+ * that each one's reply is counted before the next is taken. Past the
+ * second bound (replies to requests taken before, which came at once) the
+ * client is taken for gone.
+ */
 export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
@@ -154,34 +192,122 @@ export class LineTransport implements Transport {
   readonly #port: BytePort;
   readonly #note: (message: string) => void;
   readonly #lines: BoundedLines;
+  readonly #bounds: ReplyBounds;
   #stop: (() => void) | undefined;
+  /** Lines read and not yet taken, in order. */
+  #queue: string[] = [];
+  /** Bytes handed to the port that it has not taken yet. */
+  #unsent = 0;
+  /** Resolved once the unsent bytes are back under the backlog bound (reading goes on). */
+  #room: (() => void)[] = [];
+  /** Taking lines one a turn, while this is set. */
+  #taking: Promise<void> | undefined;
+  #paused = false;
+  #ended = false;
 
-  constructor(port: BytePort, note: (message: string) => void) {
+  constructor(
+    port: BytePort,
+    note: (message: string) => void,
+    bounds: Partial<ReplyBounds> = {},
+  ) {
     this.#port = port;
     this.#note = note;
+    this.#bounds = {
+      backlogBytes: REPLY_BACKLOG_BYTES,
+      maxBytes: REPLY_BACKLOG_MAX_BYTES,
+      overflow: () => {},
+      ...bounds,
+    };
     this.#lines = new BoundedLines(REQUEST_MAX_BYTES, {
-      line: (text) => this.#receive(text),
+      line: (text) => this.#queue.push(text),
       tooLong: (skipped) => this.#refuse(skipped),
     });
   }
 
   start(): Promise<void> {
     this.#stop = this.#port.listen(
-      (chunk) => this.#lines.push(chunk),
+      (chunk) => {
+        this.#lines.push(chunk);
+        return this.#take();
+      },
       (error) => this.onerror?.(error),
     );
     return Promise.resolve();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.#port.write(serializeMessage(message));
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#ended) return;
+    // A progress or log line to a client this far behind: it would be old news once read.
+    if (!("id" in message) && this.#behind()) return;
+    const bytes = encoder.encode(serializeMessage(message));
+    if (this.#unsent + bytes.length > this.#bounds.maxBytes) return this.#overflow();
+    this.#unsent += bytes.length;
+    try {
+      await this.#port.write(bytes);
+    } finally {
+      this.#unsent -= bytes.length;
+      if (!this.#behind()) this.#wake();
+    }
   }
 
   close(): Promise<void> {
     this.#stop?.();
     this.#stop = undefined;
+    this.#end();
     this.onclose?.();
     return Promise.resolve();
+  }
+
+  #behind(): boolean {
+    return this.#unsent > this.#bounds.backlogBytes;
+  }
+
+  /** Takes the lines read; a promise when some must wait (nothing more is read until then). */
+  #take(): Promise<void> | undefined {
+    if (this.#taking || this.#queue.length === 0) return this.#taking;
+    if (this.#queue.length === 1 && !this.#behind()) {
+      this.#receive(this.#queue.shift()!);
+      return undefined;
+    }
+    return this.#taking = this.#takeInTurns().finally(() => this.#taking = undefined);
+  }
+
+  async #takeInTurns(): Promise<void> {
+    while (this.#queue.length > 0) {
+      if (this.#behind()) {
+        if (!this.#paused) {
+          this.#paused = true;
+          this.#note(
+            `The client has left over ${this.#bounds.backlogBytes} bytes of replies unread: ` +
+              "what it sends is taken again once it reads them.",
+          );
+        }
+        await new Promise<void>((resolve) => this.#room.push(resolve));
+        continue;
+      }
+      this.#receive(this.#queue.shift()!);
+      if (this.#queue.length > 0) await yieldTurn();
+    }
+  }
+
+  #wake(): void {
+    for (const resolve of this.#room.splice(0)) resolve();
+  }
+
+  /** Nothing more is taken or sent; reading goes on, to the end of the client's input. */
+  #end(): void {
+    this.#ended = true;
+    this.#queue = [];
+    this.#wake();
+  }
+
+  #overflow(): void {
+    this.#note(
+      `The client has left ${this.#unsent} bytes of replies unread and more are due ` +
+        `(over ${this.#bounds.maxBytes}): it is taken for gone, its connection ended.`,
+    );
+    this.#end();
+    this.#bounds.overflow();
   }
 
   #receive(line: string): void {

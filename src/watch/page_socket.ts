@@ -4,7 +4,10 @@
  * {@link LiveFeed} (the screen as JSON, the program's bytes as binary
  * frames); it sends which process to watch, Take over, Give back and the
  * person's keys, which reach the program only while this page holds the
- * keyboard. Closing the page gives the keyboard back.
+ * keyboard. Closing the page gives the keyboard back. A page that does not
+ * take what is sent (a stalled browser or link) is not queued for without
+ * bound: the feed sends pictures instead of bytes past
+ * {@link BACKLOG_BYTES}, and the list waits until the page has caught up.
  *
  * Messages to the page: `processes`, `screen`, `resize`, `control`, `error`
  * (JSON), and binary frames of output. From the page: `watch`, `take_over`,
@@ -15,7 +18,7 @@
 import { PortalError } from "../errors.ts";
 import { CONTENT_MAX_CHARS } from "../limits.ts";
 import type { Watched } from "../core/process/manager.ts";
-import { type FeedSink, LiveFeed } from "../core/watch/live_feed.ts";
+import { BACKLOG_BYTES, type FeedSink, LiveFeed } from "../core/watch/live_feed.ts";
 import type { WatchScope } from "./scope.ts";
 
 /** How often the list is looked at for changes (states change without events). */
@@ -38,6 +41,8 @@ export function servePage(socket: WebSocket, scope: WatchScope): void {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
   };
   const sendList = () => {
+    // A page that has not taken what was sent gets the list as it is then, once it has.
+    if (socket.bufferedAmount > BACKLOG_BYTES) return;
     const list = JSON.stringify({ type: "processes", label: scope.label, processes: scope.list() });
     if (list !== lastList && socket.readyState === WebSocket.OPEN) socket.send(list);
     lastList = list;
@@ -81,7 +86,8 @@ export function servePage(socket: WebSocket, scope: WatchScope): void {
       act(parse(data));
     } catch (error) {
       if (!(error instanceof PortalError)) throw error;
-      send({ type: "error", message: error.message });
+      // An answer to a page that sends and does not read would pile up: past the bound, none.
+      if (socket.bufferedAmount <= BACKLOG_BYTES) send({ type: "error", message: error.message });
     }
   };
   const timer = setInterval(sendList, LIST_MS);

@@ -1,16 +1,20 @@
 /**
  * The host's side of `portal attach`: a person's terminal joins a process
  * (any client's, found by id or name). It gets the screen as it stands (the
- * emulator's, or for pipes nothing), then every chunk of output after it, as
- * stored (secrets replaced), and when the program ends, how it ended; what
+ * emulator's, or for pipes the latest output), then every chunk of output
+ * after it, as stored (secrets replaced), bounded for a terminal that stops
+ * reading (terminal_feed.ts), and when the program ends, how it ended; what
  * the person types goes to the program and is recorded as input, as the
  * agent's is (at a password prompt, as a secret). Several terminals and the
- * agent may share one program; closing the connection detaches.
+ * agent may share one program; closing the connection detaches, and so does
+ * a frame the host does not take (too large, of an unknown type).
  *
  * @module
  */
 import type { ManagedProcess } from "../../core/process/managed_process.ts";
-import { encodeFrame, type Frame, FrameReader } from "./frames.ts";
+import { ATTACH_INPUT_MAX_BYTES } from "../../limits.ts";
+import { type Frame, FrameReader } from "./frames.ts";
+import { TerminalFeed } from "./terminal_feed.ts";
 import { connWriter, encodeLine, type LineReader, type Welcome } from "../hello.ts";
 import type { Shared } from "../shared.ts";
 
@@ -30,24 +34,11 @@ export async function serveAttach(
   }
   const { process } = entry;
   welcome.process = shared.manager({ seesAll: true }).list().find((p) => p.id === process.id);
-  const send = connWriter(conn);
-  await send(encodeLine(welcome));
-  // Output after the snapshot's seq follows it; what came before is in the picture.
-  const pending: { bytes: Uint8Array; seq: number }[] = [];
-  let live = false;
-  const stop = process.watched.observe((event) => {
-    if (event.kind !== "output") return;
-    if (live) void send(encodeFrame("output", event.bytes));
-    else pending.push(event);
-  });
+  await connWriter(conn)(encodeLine(welcome));
+  const feed = new TerminalFeed(conn, process);
   try {
-    const shownSeq = process.outputSeq;
-    await send(encodeFrame("screen", await picture(process)));
-    for (const { bytes, seq } of pending) {
-      if (seq > shownSeq) await send(encodeFrame("output", bytes));
-    }
-    live = true;
-    const frames = new FrameReader(lines.reader, lines.rest());
+    await feed.started();
+    const frames = new FrameReader(lines.reader, ATTACH_INPUT_MAX_BYTES, lines.rest());
     const typed = (async () => {
       for (let frame: Frame | undefined; (frame = await frames.next());) {
         if (frame.type === "input" && process.running) type(process, frame.payload);
@@ -56,17 +47,11 @@ export async function serveAttach(
     await Promise.race([process.ended, typed]);
     if (!process.running) {
       const { status, exit_code, exit_signal } = process.describe();
-      await send(encodeFrame("end", JSON.stringify({ status, exit_code, exit_signal })));
+      await Promise.race([feed.end(JSON.stringify({ status, exit_code, exit_signal })), typed]);
     }
   } finally {
-    stop();
+    feed.close();
   }
-}
-
-/** The screen as text to draw, with where its cursor is (JSON: pipes have none). */
-async function picture(process: ManagedProcess): Promise<string> {
-  if (!process.hasScreen) return JSON.stringify(null);
-  return JSON.stringify(await process.screen({}));
 }
 
 /** What a person typed, to the program, recorded as input (hidden at a password prompt). */

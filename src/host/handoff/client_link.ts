@@ -2,9 +2,10 @@
  * How an MCP session reaches its client: directly through the client's
  * stdin and stdout, which its door handed over (stdio_handoff.ts, received by
  * fd_inbox.ts), read and written nonblocking through the readiness loop (a
- * client that does not read gets its replies queued, and stalls no other
- * session); or, where the door could not hand them over, through the door's
- * socket, the door relaying the bytes. Either way the link ends when the
+ * client that does not read stalls no other session); or, where the door could not hand them over, through the door's
+ * socket, the door relaying the bytes. What the client sends is read only
+ * as fast as the session takes it (the transport stops taking it from a
+ * client that does not read its replies: stdio.ts). Either way the link ends when the
  * client's input does, or when the door's socket closes (the door was
  * killed, even by SIGKILL).
  *
@@ -17,9 +18,8 @@ import { HELLO_DEADLINE_MS } from "../../limits.ts";
 import type { BytePort } from "../../mcp/stdio.ts";
 import { readableFd, writableFd } from "../../terminal/posix/fd_streams.ts";
 import type { FdInbox, StdioFds } from "./fd_inbox.ts";
+import { closeQuietly } from "../listener.ts";
 import { connWriter, encodeLine, type Handed, type LineReader, type Welcome } from "../hello.ts";
-
-const encoder = new TextEncoder();
 
 /** A session's way to its client. */
 export interface ClientLink {
@@ -82,13 +82,13 @@ function fdLink([input, output]: StdioFds, gone: Promise<void>): ClientLink | un
         for (;;) {
           const { value, done } = await reader.read();
           if (done) return;
-          if (!stopped) onData(value);
+          if (!stopped) await onData(value);
         }
       })().catch(() => {}).finally(inputEnded);
       return () => stopped = true;
     },
     // A reply to a client that has closed its stdout is dropped: it cannot read it any more.
-    write: (text) => replies.write(encoder.encode(text)).catch(() => {}),
+    write: (bytes) => replies.write(bytes).catch(() => {}),
   };
   return {
     port,
@@ -105,25 +105,31 @@ function relayLink(conn: Deno.Conn, lines: LineReader): ClientLink {
   const write = connWriter(conn);
   let hungUp!: () => void;
   const ended = new Promise<void>((resolve) => hungUp = resolve);
+  let closed = false;
   const port: BytePort = {
     listen(onData, onError) {
       let stopped = false;
       (async () => {
         const rest = lines.rest();
-        if (rest.length > 0) onData(rest);
+        if (rest.length > 0) await onData(rest);
         for (;;) {
           const { value, done } = await lines.reader.read();
           if (done) break;
-          if (!stopped) onData(value);
+          if (!stopped) await onData(value);
         }
       })().catch((error) => {
         // A door killed mid-write resets the connection: that is a hang-up too.
-        if (!(error instanceof Deno.errors.ConnectionReset)) onError(error);
+        if (!closed && !(error instanceof Deno.errors.ConnectionReset)) onError(error);
       }).finally(hungUp);
       return () => stopped = true;
     },
     // A reply to a door that has gone is dropped: its client cannot read it any more.
-    write: (text) => write(encoder.encode(text)),
+    write,
   };
-  return { port, ended, close() {} };
+  // The door then sees its socket end, and so does its client.
+  const close = () => {
+    closed = true;
+    closeQuietly(conn);
+  };
+  return { port, ended, close };
 }
