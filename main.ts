@@ -45,6 +45,7 @@
  * @module
  */
 import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
+import { NO_HOST, readVar } from "./src/env_vars.ts";
 import { usage } from "./src/cli/usage.ts";
 import { HOST_SUPPORTED } from "./src/platform.ts";
 import { VERSION } from "./src/version.ts";
@@ -106,7 +107,7 @@ if (import.meta.main) {
     }
     case "serve": {
       const { options } = invocation;
-      if (options.http || options.noHost || env.PORTAL_NO_HOST === "1" || !HOST_SUPPORTED) {
+      if (options.http || options.noHost || readVar(NO_HOST, env) || !HOST_SUPPORTED) {
         const { serve } = await import("./src/cli/serve.ts");
         await serve(options, env);
       } else {
