@@ -161,7 +161,8 @@ function onPath(execPath: string, path: string): boolean {
     }
   };
   const self = real(execPath);
-  return self !== undefined && path.split(delimiter).some((dir) =>
-    dir !== "" && ["deno", "deno.exe"].some((name) => real(join(dir, name)) === self)
-  );
+  return self !== undefined &&
+    path.split(delimiter).some((dir) =>
+      dir !== "" && ["deno", "deno.exe"].some((name) => real(join(dir, name)) === self)
+    );
 }
