@@ -6,7 +6,9 @@
  * `deno run -A main.ts --version` download them: 122 packages, 79 MB, 25 s
  * on a fresh DENO_DIR, against 96 packages, 45 MB, 13 s for the server's own.
  * The tasks that need the tools (test, check, bench, lint:workflows, compile,
- * smoke) use dev/deno.lock instead.
+ * smoke) use dev/deno.lock instead, and deno.json names the tools under
+ * "scopes" (tests/, bench/, dev/), not "imports": `deno task` writes every
+ * package of "imports" into deno.lock before it runs anything.
  *
  *     deno run -A dev/server_lock.ts           # lists what deno.lock holds beyond the server's
  *     deno run -A dev/server_lock.ts --write   # drops it (after a `deno test` without --lock)
