@@ -1,8 +1,8 @@
 /**
  * Portal: an MCP server that lets AI agents drive interactive terminal
  * programs (ssh, gdb, psql, python/node REPLs, vim, less, top) on pipes or
- * real pseudo-terminals, through 15 tools: start a program, write to it, read
- * what it prints, look at its screen, signal it, kill it.
+ * real pseudo-terminals: start a program, write to it, read what it prints,
+ * look at its screen, signal it, kill it.
  *
  * This module is the command. It needs Deno 2; the first run downloads the
  * package, later runs start from Deno's cache:
@@ -23,28 +23,13 @@
  * claude mcp add -s user portal -- /home/you/.deno/bin/deno run -A jsr:@portal/mcp
  * ```
  *
- * Claude Desktop (`claude_desktop_config.json`) and Cursor (`~/.cursor/mcp.json`):
- *
- * ```json
- * { "mcpServers": { "portal": {
- *   "command": "/home/you/.deno/bin/deno", "args": ["run", "-A", "jsr:@portal/mcp"] } } }
- * ```
- *
- * VS Code (`.vscode/mcp.json`) uses `"servers"` and `"type": "stdio"` with the
- * same command; Codex (`~/.codex/config.toml`) a `[mcp_servers.portal]` table
- * with `command` and `args`, plus `startup_timeout_sec = 60` for the first,
- * downloading run.
- *
- * `--http [HOST:]PORT` serves Streamable HTTP at `/mcp` instead, for clients
- * that cannot start a process: loopback unless told otherwise, a bearer token
- * from `PORTAL_TOKEN` (or made and printed on stderr), Host and Origin
- * checked, and each session sees only its own processes. Diagnostics go to
- * stderr and, as MCP `notifications/message`, to clients at the level they
- * set; stdout carries nothing but MCP messages.
+ * Every other client (Claude Desktop, Cursor, VS Code, Codex, and over
+ * Streamable HTTP with `--http`): docs/clients.md in the repository.
  *
  * @module
  */
 import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
+import { NO_HOST, readVar } from "./src/env_vars.ts";
 import { usage } from "./src/cli/usage.ts";
 import { HOST_SUPPORTED } from "./src/platform.ts";
 import { VERSION } from "./src/version.ts";
@@ -106,7 +91,7 @@ if (import.meta.main) {
     }
     case "serve": {
       const { options } = invocation;
-      if (options.http || options.noHost || env.PORTAL_NO_HOST === "1" || !HOST_SUPPORTED) {
+      if (options.http || options.noHost || readVar(NO_HOST, env) || !HOST_SUPPORTED) {
         const { serve } = await import("./src/cli/serve.ts");
         await serve(options, env);
       } else {

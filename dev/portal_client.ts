@@ -388,7 +388,7 @@ export async function serverEnv(
 let denoDirOnce: Promise<string> | undefined;
 
 /** Deno's cache directory as this Deno sees it: `DENO_DIR`, else what `deno info` reports. */
-function denoDir(): Promise<string> {
+export function denoDir(): Promise<string> {
   return denoDirOnce ??= (async () => {
     const set = Deno.env.get("DENO_DIR");
     if (set) return set;

@@ -1,20 +1,14 @@
 /**
  * Every limit and default an agent can run into, in one place: the tool
- * schemas, their descriptions and the core all read them from here.
+ * schemas, their descriptions and the core all read them from here (the
+ * `PORTAL_*` variables that change some of them: src/env_vars.ts).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { maxOutputBytes, sessionLimits, TERMINAL_SIZE } from "./limits.ts";
+ * import { TERMINAL_SIZE } from "./limits.ts";
  *
  * assert.equal(TERMINAL_SIZE.max, 1000);
- * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
- * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
- * assert.equal(retentionDays({}), 7);
- * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
- * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
- * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
- * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
  * ```
  * @module
  */
@@ -39,7 +33,7 @@ export const LIVE_SCREENS = 16;
  * V8's flags for a host (and a compiled binary): each isolate's young
  * generation (the server's thread, the emulator and commit Workers) holds
  * 1 MiB per semi-space, not V8's default that grows to 32 MiB under churn and
- * stays: 100 idle PTYs cost the host about 25 MB less (README, Performance).
+ * stays: 100 idle PTYs cost the host about 25 MB less (docs/performance.md).
  */
 export const V8_FLAGS = "--max-semi-space-size=1";
 
@@ -68,75 +62,15 @@ export const MAX_CHARS = { min: 1, max: 1_000_000, default: 100_000 } as const;
 /** Longest idle timeout: setTimeout's limit (about 24.8 days); beyond it a timer fires at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** Default of `PORTAL_MAX_OUTPUT_BYTES`: stored records per process (see {@link maxOutputBytes}). */
+/** Default of `PORTAL_MAX_OUTPUT_BYTES`: stored records per process (src/env_vars.ts). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-/**
- * The per-process cap on stored records (output and input, in bytes as
- * written), from `PORTAL_MAX_OUTPUT_BYTES`: past it the oldest records are
- * dropped, and reads say how much. `0` means no cap. Throws on a value that
- * is not a whole number, rather than run with a cap nobody asked for.
- */
-export function maxOutputBytes(
-  env: Record<string, string | undefined> = Deno.env.toObject(),
-): number {
-  const raw = env.PORTAL_MAX_OUTPUT_BYTES?.trim();
-  if (!raw) return DEFAULT_MAX_OUTPUT_BYTES;
-  const bytes = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(bytes)) {
-    throw new Error(
-      `PORTAL_MAX_OUTPUT_BYTES must be a whole number of bytes (0 = no cap), not "${raw}".`,
-    );
-  }
-  return bytes;
-}
-
-/** Default of `PORTAL_RETENTION_DAYS` (see {@link retentionDays}). */
+/** Default of `PORTAL_RETENTION_DAYS`: days an ended server's database is kept. */
 export const DEFAULT_RETENTION_DAYS = 7;
-
-/**
- * How many days the records database of a server that no longer runs is kept
- * in the default records directory before a starting server removes it, from
- * `PORTAL_RETENTION_DAYS` (0: at the next start). A live server's is never
- * removed. Throws on a value that is not a number of days.
- */
-export function retentionDays(
-  env: Record<string, string | undefined> = Deno.env.toObject(),
-): number {
-  const raw = env.PORTAL_RETENTION_DAYS?.trim();
-  if (!raw) return DEFAULT_RETENTION_DAYS;
-  if (!/^\d+(\.\d+)?$/.test(raw)) {
-    throw new Error(`PORTAL_RETENTION_DAYS must be a number of days (0 or more), not "${raw}"`);
-  }
-  return Number(raw);
-}
 
 /** Defaults of `PORTAL_SESSION_IDLE_S` (30 minutes) and `PORTAL_MAX_SESSIONS`. */
 export const DEFAULT_SESSION_IDLE_S = 1800;
 export const DEFAULT_MAX_SESSIONS = 64;
-
-/**
- * How long an HTTP session may be idle before it ends, in ms (0: never),
- * from `PORTAL_SESSION_IDLE_S`, and how many may live at once, from
- * `PORTAL_MAX_SESSIONS` (see src/mcp/http_sessions.ts). Throws on a value
- * that is not a whole number (or a maximum under 1).
- */
-export function sessionLimits(
-  env: Record<string, string | undefined> = Deno.env.toObject(),
-): { idleMs: number; max: number } {
-  const whole = (name: string, fallback: number, min: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-      throw new Error(`${name} must be a whole number, ${min} or more, not "${raw}"`);
-    }
-    return Number(raw);
-  };
-  return {
-    idleMs: whole("PORTAL_SESSION_IDLE_S", DEFAULT_SESSION_IDLE_S, 0) * 1000,
-    max: whole("PORTAL_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1),
-  };
-}
 
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;

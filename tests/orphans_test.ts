@@ -10,7 +10,7 @@
  * everything.
  *
  * Linux only: the sessions are read with procps `ps -s`, and macOS's
- * watchdog reaches only the leader's process group (see the README).
+ * watchdog reaches only the leader's process group (see docs/platforms.md).
  */
 import { DatabaseSync } from "node:sqlite";
 import { Portal } from "../dev/portal_client.ts";

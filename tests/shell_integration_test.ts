@@ -198,7 +198,7 @@ linuxTest("zsh: the user's .zshrc and precmd stay; exit codes and directory", as
   const env = await step(portal, id, "echo ${ZDOTDIR-unset}:${PORTAL_USER_ZDOTDIR-unset}\n");
   assertStringIncludes(env.output, "unset:unset\n");
   await assertNoMarksAnywhere(portal, id);
-});
+}, { needs: "zsh" });
 
 linuxTest("fish: exit codes and directory; its own prompt keeps its status", async (portal) => {
   const id = await startShell(portal, "fish");
@@ -211,7 +211,7 @@ linuxTest("fish: exit codes and directory; its own prompt keeps its status", asy
   // fish's default prompt shows a failed status: it still does.
   assertMatch((await step(portal, id, "false\n")).output, /\[1\]/);
   await assertNoMarksAnywhere(portal, id);
-});
+}, { needs: "fish" });
 
 linuxTest("shell_integration: false: no hooks are added, no marks followed", async (portal) => {
   const id = await startShell(portal, "bash", [], { shell_integration: false });

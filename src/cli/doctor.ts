@@ -1,8 +1,9 @@
 /**
  * `portal doctor`: checks what Portal needs on this machine and prints what it
  * found, for the user and for bug reports. It opens a real pseudo-terminal and
- * runs a program on it (`tty`), and looks at the directories and the database
- * without creating them: the only file it writes is a probe, removed at once.
+ * runs a program on it (`tty`), looks at the directories and the database
+ * without creating them (the only file it writes is a probe, removed at once),
+ * and reads every `PORTAL_*` variable set as a server would (src/env_vars.ts).
  *
  * @example
  * ```ts
@@ -23,6 +24,7 @@ import { ProcessManager } from "../core/process/manager.ts";
 import { ProcessPool } from "../core/process/pool.ts";
 import { RecordStore } from "../core/store/record_store.ts";
 import { describeRecordsFile } from "../core/store/database_file.ts";
+import { envVar } from "../env_vars.ts";
 import { VERSION } from "../version.ts";
 import { TERMINAL_PROBE } from "../platform.ts";
 
@@ -50,6 +52,7 @@ export async function doctor(env: Record<string, string>): Promise<{ ok: boolean
     directoryCheck("data dir", dataDir(env), "programs.db, the program registry"),
     directoryCheck("state dir", stateDir(env), "records/, the host's records database"),
     databaseCheck(userDbPath(env)),
+    ...variableChecks(env),
   ];
   const ok = checks.every((check) => check.ok !== false);
   const width = Math.max(...checks.map((check) => check.name.length)) + 2;
@@ -112,6 +115,26 @@ function databaseCheck(path: string): Check {
     ok: file.ok && dir.ok,
     detail: `${path} (SQLite ${version}): ${file.detail}; directory ${dir.detail}`,
   };
+}
+
+/**
+ * Each `PORTAL_*` variable set: its value as Portal reads it (a secret's
+ * length only), a FAIL when a server would refuse it, and a note for a name
+ * Portal does not read (a misspelling is otherwise silently ignored).
+ */
+function variableChecks(env: Record<string, string>): Check[] {
+  return Object.keys(env).filter((name) => name.startsWith("PORTAL_")).sort().map((name) => {
+    const variable = envVar(name);
+    const value = env[name];
+    if (!variable) return info(name, "not a variable Portal reads (portal --help lists them)");
+    const shown = variable.secret ? `set (${value.length} characters)` : JSON.stringify(value);
+    try {
+      variable.parse(value.trim() || undefined);
+      return { name, ok: true, detail: shown };
+    } catch (error) {
+      return { name, ok: false, detail: (error as Error).message };
+    }
+  });
 }
 
 /** Whether files can be made in `dir`: it is there and writable, or it can be created. */

@@ -15,15 +15,11 @@
  * ```
  * @module
  */
-import { relative } from "node:path";
+import { realpathSync } from "node:fs";
+import { delimiter, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { dataDir, recordsDir, userDbPath } from "../core/store/paths.ts";
-import {
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_RETENTION_DAYS,
-  DEFAULT_SESSION_IDLE_S,
-} from "../limits.ts";
+import { ENV_VARS } from "../env_vars.ts";
 import { VERSION } from "../version.ts";
 import { COMMANDS, FLAGS } from "./args.ts";
 
@@ -64,40 +60,7 @@ export function usage(env: Record<string, string>, portal: string = invokedAs())
     item("-V, --version", "Print the version."),
     "",
     "Environment:",
-    item("PORTAL_DB_PATH", "The records database; --db wins over it."),
-    item("PORTAL_NO_HOST", "1: as --no-host."),
-    item("PORTAL_DATA_DIR", "The program registry's directory; --data-dir wins over it."),
-    item(
-      "PORTAL_MAX_OUTPUT_BYTES",
-      "Bytes of records kept per process before the oldest are dropped; 0: no cap " +
-        `(default ${DEFAULT_MAX_OUTPUT_BYTES}, ${DEFAULT_MAX_OUTPUT_BYTES >> 20} MiB).`,
-    ),
-    item(
-      "PORTAL_RETENTION_DAYS",
-      `Days a records database stays in ${recordsDir(env)} after its server ended ` +
-        `(default ${DEFAULT_RETENTION_DAYS}).`,
-    ),
-    item(
-      "PORTAL_TOKEN",
-      "With --http: the bearer token clients must send (Authorization: Bearer TOKEN). " +
-        "Unset: a new random token at each start, printed on stderr.",
-    ),
-    item(
-      "PORTAL_SESSION_IDLE_S",
-      "With --http: a session with no request open for this many seconds ends, its processes " +
-        `killed as by its DELETE; 0: never (default ${DEFAULT_SESSION_IDLE_S}).`,
-    ),
-    item(
-      "PORTAL_MAX_SESSIONS",
-      "With --http: sessions at once; a new one ends the one idle the longest, or gets 503 " +
-        `when all are busy (default ${DEFAULT_MAX_SESSIONS}).`,
-    ),
-    item(
-      "PORTAL_SECRET_ENV",
-      "Names (comma-separated) of variables that are secrets: process_write's secret_env may " +
-        "type their values, and may name no other variable.",
-    ),
-    item("PORTAL_SECRET_*", "Every variable so named is a secret too."),
+    ...ENV_VARS.map((v) => item(v.name, `${plain(v.help)} Default: ${plain(v.default)}.`)),
     "",
     "No program Portal starts sees a secret, PORTAL_TOKEN or any PORTAL_* variable.",
     "",
@@ -134,14 +97,72 @@ function item(term: string, help: string): string {
   return [first.trimEnd(), ...lines.map((l) => " ".repeat(INDENT) + l)].join("\n");
 }
 
+/** Markdown's code marks left out: the help is plain text. */
+function plain(text: string): string {
+  return text.replaceAll("`", "");
+}
+
+/** What {@link invokedAs} looks at; each defaults to this process's. */
+export interface Invocation {
+  standalone?: boolean;
+  main?: string;
+  execPath?: string;
+  cwd?: string;
+  path?: string;
+}
+
 /**
- * How this Portal was started, as a person would type it: `portal` for a
- * binary, `deno run -A main.ts` from a clone (the path as seen from here),
- * `deno run -A jsr:@portal/mcp` from JSR.
+ * How this Portal was started, as a person would type it again: `portal` for
+ * a binary; from a clone `deno run -A main.ts` (the path as seen from here),
+ * from JSR `deno run -A jsr:@portal/mcp`, where `deno` is `npx -y deno@2`
+ * when npx fetched Deno (its cache, `_npx/`), and Deno's absolute path when
+ * `deno` on PATH is not this one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { invokedAs } from "./usage.ts";
+ *
+ * const clone = { standalone: false, main: "file:///src/portal/main.ts", cwd: "/src/portal" };
+ * const npx = "/home/ada/.npm/_npx/9f2c/node_modules/deno/deno";
+ * assert.equal(invokedAs({ ...clone, execPath: npx }), "npx -y deno@2 run -A main.ts");
+ * assert.equal(
+ *   invokedAs({ ...clone, execPath: "/opt/deno/deno", path: "/usr/bin" }),
+ *   "/opt/deno/deno run -A main.ts",
+ * );
+ * assert.equal(invokedAs({ standalone: true }), "portal");
+ * ```
  */
-export function invokedAs(): string {
-  if (Deno.build.standalone) return "portal";
-  const main = Deno.mainModule;
-  if (!main.startsWith("file:")) return "deno run -A jsr:@portal/mcp";
-  return `deno run -A ${relative(Deno.cwd(), fileURLToPath(main)) || "main.ts"}`;
+export function invokedAs(how: Invocation = {}): string {
+  const {
+    standalone = Deno.build.standalone,
+    main = Deno.mainModule,
+    execPath = Deno.execPath(),
+    cwd = Deno.cwd(),
+    path = Deno.env.get("PATH") ?? "",
+  } = how;
+  if (standalone) return "portal";
+  const deno = /[\\/]_npx[\\/]/.test(execPath)
+    ? "npx -y deno@2"
+    : onPath(execPath, path)
+    ? "deno"
+    : execPath;
+  if (!main.startsWith("file:")) return `${deno} run -A jsr:@portal/mcp`;
+  return `${deno} run -A ${relative(cwd, fileURLToPath(main)) || "main.ts"}`;
+}
+
+/** Whether `deno` on `path` is the executable at `execPath`. */
+function onPath(execPath: string, path: string): boolean {
+  const real = (file: string) => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return undefined;
+    }
+  };
+  const self = real(execPath);
+  return self !== undefined &&
+    path.split(delimiter).some((dir) =>
+      dir !== "" && ["deno", "deno.exe"].some((name) => real(join(dir, name)) === self)
+    );
 }

@@ -17,7 +17,8 @@
  * @module
  */
 import { dirname } from "node:path";
-import { HOST_GRACE_MS, retentionDays } from "../limits.ts";
+import { retentionDays } from "../env_vars.ts";
+import { HOST_GRACE_MS } from "../limits.ts";
 import { Log } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
 import { type Options, withPathFlags } from "../cli/args.ts";

@@ -17,7 +17,8 @@ import {
 } from "../core/store/database_file.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
 import { RecordStore } from "../core/store/record_store.ts";
-import { retentionDays, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { retentionDays } from "../env_vars.ts";
+import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { publishLink } from "../cli/watch_link.ts";
 import { WatchService } from "../watch/service.ts";

@@ -4,19 +4,49 @@
  * @module
  */
 
+/** The Debian package of each program a test may need that a machine may lack. */
+const PACKAGES: Record<string, string> = { zsh: "zsh", fish: "fish" };
+
+/** The marker of a test skipped for a missing program; .ci/run fails when it sees one. */
+export const MISSING_PROGRAM = "not installed (package";
+
+/**
+ * Whether `program` is on PATH; when it is not, the line that says which
+ * package to install, put before the test's name (Deno reports it ignored).
+ */
+export function needsProgram(program: string): { ok: boolean; reason: string } {
+  const found = (Deno.env.get("PATH") ?? "").split(":").some((dir) => {
+    try {
+      return dir !== "" && Deno.statSync(`${dir}/${program}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+  return { ok: found, reason: `[skipped: ${program} ${MISSING_PROGRAM} ${PACKAGES[program]})] ` };
+}
+
 /**
  * A test that needs POSIX (sh, sleep, python3, pseudo-terminals): skipped on
  * Windows, where the pipe backend is exercised by the portable tests only.
- * `only` restricts it further to one OS.
+ * `only` restricts it further to one OS; `needs` names a program it runs that
+ * a machine may lack (skipped without it, the package named).
  */
 export function posixTest(
   name: string,
   fn: (t: Deno.TestContext) => void | Promise<void>,
-  options: { only?: typeof Deno.build.os } = {},
+  options: { only?: typeof Deno.build.os; needs?: string } = {},
 ): void {
-  const ignore = Deno.build.os === "windows" ||
+  const osIgnored = Deno.build.os === "windows" ||
     (options.only !== undefined && options.only !== Deno.build.os);
-  Deno.test({ name, ignore, fn });
+  const program = options.needs === undefined || osIgnored
+    ? undefined
+    : needsProgram(options.needs);
+  const missing = program !== undefined && !program.ok;
+  Deno.test({
+    name: missing ? `${program.reason}${name}` : name,
+    ignore: osIgnored || missing,
+    fn,
+  });
 }
 
 /**

@@ -10,12 +10,13 @@ import { posixTest } from "./platform.ts";
 
 /**
  * A {@link posixTest} that gets a fresh server, closed whatever the outcome;
- * `only` restricts it to one OS (reported as ignored elsewhere).
+ * `only` restricts it to one OS (reported as ignored elsewhere), `needs`
+ * names a program a machine may lack.
  */
 export function portalTest(
   name: string,
   fn: (portal: Portal) => Promise<void>,
-  options: { only?: typeof Deno.build.os } = {},
+  options: { only?: typeof Deno.build.os; needs?: string } = {},
 ): void {
   posixTest(name, async () => {
     await using portal = await Portal.start();
@@ -28,8 +29,12 @@ export function portalTest(
  * the states and the exact moment a wait ends. Elsewhere (macOS, Windows)
  * waits fall back to silence and prompt-like lines, which these do not test.
  */
-export function linuxTest(name: string, fn: (portal: Portal) => Promise<void>): void {
-  portalTest(name, fn, { only: "linux" });
+export function linuxTest(
+  name: string,
+  fn: (portal: Portal) => Promise<void>,
+  options: { needs?: string } = {},
+): void {
+  portalTest(name, fn, { only: "linux", ...options });
 }
 
 /**

@@ -4,7 +4,7 @@
  * output while the agent works with another process is read at a slower
  * pace (see `TerminalEvents.paceFlood`): a server that takes more than its
  * share of a busy machine's CPU waits for one at every wake-up, and the
- * agent's calls with it (README, Performance: "Responsiveness under load").
+ * agent's calls with it (docs/decisions/2026-12-02-responsiveness-under-load.md).
  * A flood the agent itself looks at, that a call waits on, or whose
  * keyboard a person took over on a watch page, is read at full speed.
  *

@@ -41,7 +41,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
-import { maxOutputBytes } from "../../limits.ts";
+import { maxOutputBytes } from "../../env_vars.ts";
 import { RecordDecoder } from "../output/record_decoder.ts";
 import {
   type QueryResult,

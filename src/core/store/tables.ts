@@ -23,8 +23,8 @@ export const PORTAL_APPLICATION_ID = 0x506f7274;
 /**
  * Run first on each connection. 4 KiB pages: a commit rewrites the last page of each busy
  * process, and the kernel writes each such page back about every 30 s, so the page size sets
- * what a chatty program costs on disk; the smallest page costs least (the README's
- * performance notes give the figures). The rollback journal writes a flood once (new pages
+ * what a chatty program costs on disk; the smallest page costs least (docs/decisions/
+ * 2026-12-02-choices-the-figures-made.md). The rollback journal writes a flood once (new pages
  * need no journal) where a WAL writes it twice; it persists, rewritten in place, because a
  * journal truncated at every commit makes ext4 write it out at once; only a commit that
  * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts). auto_vacuum

@@ -10,7 +10,7 @@
  * `additionalProperties: false` stay. An output schema names
  * each field of the result with its JSON type, which is what a program
  * needs to read `structuredContent`; what the values mean, and the shape of
- * nested ones, is in the descriptions, the instructions and the README. An
+ * nested ones, is in the descriptions, the instructions and docs/tools.md. An
  * `execution` that says what its absence says (no tasks) goes too.
  *
  * @example

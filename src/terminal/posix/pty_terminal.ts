@@ -34,7 +34,7 @@ import { Session } from "./session/session.ts";
 /**
  * Bytes read from one master per wake-up (four of the kernel's 4 KiB reads),
  * so one flooding PTY cannot starve the rest, and a tool call waits behind
- * short tasks (the README's performance notes give the trade's figures).
+ * short tasks (docs/decisions/2026-12-02-choices-the-figures-made.md gives the figures).
  */
 const DRAIN_CAP = 16 * 1024;
 /** After the child is reaped, how long to wait for EIO from a slave a stray job keeps open. */

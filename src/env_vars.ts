@@ -1,0 +1,180 @@
+/**
+ * Every `PORTAL_*` variable Portal reads, declared once: its name, how its
+ * value is parsed, its default and one line of help. `--help`, `portal
+ * doctor` and docs/environment.md are made from this table
+ * (tests/env_vars_test.ts checks the page and that src/ reads no other).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ENV_VARS, maxOutputBytes, retentionDays, sessionLimits } from "./env_vars.ts";
+ *
+ * assert.ok(ENV_VARS.some((v) => v.name === "PORTAL_TOKEN" && v.secret));
+ * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
+ * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
+ * assert.equal(retentionDays({}), 7);
+ * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
+ * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
+ * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
+ * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
+ * ```
+ * @module
+ */
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_SESSION_IDLE_S,
+} from "./limits.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** One variable: `parse` gets its trimmed value (undefined when unset or empty) and throws on a bad one. */
+export interface EnvVar<T = unknown> {
+  /** The name, or a prefix ending in `*` for a family (`PORTAL_SECRET_*`). */
+  name: string;
+  /** The default, as a person reads it. */
+  default: string;
+  /** One line: what it does. */
+  help: string;
+  /** Its value is a secret: shown by no report, its length at most. */
+  secret?: boolean;
+  parse(raw: string | undefined): T;
+}
+
+/** A value taken as it is (a path, a token); unset stays undefined. */
+const text = (raw: string | undefined) => raw;
+
+/** A whole number, `min` or more; unset is `fallback`. */
+function whole(name: string, fallback: number, min: number, unit: string) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+      throw new Error(`${name} must be a whole number of ${unit}, ${min} or more, not "${raw}"`);
+    }
+    return Number(raw);
+  };
+}
+
+export const DB_PATH: EnvVar<string | undefined> = {
+  name: "PORTAL_DB_PATH",
+  default: "the host's `records/portal.db` in Portal's state directory (`--no-host`, `--http`: " +
+    "a new `records/portal-<pid>-<ms>.db` per server)",
+  help: "The records database; `--db` wins over it.",
+  parse: text,
+};
+
+export const NO_HOST: EnvVar<boolean> = {
+  name: "PORTAL_NO_HOST",
+  default: "unset",
+  help: "`1`: serve stdio in the one process the client started, without the host (`--no-host`).",
+  parse: (raw) => raw === "1",
+};
+
+export const DATA_DIR: EnvVar<string | undefined> = {
+  name: "PORTAL_DATA_DIR",
+  default: "`portal/` in the user's data directory",
+  help: "The program registry's directory (`programs.db`); `--data-dir` wins over it.",
+  parse: text,
+};
+
+export const MAX_OUTPUT_BYTES: EnvVar<number> = {
+  name: "PORTAL_MAX_OUTPUT_BYTES",
+  default: `${DEFAULT_MAX_OUTPUT_BYTES} (${DEFAULT_MAX_OUTPUT_BYTES >> 20} MiB)`,
+  help: "Bytes of records kept per process before the oldest are dropped; `0`: no cap.",
+  parse: whole("PORTAL_MAX_OUTPUT_BYTES", DEFAULT_MAX_OUTPUT_BYTES, 0, "bytes (0 = no cap)"),
+};
+
+export const RETENTION_DAYS: EnvVar<number> = {
+  name: "PORTAL_RETENTION_DAYS",
+  default: `${DEFAULT_RETENTION_DAYS}`,
+  help: "Days an ended server's records database stays in `records/`; `0`: until the next start.",
+  parse(raw) {
+    if (raw === undefined) return DEFAULT_RETENTION_DAYS;
+    if (!/^\d+(\.\d+)?$/.test(raw)) {
+      throw new Error(`PORTAL_RETENTION_DAYS must be a number of days (0 or more), not "${raw}"`);
+    }
+    return Number(raw);
+  },
+};
+
+export const TOKEN: EnvVar<string | undefined> = {
+  name: "PORTAL_TOKEN",
+  default: "a new random token at each start, printed on stderr",
+  help: "With `--http`: the bearer token every request must send.",
+  secret: true,
+  parse: text,
+};
+
+export const SESSION_IDLE_S: EnvVar<number> = {
+  name: "PORTAL_SESSION_IDLE_S",
+  default: `${DEFAULT_SESSION_IDLE_S} (${DEFAULT_SESSION_IDLE_S / 60} minutes)`,
+  help: "With `--http`: a session with no request open this many seconds ends; `0`: never.",
+  parse: whole("PORTAL_SESSION_IDLE_S", DEFAULT_SESSION_IDLE_S, 0, "seconds"),
+};
+
+export const MAX_SESSIONS: EnvVar<number> = {
+  name: "PORTAL_MAX_SESSIONS",
+  default: `${DEFAULT_MAX_SESSIONS}`,
+  help: "With `--http`: sessions at once; past it the one idle the longest ends (`503` if all " +
+    "are busy).",
+  parse: whole("PORTAL_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1, "sessions"),
+};
+
+export const SECRET_ENV: EnvVar<string[]> = {
+  name: "PORTAL_SECRET_ENV",
+  default: "none",
+  help: "Names (comma-separated) of variables that are secrets: `secret_env` may type only those.",
+  parse: (raw) => (raw ?? "").split(",").map((name) => name.trim()).filter((name) => name !== ""),
+};
+
+export const SECRET_FAMILY: EnvVar<string | undefined> = {
+  name: "PORTAL_SECRET_*",
+  default: "none",
+  help: "Every variable so named is a secret too.",
+  secret: true,
+  parse: text,
+};
+
+/** Every variable, in the order `--help` and docs/environment.md list them. */
+export const ENV_VARS: readonly EnvVar[] = [
+  DB_PATH,
+  DATA_DIR,
+  NO_HOST,
+  MAX_OUTPUT_BYTES,
+  RETENTION_DAYS,
+  TOKEN,
+  SESSION_IDLE_S,
+  MAX_SESSIONS,
+  SECRET_ENV,
+  SECRET_FAMILY,
+];
+
+/** The table's entry for `name`: its own, or its family's (`PORTAL_SECRET_DB`). */
+export function envVar(name: string): EnvVar | undefined {
+  return ENV_VARS.find((v) => v.name === name) ??
+    ENV_VARS.find((v) => v.name.endsWith("*") && name.startsWith(v.name.slice(0, -1)));
+}
+
+/** `variable`'s value in `env`, parsed; throws on a bad one with a message naming it. */
+export function readVar<T>(variable: EnvVar<T>, env: Env = Deno.env.toObject()): T {
+  return variable.parse(env[variable.name]?.trim() || undefined);
+}
+
+/** The per-process cap on stored records, in bytes (0: none): {@link MAX_OUTPUT_BYTES}. */
+export function maxOutputBytes(env: Env = Deno.env.toObject()): number {
+  return readVar(MAX_OUTPUT_BYTES, env);
+}
+
+/** How long an ended server's database is kept, in days: {@link RETENTION_DAYS}. */
+export function retentionDays(env: Env = Deno.env.toObject()): number {
+  return readVar(RETENTION_DAYS, env);
+}
+
+/**
+ * How long an HTTP session may be idle, in ms (0: never), and how many may
+ * live at once (see src/mcp/http_sessions.ts).
+ */
+export function sessionLimits(env: Env = Deno.env.toObject()): { idleMs: number; max: number } {
+  return { idleMs: readVar(SESSION_IDLE_S, env) * 1000, max: readVar(MAX_SESSIONS, env) };
+}
