@@ -39,12 +39,15 @@
  * @module
  */
 import { basename, join } from "node:path";
+import type { Sandbox } from "../../terminal/sandbox.ts";
 import { BASH_HOOKS, FISH_HOOKS, ZSH_HOOKS } from "./hooks.ts";
 
 /** A launch with the hooks in, and what to remove when the process has ended. */
 export interface Injection {
   args: string[];
   env: Record<string, string>;
+  /** The temporary files it made, which the shell reads. */
+  files: string[];
   cleanup(): void;
 }
 
@@ -66,7 +69,11 @@ export function launchWith<S extends Launch & { pty: boolean }>(
   spec: S,
   inject: boolean,
   environment?: Record<string, string>,
-): { launch: S & { baseEnv?: Record<string, string> }; injection: Injection | null } {
+  sandbox?: Sandbox,
+): {
+  launch: S & { baseEnv?: Record<string, string>; sandbox?: Sandbox };
+  injection: Injection | null;
+} {
   const env = { ...spec.pty ? { TERM: "xterm-256color" } : {}, ...spec.env };
   const injection = inject ? injectionFor({ ...spec, env }, environment) : null;
   const launch = {
@@ -74,6 +81,8 @@ export function launchWith<S extends Launch & { pty: boolean }>(
     args: injection?.args ?? spec.args,
     env: { ...env, ...injection?.env },
     baseEnv: environment,
+    // A sandbox's /tmp is its own: the hooks' files are shown to it there.
+    sandbox: sandbox && { ...sandbox, readable: [...sandbox.readable, ...injection?.files ?? []] },
   };
   return { launch, injection };
 }
@@ -148,6 +157,7 @@ function bashInjection(launch: Launch): Injection | null {
     return {
       args: ["--norc", ...kept],
       env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n${BASH_HOOKS}` },
+      files: [],
       cleanup: () => {},
     };
   }
@@ -157,7 +167,12 @@ function bashInjection(launch: Launch): Injection | null {
   const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
   const file = join(dir, "init.bash");
   Deno.writeTextFileSync(file, sources + BASH_HOOKS, { mode: 0o600 });
-  return { args: ["--init-file", file, ...kept], env: {}, cleanup: () => remove(dir) };
+  return {
+    args: ["--init-file", file, ...kept],
+    env: {},
+    files: [dir],
+    cleanup: () => remove(dir),
+  };
 }
 
 /** What a login bash reads (`man bash`, INVOCATION). */
@@ -201,6 +216,7 @@ function zshInjection(launch: Launch, zdotdir: string | undefined, home: string)
   return {
     args,
     env: { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home },
+    files: [dir],
     cleanup: () => remove(dir),
   };
 }
@@ -228,7 +244,7 @@ function fishInjection(launch: Launch): Injection | null {
     if (FISH_WITH_VALUE.includes(arg)) i++;
     else if (!arg.startsWith("-")) return null; // a script
   }
-  return { args: ["--init-command", FISH_HOOKS, ...args], env: {}, cleanup: () => {} };
+  return { args: ["--init-command", FISH_HOOKS, ...args], env: {}, files: [], cleanup: () => {} };
 }
 
 /** A line that sources `path` (a shell word) if it is readable, leaving `$?` at 0. */
