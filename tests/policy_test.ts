@@ -152,10 +152,38 @@ policyTest("network none: no connection to a listener on 127.0.0.1", async () =>
   }, { cwd: at.workspace });
   const { code, output } = await run(portal, connect);
   assert(code !== 0, `it connected under network: none: ${output}`);
-  assertMatch(output, /Network is unreachable|Connection refused/);
+  assertMatch(output, /Permission denied/);
   listener.close();
   await accepting;
 });
+
+policyTest(
+  "network loopback: the sandbox's own lo only; none: no internet socket at all",
+  async () => {
+    await using at = await places();
+    using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const outside =
+      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${listener.addr.port}), 3)"`;
+    const inside = "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); " +
+      "s.listen(); socket.create_connection(s.getsockname(), 3); print('own lo')\"";
+    const rules = { mode: "workspace-write", workspace: [at.workspace] };
+    {
+      await using portal = await startUnder(`${at.root}/loopback.json`, {
+        ...rules,
+        network: "loopback",
+      }, { cwd: at.workspace });
+      assert((await run(portal, outside)).code !== 0, "loopback reached the machine's listener");
+      assertEquals(await run(portal, inside), { code: 0, output: "own lo\n" });
+    }
+    await using portal = await startUnder(`${at.root}/none.json`, { ...rules, network: "none" }, {
+      cwd: at.workspace,
+    });
+    const none = await run(portal, inside);
+    assert(none.code !== 0, `none made a socket: ${none.output}`);
+    assertMatch(none.output, /PermissionError: \[Errno 13\]/);
+    listener.close();
+  },
+);
 
 policyTest("hide: a hidden file or directory cannot be read, and stays as it was", async () => {
   await using at = await places();

@@ -79,7 +79,7 @@ export class Shared {
       // outside its rules.
       this.#pool.sandboxPlace = {
         hidden: [recordsDir(paths), dirname(this.dbPath), dataDir(paths), runtimeDir(paths)],
-        stubDir: dataDir(paths),
+        filesDir: dataDir(paths),
       };
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;

@@ -42,6 +42,8 @@ export interface Launch {
   /** Its argv: the command as the agent named it, then its arguments (or bwrap's, then those). */
   argv: string[];
   cwd: string;
+  /** Files it gets open for reading at fds 3, 4, … (a sandbox's seccomp filter). */
+  files?: string[];
   /**
    * The child's complete environment: the server's without Portal's own
    * variables and the marked secrets (src/environment.ts), `opts.env` over it.

@@ -37,8 +37,11 @@ export interface Sandbox {
   deny: string[];
   /** If set, the only executables that may be started. */
   allow: string[] | null;
-  /** What a denied executable is replaced with inside: a script that says so and exits 126. */
-  deniedStub: string;
+  /**
+   * A directory of Portal's (hidden inside) where the backend writes, once,
+   * what a sandbox needs: the stub a denied executable becomes, a filter.
+   */
+  filesDir: string;
 }
 
 /**

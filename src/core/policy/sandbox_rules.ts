@@ -1,7 +1,6 @@
 /**
  * A person's policy as the terminal backends enforce it ({@link Sandbox}):
- * which directories are writable, what is hidden, and the stub a denied
- * executable becomes. Portal's own files are hidden from every sandboxed
+ * which directories are writable, what is hidden, what may run. Portal's own files are hidden from every sandboxed
  * program whatever the policy says: its sockets (a program that reached the
  * host could start programs outside the rules), its records and the watch
  * link's token, and the user's runtime directory (`/run/user/UID`: D-Bus and
@@ -13,29 +12,27 @@
  * import { FULL_ACCESS } from "./policy.ts";
  * import { sandboxOf } from "./sandbox_rules.ts";
  *
- * assert.equal(sandboxOf(FULL_ACCESS, { hidden: [], stubDir: "/x" }), undefined);
+ * assert.equal(sandboxOf(FULL_ACCESS, { hidden: [], filesDir: "/x" }), undefined);
  * const policy = { ...FULL_ACCESS, file: "/p.json", mode: "read-only" as const };
- * const dir = Deno.makeTempDirSync();
- * const sandbox = sandboxOf(policy, { hidden: ["/db"], stubDir: dir })!;
+ * const dir = "/x";
+ * const sandbox = sandboxOf(policy, { hidden: ["/db"], filesDir: dir })!;
  * assert.deepEqual([sandbox.confined, sandbox.writable, sandbox.privateTmp], [true, [], true]);
  * assert.ok(sandbox.hidden.includes("/db"));
- * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import { join } from "node:path";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { needsSandbox, type Policy } from "./policy.ts";
 
 /** What every sandbox hides besides the policy's own `hide`. */
 const ALWAYS_HIDDEN = ["/run/docker.sock", "/var/run/docker.sock"];
 
-/** Where Portal keeps what a sandbox needs: its own files to hide, and the stub's directory. */
+/** Where Portal keeps what a sandbox needs: its own files to hide, and a directory for its files. */
 export interface SandboxPlace {
   /** Portal's own directories and files (runtime, records, data). */
   hidden: string[];
-  /** A directory of Portal's where the denied-executable stub is written once. */
-  stubDir: string;
+  /** A directory of Portal's for what the backend writes once (Sandbox.filesDir). */
+  filesDir: string;
 }
 
 /** The rules a program of `policy` runs under; undefined without a policy file. */
@@ -59,22 +56,6 @@ export function sandboxOf(policy: Policy, place: SandboxPlace): Sandbox | undefi
     network: policy.network,
     deny: policy.deny,
     allow: policy.allow,
-    deniedStub: policy.deny.length ? deniedStub(place.stubDir) : "",
+    filesDir: place.filesDir,
   };
-}
-
-/** The script a denied executable is replaced with inside a sandbox (written once, 0755). */
-function deniedStub(dir: string): string {
-  if (dir === "") throw new Error("no directory for the denied-executable stub (sandboxPlace)");
-  const path = join(dir, "denied-by-policy");
-  const script = "#!/bin/sh\n" +
-    `echo "portal: $0 is denied by the person's policy (commands.deny)" >&2\n` +
-    "exit 126\n";
-  try {
-    if (Deno.readTextFileSync(path) === script) return path;
-  } catch { /* not written yet */ }
-  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  Deno.writeTextFileSync(path, script, { mode: 0o755 });
-  Deno.chmodSync(path, 0o755);
-  return path;
 }

@@ -81,7 +81,7 @@ export class ProcessPool {
   /** The process the agent's latest call named, whichever session made it. */
   readonly attention: Attention = new Attention();
   /** Portal's own files, hidden from every sandboxed program, and where its stub goes. */
-  sandboxPlace: SandboxPlace = { hidden: [], stubDir: "" };
+  sandboxPlace: SandboxPlace = { hidden: [], filesDir: "" };
   readonly #entries = new Map<number, PoolEntry>();
   /** Ids that left the pool, and how: a later call on one says why it is not there. */
   readonly #gone = new Map<number, Gone>();

@@ -5,6 +5,8 @@
  * where the whole file system is read-only but for a private `/tmp` and the
  * writable directories; hidden paths are empty; a denied executable is a
  * script that says so and exits 126; no capability survives, even for root.
+ * `network: "none"` adds a seccomp filter (ffi/seccomp.ts): no IPv4, IPv6 or
+ * raw socket at all, where `loopback` leaves the sandbox its own `lo`.
  *
  * bwrap is not told `--new-session`: the program keeps the PTY as its
  * controlling terminal (job control, Ctrl+C, `/dev/tty` prompts). The only
@@ -20,10 +22,10 @@
  *
  * const sandbox = {
  *   policyFile: null, confined: true, writable: ["/var"], privateTmp: true, hidden: [], readable: [],
- *   network: "none" as const, deny: [], allow: null, deniedStub: "/stub",
+ *   network: "none" as const, deny: [], allow: null, filesDir: "/x",
  * };
  * const exec = { path: "/bin/sh", argv: ["sh", "-c", "id"], cwd: "/", env: {} };
- * const argv = bubblewrapArgs(sandbox, exec);
+ * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", filterFd: 3 });
  * assert.deepEqual(argv.slice(-6), ["--chdir", "/", "--", "/bin/sh", "-c", "id"]);
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
@@ -32,6 +34,7 @@
  * @module
  */
 import { join } from "node:path";
+import { noInternetFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
 import { realPath, type Sandbox } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
@@ -48,6 +51,8 @@ export interface Exec {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Files the program gets open for reading at fds 3, 4, … (bwrap's seccomp filter). */
+  files?: string[];
 }
 
 /** bwrap's path, or null when it is not installed. */
@@ -64,17 +69,38 @@ export function confine(exec: Exec, sandbox: Sandbox): Exec {
         "started. Ask the person to install it (Debian/Ubuntu: apt install bubblewrap).",
     );
   }
-  return { ...exec, path: bwrap, argv: ["bwrap", ...bubblewrapArgs(sandbox, exec)] };
+  const { filesDir } = sandbox;
+  const stub = sandbox.deny.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
+  const filter = sandbox.network === "none"
+    ? written(filesDir, `no-internet-${Deno.build.arch}.bpf`, noInternetFilter(), 0o644)
+    : null;
+  const argv = bubblewrapArgs(sandbox, exec, { stub, filterFd: filter ? 3 : null });
+  return { ...exec, path: bwrap, argv: ["bwrap", ...argv], files: filter ? [filter] : [] };
 }
 
-/** bwrap's arguments (without its own name) that run `exec` inside `sandbox`. */
-export function bubblewrapArgs(sandbox: Sandbox, exec: Exec): string[] {
+/** What a denied executable is inside a sandbox. */
+const DENIED_STUB = new TextEncoder().encode(
+  "#!/bin/sh\n" +
+    `echo "portal: $0 is denied by the person's policy (commands.deny)" >&2\n` +
+    "exit 126\n",
+);
+
+/**
+ * bwrap's arguments (without its own name) that run `exec` inside `sandbox`;
+ * `files`: the stub a denied executable becomes, the fd of the seccomp filter.
+ */
+export function bubblewrapArgs(
+  sandbox: Sandbox,
+  exec: Exec,
+  files: { stub: string; filterFd: number | null },
+): string[] {
   const everywhere = sandbox.writable.includes("/");
   const args = [
     "--die-with-parent",
     "--unshare-pid",
     "--unshare-ipc",
     ...sandbox.network === "all" ? [] : ["--unshare-net"],
+    ...files.filterFd === null ? [] : ["--seccomp", String(files.filterFd)],
     "--cap-drop",
     "ALL",
     // Only the safe devices, unless the user's full rights are the rule (root could write disks).
@@ -108,7 +134,7 @@ export function bubblewrapArgs(sandbox: Sandbox, exec: Exec): string[] {
     args.push("--ro-bind", file, file);
   }
   for (const path of deniedFiles(sandbox.deny, exec.env)) {
-    args.push("--ro-bind", sandbox.deniedStub, path);
+    args.push("--ro-bind", files.stub, path);
   }
   args.push("--chdir", exec.cwd, "--", exec.path, ...exec.argv.slice(1));
   return args;
@@ -158,6 +184,21 @@ export function bubblewrapProblem(): string | null {
 /** Whether `path` is `dir` or inside it. */
 function isUnder(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+/** `dir`/`name` holding `bytes` (written if it does not yet), as `mode`. */
+function written(dir: string, name: string, bytes: Uint8Array, mode: number): string {
+  const path = join(dir, name);
+  try {
+    const now = Deno.readFileSync(path);
+    if (now.length === bytes.length && now.every((b, i) => b === bytes[i])) return path;
+  } catch { /* not written yet */ }
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temp = `${path}.${Deno.pid}`;
+  Deno.writeFileSync(temp, bytes, { mode });
+  Deno.chmodSync(temp, mode);
+  Deno.renameSync(temp, path);
+  return path;
 }
 
 function exists(path: string): boolean {

@@ -17,8 +17,8 @@ import { spawnPipeChild } from "./pipe_child.ts";
 export const posixPipes: PipePlatform = {
   findExecutable: resolveExecutable,
   confine,
-  spawn: ({ path, argv, env, cwd }, opts) =>
-    spawnPipeChild({ command: opts.command, path, argv, env, cwd }),
+  spawn: ({ path, argv, env, cwd, files }, opts) =>
+    spawnPipeChild({ command: opts.command, path, argv, env, cwd, files }),
   breakSignal: "SIGQUIT",
   // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
   // it in every process that inherits it, and finds our write end. (Not so the output pipes: a

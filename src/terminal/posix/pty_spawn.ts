@@ -34,7 +34,7 @@ const CTTY_SCRIPT = `ioctl(STDIN, ${C.TIOCSCTTY}, 0) or die "portal: TIOCSCTTY: 
  * {@link PortalError} if the program cannot be started.
  */
 export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  const { path, argv, env } = prepareLaunch(opts, {
+  const { path, argv, env, files = [] } = prepareLaunch(opts, {
     pty: true,
     findExecutable: resolveExecutable,
     confine,
@@ -54,6 +54,7 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
       { fd: 0, open: terminal, flags: C.O_RDWR },
       { fd: 1, dup: 0 },
       { fd: 2, dup: 0 },
+      ...files.map((open, i) => ({ fd: 3 + i, open, flags: C.O_RDONLY })),
     ];
     pid = spawnSession({ command: opts.command, path: exe, argv: args, env, cwd: opts.cwd, stdio });
   } catch (error) {
