@@ -23,6 +23,7 @@
  *   vim, less, getpass, bash), beside main before issue 16; the size of tools/list.
  * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
+ * - policy.ts: a start and a python3 step under a policy (bubblewrap) vs without (Linux).
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -46,6 +47,7 @@ const scripts = [
   "agent_tasks.ts",
   "shell_integration.ts",
   "watch_flood.ts",
+  "policy.ts",
 ];
 const rows: Row[] = [];
 let failed = false;
