@@ -91,12 +91,14 @@ if (import.meta.main) {
     }
     case "serve": {
       const { options } = invocation;
+      const { policyOrExit } = await import("./src/cli/policy_option.ts");
+      const policy = policyOrExit(withPathFlags(options, env));
       if (options.http || options.noHost || readVar(NO_HOST, env) || !HOST_SUPPORTED) {
         const { serve } = await import("./src/cli/serve.ts");
-        await serve(options, env);
+        await serve(options, env, policy);
       } else {
         const { door } = await import("./src/host/door.ts");
-        await door(withPathFlags(options, env), options);
+        await door(withPathFlags(options, env), options, policy);
       }
     }
   }

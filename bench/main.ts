@@ -25,6 +25,7 @@
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
  * - stalled_readers.ts: the host's RSS and another client's step p99 beside a stalled attach
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
+ * - policy.ts: a start and a python3 step under a policy (bubblewrap) vs without (Linux).
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -53,6 +54,7 @@ const scripts = [
   "shell_integration.ts",
   "watch_flood.ts",
   "stalled_readers.ts",
+  "policy.ts",
 ];
 const rows: Row[] = [];
 let failed = false;

@@ -9,6 +9,7 @@
 
 /** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
 export interface OsConstants {
+  O_RDONLY: number;
   O_RDWR: number;
   O_NONBLOCK: number;
   O_CLOEXEC: number;
@@ -91,6 +92,7 @@ export interface OsConstants {
 }
 
 const LINUX: OsConstants = {
+  O_RDONLY: 0,
   O_RDWR: 2,
   O_NONBLOCK: 0o4000,
   O_CLOEXEC: 0o2000000,

@@ -28,6 +28,14 @@ export interface SyscallNumbers {
    * none) to a struct timeval or timespec (two 64-bit fields on these CPUs).
    */
   timeouts: Readonly<Record<number, { arg: number; unit: "ms" | "timeval" | "timespec" }>>;
+  /** `socket(domain, …)`: what a sandbox without a network refuses (ffi/seccomp.ts). */
+  socket: number;
+  /** `io_uring_setup`: io_uring can open sockets without calling `socket`. */
+  ioUringSetup: number;
+  /** The CPU's AUDIT_ARCH_* value, as seccomp sees a system call's ABI. */
+  auditArch: number;
+  /** Numbers at or above this are another ABI on the same CPU (x32), or 0 for none. */
+  foreignFrom: number;
 }
 
 const X86_64_SYSCALLS: SyscallNumbers = {
@@ -45,6 +53,10 @@ const X86_64_SYSCALLS: SyscallNumbers = {
     281: { arg: 3, unit: "ms" }, // epoll_pwait
     441: { arg: 3, unit: "timespec" }, // epoll_pwait2
   },
+  socket: 41,
+  ioUringSetup: 425,
+  auditArch: 0xc000003e, // AUDIT_ARCH_X86_64
+  foreignFrom: 0x40000000, // __X32_SYSCALL_BIT
 };
 
 const GENERIC_SYSCALLS: SyscallNumbers = {
@@ -59,6 +71,10 @@ const GENERIC_SYSCALLS: SyscallNumbers = {
     22: { arg: 3, unit: "ms" }, // epoll_pwait
     441: { arg: 3, unit: "timespec" }, // epoll_pwait2
   },
+  socket: 198,
+  ioUringSetup: 425,
+  auditArch: 0xc00000b7, // AUDIT_ARCH_AARCH64
+  foreignFrom: 0,
 };
 
 /** The system call numbers of this CPU (Linux). */

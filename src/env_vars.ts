@@ -78,6 +78,14 @@ export const DATA_DIR: EnvVar<string | undefined> = {
   parse: text,
 };
 
+export const POLICY: EnvVar<string | undefined> = {
+  name: "PORTAL_POLICY",
+  default: "none: programs have the user's full rights",
+  help: "A person's rules for every program (a JSON or TOML file; docs/policy.md); " +
+    "`--policy` wins over it.",
+  parse: text,
+};
+
 export const MAX_OUTPUT_BYTES: EnvVar<number> = {
   name: "PORTAL_MAX_OUTPUT_BYTES",
   default: `${DEFAULT_MAX_OUTPUT_BYTES} (${DEFAULT_MAX_OUTPUT_BYTES >> 20} MiB)`,
@@ -141,6 +149,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   DB_PATH,
   DATA_DIR,
   NO_HOST,
+  POLICY,
   MAX_OUTPUT_BYTES,
   RETENTION_DAYS,
   TOKEN,

@@ -25,6 +25,7 @@ import { delay } from "./async.ts";
 import { spawnOnPipes } from "./terminal/pipe.ts";
 import { posixPipes } from "./terminal/posix/pipe_platform.ts";
 import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
+import { bubblewrapProblem } from "./terminal/posix/bubblewrap.ts";
 import type { Spawn } from "./terminal/terminal.ts";
 import { spawnConPty } from "./terminal/windows/conpty_spawn.ts";
 import { containChildren } from "./terminal/windows/job.ts";
@@ -75,6 +76,17 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
  * `portal` serves in its own process, as `--no-host` does.
  */
 export const HOST_SUPPORTED = !WINDOWS;
+
+/**
+ * Why programs cannot be confined by a person's policy here, with how to fix
+ * it, or null when they can: Linux has bubblewrap; macOS's Seatbelt cannot be
+ * tested here, so it is not claimed, and Windows has nothing alike.
+ */
+export const sandboxProblem: () => string | null = OS === "linux"
+  ? bubblewrapProblem
+  : () =>
+    `a policy that needs the kernel (a mode other than full, hide, network or commands.deny) ` +
+    `is enforced only on Linux, with bubblewrap; this is ${OS}.`;
 
 /** Whether a process can pass open files to another over a Unix socket (SCM_RIGHTS). */
 export const FD_PASSING = !WINDOWS;

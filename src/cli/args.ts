@@ -51,6 +51,8 @@ export interface Options {
   watchPort?: number;
   /** `--no-host` (or `PORTAL_NO_HOST=1`): serve stdio in this process, without the host. */
   noHost: boolean;
+  /** `--policy`: the person's rules for every program (as `PORTAL_POLICY`). */
+  policy?: string;
 }
 
 /** What the command line asks for. */
@@ -133,6 +135,14 @@ export const FLAGS: readonly Flag[] = [
     help: `Least severe diagnostics written to stderr and sent to clients until they choose: ` +
       `${LOG_LEVELS.join(", ")}. Default: info.`,
     set: (options, value) => options.logLevel = parseLevel(value),
+  },
+  {
+    names: ["--policy"],
+    value: "FILE",
+    doctor: true,
+    help: "The person's rules for every program started (JSON or TOML; overrides " +
+      "PORTAL_POLICY): what they may write, read, reach and run, enforced by the kernel.",
+    set: (options, value) => options.policy = value,
   },
   {
     names: ["--no-host"],
@@ -299,6 +309,7 @@ export function withPathFlags(
   const flags: Record<string, string> = {};
   if (options.db !== undefined) flags.PORTAL_DB_PATH = options.db;
   if (options.dataDir !== undefined) flags.PORTAL_DATA_DIR = options.dataDir;
+  if (options.policy !== undefined) flags.PORTAL_POLICY = options.policy;
   return { ...env, ...flags };
 }
 

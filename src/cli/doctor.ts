@@ -27,6 +27,7 @@ import { describeRecordsFile } from "../core/store/database_file.ts";
 import { envVar } from "../env_vars.ts";
 import { VERSION } from "../version.ts";
 import { TERMINAL_PROBE } from "../platform.ts";
+import { policyReport } from "./policy_option.ts";
 
 /** How long the terminal probe may take before doctor calls the terminal broken. */
 const PROBE_DEADLINE_MS = 10_000;
@@ -53,6 +54,7 @@ export async function doctor(env: Record<string, string>): Promise<{ ok: boolean
     directoryCheck("state dir", stateDir(env), "records/, the host's records database"),
     databaseCheck(userDbPath(env)),
     ...variableChecks(env),
+    { name: "policy", ...policyReport(env) },
   ];
   const ok = checks.every((check) => check.ok !== false);
   const width = Math.max(...checks.map((check) => check.name.length)) + 2;

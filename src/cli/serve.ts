@@ -21,10 +21,15 @@ import { LineTransport, stdioPort } from "../mcp/stdio.ts";
 import { VERSION } from "../version.ts";
 import { WATCH_PATH } from "../watch/access.ts";
 import type { WatchService } from "../watch/service.ts";
+import type { Policy } from "../core/policy/policy.ts";
 import { type Options, withPathFlags } from "./args.ts";
 
 /** Serves until stopped; then exits the process. */
-export async function serve(options: Options, env: Record<string, string>): Promise<void> {
+export async function serve(
+  options: Options,
+  env: Record<string, string>,
+  policy: Policy,
+): Promise<void> {
   keepStdoutForProtocol();
   // Before any program could read the environment the server was started with.
   hideSecretValues(env);
@@ -32,17 +37,18 @@ export async function serve(options: Options, env: Record<string, string>): Prom
   reportStrayFailures(log);
   const paths = withPathFlags(options, env);
   const watch = listenWatch(options.watchPort ?? 0);
-  if (options.http) serveOverHttp(options, options.http, paths, env, log, watch);
-  else await serveOverStdio(paths, log, watch);
+  if (options.http) serveOverHttp(options, options.http, paths, env, log, watch, policy);
+  else await serveOverStdio(paths, log, watch, policy);
 }
 
 async function serveOverStdio(
   paths: Record<string, string>,
   log: Log,
   watch: WatchService,
+  policy: Policy,
 ): Promise<void> {
   const shared = openShared(paths, log, watch);
-  const manager = shared.manager();
+  const manager = shared.manager({ policy });
   const scope = watch.open(manager);
   const context = {
     manager,
@@ -68,6 +74,7 @@ function serveOverHttp(
   env: Record<string, string>,
   log: Log,
   watch: WatchService,
+  policy: Policy,
 ): void {
   const token = env.PORTAL_TOKEN || generateToken();
   let sessions;
@@ -102,11 +109,11 @@ function serveOverHttp(
   }
   const shared = openShared(paths, log, watch);
   // With --share-processes every HTTP session is one session of the pool, which never ends.
-  const everyone: Session = { seesAll: true };
+  const everyone: Session = { seesAll: true, policy };
   let stopping = false;
   const openSession = (): SessionContext => {
     const { registry } = shared;
-    const manager = shared.manager(options.shareProcesses ? everyone : undefined);
+    const manager = shared.manager(options.shareProcesses ? everyone : { policy });
     const scope = watch.open(manager);
     const context = { manager, registry, watch: { link: (id?: number) => watch.link(scope, id) } };
     // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.

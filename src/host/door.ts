@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { Policy } from "../core/policy/policy.ts";
 import { dirname } from "node:path";
 import { delay } from "../async.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
@@ -73,6 +74,7 @@ export async function reachHost(
 export async function door(
   env: Record<string, string>,
   options: { logLevel: LoggingLevel; watchPort?: number },
+  policy: Policy,
 ): Promise<void> {
   // Its own start environment is readable by the user's programs too (/proc): the secrets'
   // values go to the host in the hello only.
@@ -82,7 +84,15 @@ export async function door(
   try {
     const { logLevel, watchPort } = options;
     const handoff = refusal === undefined;
-    const hello: Hello = { portal: VERSION, role: "mcp", cwd: Deno.cwd(), env, logLevel, handoff };
+    const hello: Hello = {
+      portal: VERSION,
+      role: "mcp",
+      cwd: Deno.cwd(),
+      env,
+      logLevel,
+      handoff,
+      ...policy.file ? { policy } : {},
+    };
     // What a host it starts takes from this door's flags (a running one keeps its own).
     const hostArgs = ["--log-level", logLevel];
     if (watchPort !== undefined) hostArgs.push("--watch-port", String(watchPort));

@@ -24,6 +24,7 @@
 import { concatBytes } from "../bytes.ts";
 import type { ProcessSummary } from "../core/model/schema.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
+import type { Policy } from "../core/policy/policy.ts";
 
 /** What a caller of the host says first. */
 export type Hello =
@@ -36,6 +37,8 @@ export type Hello =
     logLevel: LoggingLevel;
     /** Whether the door can hand its stdin and stdout over (stdio_handoff.ts). */
     handoff?: boolean;
+    /** The person's rules for the programs this client starts (the door's PORTAL_POLICY). */
+    policy?: Policy;
   }
   | { portal: string; role: "ps" }
   | { portal: string; role: "attach"; target: string };

@@ -135,7 +135,7 @@ class Host {
         return;
       }
       if (hello.role === "mcp") {
-        const session = { environment: { cwd: hello.cwd, env: hello.env } };
+        const session = { environment: { cwd: hello.cwd, env: hello.env }, policy: hello.policy };
         const opening = { welcome, canHandOff: hello.handoff === true, inbox: this.#inbox };
         await serveMcpSession(conn, lines, opening, session, {
           shared: this.#shared,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import { settlesWithin } from "../async.ts";
 import { ProcessManager } from "../core/process/manager.ts";
 import { ProcessPool, type Session } from "../core/process/pool.ts";
@@ -22,6 +23,7 @@ import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { publishLink } from "../cli/watch_link.ts";
 import { WatchService } from "../watch/service.ts";
+import { runtimeDir } from "./runtime_dir.ts";
 
 /** The shared files, or a clear message and exit 1 when they cannot be made. */
 export function openShared(
@@ -74,6 +76,12 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
+      // A sandboxed program that reached the host's socket or read the watch token could act
+      // outside its rules.
+      this.#pool.sandboxPlace = {
+        hidden: [recordsDir(paths), dirname(this.dbPath), dataDir(paths), runtimeDir(paths)],
+        filesDir: dataDir(paths),
+      };
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));

@@ -9,6 +9,7 @@
 import { childEnvironment } from "../environment.ts";
 import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
+import { checkCommand, type Sandbox } from "./sandbox.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
 /**
@@ -27,12 +28,22 @@ export interface LaunchRules {
   /** On a terminal, whose size must be valid too. */
   pty: boolean;
   findExecutable: ExecutableLookup;
+  /**
+   * Runs a launch inside a person's policy (posix/bubblewrap.ts on Linux).
+   * Absent where the OS has no sandbox: a confined launch is then refused.
+   */
+  confine?: (launch: Launch, sandbox: Sandbox) => Launch;
 }
 
 /** A launch that passed every check. */
 export interface Launch {
-  /** The executable to run, as `findExecutable` returned it. */
+  /** The executable to run, as `findExecutable` returned it (or the sandbox's, bwrap). */
   path: string;
+  /** Its argv: the command as the agent named it, then its arguments (or bwrap's, then those). */
+  argv: string[];
+  cwd: string;
+  /** Files it gets open for reading at fds 3, 4, … (a sandbox's seccomp filter). */
+  files?: string[];
   /**
    * The child's complete environment: the server's without Portal's own
    * variables and the marked secrets (src/environment.ts), `opts.env` over it.
@@ -59,7 +70,18 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
   checkWorkingDirectory(opts.cwd);
   const env = { ...childEnvironment(opts.baseEnv), ...opts.env };
-  return { path: rules.findExecutable(opts.command, env, opts.cwd), env };
+  const path = rules.findExecutable(opts.command, env, opts.cwd);
+  const launch = { path, argv: [opts.command, ...opts.args], cwd: opts.cwd, env };
+  const { sandbox } = opts;
+  if (!sandbox) return launch;
+  checkCommand(opts.command, path, sandbox);
+  if (!sandbox.confined) return launch;
+  if (!rules.confine) {
+    throw new PortalError(
+      "The person's policy needs a sandbox, which Portal has only on Linux: nothing was started.",
+    );
+  }
+  return rules.confine(launch, sandbox);
 }
 
 /** Throws unless `cols` and `rows` are whole numbers within {@link TERMINAL_SIZE}. */

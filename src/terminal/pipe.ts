@@ -7,7 +7,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { type ExecutableLookup, prepareLaunch } from "./launch.ts";
+import { type ExecutableLookup, type Launch, type LaunchRules, prepareLaunch } from "./launch.ts";
 import { signalName, SIGNALS } from "../signals.ts";
 import { INPUT_QUEUE_LIMIT, KILL_GRACE_MS } from "../limits.ts";
 import { delay } from "../async.ts";
@@ -51,12 +51,14 @@ export interface PipeChild {
 /** What the pipe backend does differently per OS; src/platform.ts picks one. */
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
+  /** Runs a launch inside a person's policy, where the OS can (see {@link LaunchRules}). */
+  confine?: LaunchRules["confine"];
   /**
-   * Starts `path` (found by `findExecutable`) with `env` complete, as the
-   * leader of a new process tree (POSIX: a session; Windows: a Job Object).
-   * Throws {@link PortalError}.
+   * Starts `launch` (its path found by `findExecutable`, its env complete), as
+   * the leader of a new process tree (POSIX: a session; Windows: a Job
+   * Object). Throws {@link PortalError}.
    */
-  spawn(path: string, opts: SpawnOptions, env: Record<string, string>): PipeChild;
+  spawn(launch: Launch, opts: SpawnOptions): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
   /** Starts watching whether the program `child`, just started, waits for its stdin. */
@@ -88,9 +90,9 @@ export function spawnOnPipes(
   opts: SpawnOptions,
   events: TerminalEvents,
 ): Terminal {
-  const { findExecutable } = platform;
-  const { path, env } = prepareLaunch(opts, { pty: false, findExecutable });
-  return new PipeTerminal(platform.spawn(path, opts, env), events, platform);
+  const { findExecutable, confine } = platform;
+  const launch = prepareLaunch(opts, { pty: false, findExecutable, confine });
+  return new PipeTerminal(platform.spawn(launch, opts), events, platform);
 }
 
 class PipeTerminal implements Terminal {

@@ -7,6 +7,7 @@
  */
 import { PortalError } from "../errors.ts";
 import { INPUT_QUEUE_LIMIT } from "../limits.ts";
+import type { Sandbox } from "./sandbox.ts";
 
 /** Where a chunk of output came from. A terminal merges both into `stdout`. */
 export type OutputSource = "stdout" | "stderr";
@@ -39,6 +40,8 @@ export interface SpawnOptions {
   /** Terminal size; ignored by the pipe backend. */
   cols: number;
   rows: number;
+  /** The person's rules it runs under (none: the user's full rights). */
+  sandbox?: Sandbox;
 }
 
 /** A console interrupt, as `CTRL_C_EVENT` and `CTRL_BREAK_EVENT` name them. */

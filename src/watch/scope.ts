@@ -34,6 +34,8 @@ export interface ListedProcess {
   exit_signal: string | null;
   cols: number | null;
   rows: number | null;
+  /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
+  policy: string | null;
 }
 
 /** The processes one link shows, and the pages open on them. */
@@ -84,6 +86,7 @@ export class WatchScope {
         exit_signal: d.exit_signal,
         cols: d.cols,
         rows: d.rows,
+        policy: d.policy ? `${d.policy.mode}, network ${d.policy.network}` : null,
       };
     });
   }

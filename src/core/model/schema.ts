@@ -232,6 +232,13 @@ export function earlierSpec(row: ProcessDetails): LaunchSpec {
 /** Whether the shell in front sends shell integration marks. */
 export const shellIntegration = z.enum(["active", "off"]);
 
+/** The person's rules a process runs under (policy.ts's PolicyView), when a policy is set. */
+export const policyView = z.object({
+  file: z.string().nullable(),
+  mode: z.string(),
+  network: z.string(),
+}).passthrough().describe("The person's rules (PORTAL_POLICY), kernel-enforced. Absent: none.");
+
 /** One line of `process_list`. */
 export const processSummary = z.object({
   id: processId,
@@ -267,6 +274,7 @@ export const processDetails = processSummary.extend({
   person_input: personInput,
   shell_integration: shellIntegration,
   last_command: shellCommand.nullable(),
+  policy: policyView.optional(),
 });
 export type ProcessDetails = z.infer<typeof processDetails>;
 

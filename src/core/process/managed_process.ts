@@ -14,7 +14,9 @@ import { QUIET_MS } from "../../limits.ts";
 import { spawnPipe, spawnPty } from "../../platform.ts";
 import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
+import type { Sandbox } from "../../terminal/sandbox.ts";
 import { Secrets } from "../input/secrets.ts";
+import { describePolicy, FULL_ACCESS, type Policy } from "../policy/policy.ts";
 import { OutputWatchers } from "../output/watchers.ts";
 import { ProcessLog } from "./log.ts";
 import { ProcessOutput } from "./output.ts";
@@ -43,6 +45,8 @@ import { type Command, type MarkReadiness, ShellTracker } from "../shell/tracker
 export class ManagedProcess implements Waitable {
   readonly id: number;
   readonly spec: LaunchSpec;
+  /** The person's rules it runs under (process_inspect shows them). */
+  readonly policy: Policy;
   readonly startedAt: Date = new Date();
   status: Status = "running";
   exit: ExitInfo | null = null;
@@ -94,18 +98,24 @@ export class ManagedProcess implements Waitable {
       onEnd: (process: ManagedProcess) => void;
       attention?: Attention;
     },
-    options: { baseEnv?: Record<string, string>; earlier?: ProcessDetails } = {},
+    options: {
+      baseEnv?: Record<string, string>;
+      earlier?: ProcessDetails;
+      policy?: Policy;
+      sandbox?: Sandbox;
+    } = {},
   ) {
     // Nothing starts whose records could not be stored (a full disk).
     if (!options.earlier) store.checkWritable();
     this.id = id;
     this.spec = spec;
+    this.policy = options.policy ?? FULL_ACCESS;
     this.#size = { cols: spec.cols, rows: spec.rows };
     const { earlier } = options;
     const stored = earlier && store.recordStats(id);
     // A program an earlier host held is not started again, so nothing is injected into it.
     const inject = spec.pty && spec.shell_integration && !earlier;
-    const { launch, injection } = launchWith(spec, inject, options.baseEnv);
+    const { launch, injection } = launchWith(spec, inject, options.baseEnv, options.sandbox);
     this.#injection = injection;
     // Only the marks of the hooks put in count (tracker.ts).
     this.#shell = new ShellTracker({ cols: () => this.#size.cols, key: injection?.key ?? null });
@@ -347,6 +357,7 @@ export class ManagedProcess implements Waitable {
       stdin_count: counts.stdin,
       shell_integration: this.#shell.integration,
       last_command: this.#shell.last && { ...this.#shell.last },
+      ...this.policy.file ? { policy: describePolicy(this.policy) } : {},
     };
   }
 

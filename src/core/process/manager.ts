@@ -68,6 +68,8 @@ import {
   type Typing,
 } from "../steps/step.ts";
 import { Pacing } from "../steps/pacing.ts";
+import { FULL_ACCESS } from "../policy/policy.ts";
+import { sandboxOf } from "../policy/sandbox_rules.ts";
 import { secretOf } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 
@@ -105,15 +107,16 @@ export class ProcessManager {
   ): Promise<ProcessSummary & Partial<Omit<StepReply, "command" | "commands">>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
-    const { environment } = this.session;
+    const { environment, policy = FULL_ACCESS } = this.session;
     const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
     const { ids, store, attention } = this.#pool;
+    const sandbox = sandboxOf(policy, this.#pool.sandboxPlace);
     const process = new ManagedProcess(ids.next, spec, store, {
       prompt,
       onEnd: (p) => this.#ended(p),
       attention,
-    }, { baseEnv: environment?.env });
+    }, { baseEnv: environment?.env, policy, sandbox });
     ids.next++;
     attention.named(process.id);
     this.#pool.add(process, this.session);

@@ -27,6 +27,8 @@
  * @module
  */
 import { KILL_GRACE_MS } from "../../limits.ts";
+import type { Policy } from "../policy/policy.ts";
+import type { SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
@@ -48,6 +50,13 @@ export interface Session {
    * looks. Default: this process's.
    */
   readonly environment?: ClientEnvironment;
+  /**
+   * The person's rules for the programs this session starts (its door's
+   * `PORTAL_POLICY`). A session with a policy sees only the processes that
+   * run under the same rules: a kept program started without them is not a
+   * way around them.
+   */
+  readonly policy?: Policy;
 }
 
 /** Where a client runs: its working directory and its environment variables. */
@@ -71,6 +80,8 @@ export class ProcessPool {
   readonly ids: IdCounter;
   /** The process the agent's latest call named, whichever session made it. */
   readonly attention: Attention = new Attention();
+  /** Portal's own files, hidden from every sandboxed program, and where its stub goes. */
+  sandboxPlace: SandboxPlace = { hidden: [], filesDir: "" };
   readonly #entries = new Map<number, PoolEntry>();
   /** Ids that left the pool, and how: a later call on one says why it is not there. */
   readonly #gone = new Map<number, Gone>();

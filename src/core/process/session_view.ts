@@ -7,6 +7,7 @@
  * @module
  */
 import { PortalError, quote } from "../../errors.ts";
+import { samePolicy } from "../policy/policy.ts";
 import type { ManagedProcess } from "./managed_process.ts";
 import type { PoolEntry, ProcessPool, Session } from "./pool.ts";
 
@@ -75,8 +76,10 @@ export class SessionView {
   }
 
   #sees(entry: PoolEntry): boolean {
-    return entry.owner === this.#session || entry.owner === null || entry.process.spec.keep ||
-      this.#session.seesAll === true;
+    if (this.#session.seesAll === true || entry.owner === this.#session) return true;
+    const { policy } = this.#session;
+    if (policy && !samePolicy(policy, entry.process.policy)) return false;
+    return entry.owner === null || entry.process.spec.keep;
   }
 }
 

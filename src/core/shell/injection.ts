@@ -49,6 +49,7 @@
  * @module
  */
 import { basename, join } from "node:path";
+import type { Sandbox } from "../../terminal/sandbox.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
 
 /** A launch with the hooks in, their key, and what to remove once the shell has read it. */
@@ -57,6 +58,8 @@ export interface Injection {
   env: Record<string, string>;
   /** The key the hooks sign their marks with. */
   key: string;
+  /** Its temporary directory, which the shell reads (a sandbox shows it over its own /tmp). */
+  files: string[];
   /** Removes the files (again: nothing). */
   cleanup(): void;
 }
@@ -79,7 +82,11 @@ export function launchWith<S extends Launch & { pty: boolean }>(
   spec: S,
   inject: boolean,
   environment?: Record<string, string>,
-): { launch: S & { baseEnv?: Record<string, string> }; injection: Injection | null } {
+  sandbox?: Sandbox,
+): {
+  launch: S & { baseEnv?: Record<string, string>; sandbox?: Sandbox };
+  injection: Injection | null;
+} {
   const env = { ...spec.pty ? { TERM: "xterm-256color" } : {}, ...spec.env };
   const injection = inject ? injectionFor({ ...spec, env }, environment) : null;
   const launch = {
@@ -87,6 +94,8 @@ export function launchWith<S extends Launch & { pty: boolean }>(
     args: injection?.args ?? spec.args,
     env: { ...env, ...injection?.env },
     baseEnv: environment,
+    // A sandbox's /tmp is its own: the hooks' files are shown to it there.
+    sandbox: sandbox && { ...sandbox, readable: [...sandbox.readable, ...injection?.files ?? []] },
   };
   return { launch, injection };
 }
@@ -167,6 +176,7 @@ function bashInjection(launch: Launch, key: string): Injection | null {
       args: ["--norc", ...kept],
       env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n. ${shellQuote(file)}` },
       key,
+      files: [dir],
       cleanup: remover(dir),
     };
   }
@@ -174,7 +184,13 @@ function bashInjection(launch: Launch, key: string): Injection | null {
     ? (noprofile ? "" : LOGIN_FILES)
     : `${sourced(rcfile === null ? '"$HOME/.bashrc"' : shellQuote(rcfile))}\n`;
   const file = write(dir, "init.bash", sources + hooksFor("bash", key));
-  return { args: ["--init-file", file, ...kept], env: {}, key, cleanup: remover(dir) };
+  return {
+    args: ["--init-file", file, ...kept],
+    env: {},
+    key,
+    files: [dir],
+    cleanup: remover(dir),
+  };
 }
 
 /** What a login bash reads (`man bash`, INVOCATION). */
@@ -228,6 +244,7 @@ function zshInjection(
     args,
     env: { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home },
     key,
+    files: [dir],
     cleanup: remover(dir),
   };
 }
@@ -261,6 +278,7 @@ function fishInjection(launch: Launch, key: string): Injection | null {
     args: ["--init-command", `source ${shellQuote(file)}`, ...args],
     env: {},
     key,
+    files: [dir],
     cleanup: remover(dir),
   };
 }

@@ -6,8 +6,7 @@ export const processClear = defineTool({
   name: "process_clear",
   title: "Clear records",
   description:
-    "Delete a process's records and reset its read cursors; the process and its screen " +
-    "stay.",
+    "Delete a process's records and reset its read cursors; the process and screen stay.",
   input: z.object({ id }),
   output: z.object({ id: processId, cleared: z.number().describe("Records deleted.") }),
   annotations: {

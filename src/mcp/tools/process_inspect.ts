@@ -6,7 +6,7 @@ export const processInspect = defineTool({
   name: "process_inspect",
   title: "Inspect a process",
   description:
-    "All about one process: its launch, its end, times and record counts; a shell's cwd and " +
+    "All about one process: launch, end, times, record counts, policy; a shell's cwd and " +
     "last_command.",
   input: z.object({ id }),
   output: processDetails,

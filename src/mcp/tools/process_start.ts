@@ -11,9 +11,10 @@ import { STEP_MAX_CHARS } from "../../limits.ts";
 export const processStart = defineTool({
   name: "process_start",
   title: "Start a program",
-  description: "Start a program (ssh, gdb, psql, REPLs, vim, less, htop). No shell: sh -c for " +
-    "pipes. pty: true for anything interactive or full-screen (program_query first; in doubt, " +
-    'true), false (default) for batch programs. wait "ready": the banner and first prompt.',
+  description: "Start a program (ssh, gdb, psql, REPLs). No shell: sh -c for pipes. " +
+    "pty: true if interactive/full-screen (program_query first; in doubt, true), false " +
+    "(default) for batch. wait 'ready': until its first prompt. A person's policy may refuse " +
+    "or confine it.",
   input: startRequest.extend({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),

@@ -22,8 +22,11 @@ import { readableFd, writableFd } from "./fd_streams.ts";
 import { Session } from "./session/session.ts";
 import { openPipe, spawnSession, type SpawnSpec } from "./spawn.ts";
 
-/** Starts `spec` (its `stdio` is ignored) on three new pipes. Throws `PortalError`. */
-export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio">): PipeChild {
+/**
+ * Starts `spec` on three new pipes, with `files` open for reading at fds 3,
+ * 4, … Throws `PortalError`.
+ */
+export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string[] }): PipeChild {
   const pipes: { read: number; write: number }[] = [];
   let pid: number;
   try {
@@ -34,6 +37,7 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio">): PipeChild {
       { fd: 0, dup: stdin.read },
       { fd: 1, dup: stdout.write },
       { fd: 2, dup: stderr.write },
+      ...(spec.files ?? []).map((open, i) => ({ fd: 3 + i, open, flags: C.O_RDONLY })),
     ];
     pid = spawnSession({ ...spec, stdio });
   } catch (error) {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { PipePlatform } from "../pipe.ts";
+import { confine } from "./bubblewrap.ts";
 import { resolveExecutable } from "./executable.ts";
 import { InputWatch } from "./input_state.ts";
 import { fdTarget, ownFdsOf } from "./proc_tasks.ts";
@@ -15,14 +16,9 @@ import { spawnPipeChild } from "./pipe_child.ts";
 /** See the module doc. */
 export const posixPipes: PipePlatform = {
   findExecutable: resolveExecutable,
-  spawn: (path, opts, env) =>
-    spawnPipeChild({
-      command: opts.command,
-      path,
-      argv: [opts.command, ...opts.args],
-      env,
-      cwd: opts.cwd,
-    }),
+  confine,
+  spawn: ({ path, argv, env, cwd, files }, opts) =>
+    spawnPipeChild({ command: opts.command, path, argv, env, cwd, files }),
   breakSignal: "SIGQUIT",
   // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
   // it in every process that inherits it, and finds our write end. (Not so the output pipes: a

@@ -11,6 +11,7 @@ import { winsize } from "../../../ffi/terminal_calls.ts";
 import { PortalError } from "../../errors.ts";
 import { prepareLaunch } from "../launch.ts";
 import type { SpawnOptions, Terminal, TerminalEvents } from "../terminal.ts";
+import { confine } from "./bubblewrap.ts";
 import { isExecutableFile, resolveExecutable } from "./executable.ts";
 import { PtyTerminal } from "./pty_terminal.ts";
 import { spawnSession } from "./spawn.ts";
@@ -33,8 +34,11 @@ const CTTY_SCRIPT = `ioctl(STDIN, ${C.TIOCSCTTY}, 0) or die "portal: TIOCSCTTY: 
  * {@link PortalError} if the program cannot be started.
  */
 export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  const { path, env } = prepareLaunch(opts, { pty: true, findExecutable: resolveExecutable });
-  const argv = [opts.command, ...opts.args];
+  const { path, argv, env, files = [] } = prepareLaunch(opts, {
+    pty: true,
+    findExecutable: resolveExecutable,
+    confine,
+  });
   const viaHelper = CTTY_HELPER !== null && isExecutableFile(CTTY_HELPER);
   const { master, slave } = openPty(opts.cols, opts.rows);
   let pid: number;
@@ -50,6 +54,7 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
       { fd: 0, open: terminal, flags: C.O_RDWR },
       { fd: 1, dup: 0 },
       { fd: 2, dup: 0 },
+      ...files.map((open, i) => ({ fd: 3 + i, open, flags: C.O_RDONLY })),
     ];
     pid = spawnSession({ command: opts.command, path: exe, argv: args, env, cwd: opts.cwd, stdio });
   } catch (error) {

@@ -12,7 +12,7 @@ import { C } from "../../../ffi/os_constants.ts";
 import { cString, cStringArray } from "../../../ffi/c_strings.ts";
 import { PortalError } from "../../errors.ts";
 
-/** What one of the child's fds 0-2 becomes: a path opened there, or one of our fds copied. */
+/** What one of the child's fds becomes (0-2, then any it reads from): a path opened, or ours copied. */
 export type StdioAction =
   | { fd: number; open: string; flags: number }
   | { fd: number; dup: number };
@@ -69,7 +69,8 @@ export function spawnSession(spec: SpawnSpec): number {
       // Everything of ours is close-on-exec already; this also covers fds a
       // native library might have opened without it. (macOS: CLOEXEC_DEFAULT.)
       if (lib.posix_spawn_file_actions_addclosefrom_np !== null) {
-        check(lib.posix_spawn_file_actions_addclosefrom_np(actions, 3), "addclosefrom_np");
+        const first = Math.max(2, ...spec.stdio.map((action) => action.fd)) + 1;
+        check(lib.posix_spawn_file_actions_addclosefrom_np(actions, first), "addclosefrom_np");
       }
       check(lib.posix_spawn_file_actions_addchdir_np(actions, cString(cwd)), "addchdir_np");
       const args = cStringArray(spec.argv);

@@ -17,7 +17,7 @@ import { findWindowsProgram } from "./executable.ts";
 /** See the module doc. */
 export const windowsPipes: PipePlatform = {
   findExecutable: (command, env, cwd) => findWindowsProgram(command, env, cwd),
-  spawn: spawnDenoChild,
+  spawn: (launch, opts) => spawnDenoChild(launch.path, opts, launch.env),
   breakSignal: "SIGBREAK",
   watchInput: () => ({
     beforeInput() {},

@@ -1,0 +1,67 @@
+/**
+ * A seccomp filter (classic BPF, as `bwrap --seccomp FD` reads it: an array
+ * of `struct sock_filter`) that leaves a program no network at all: it
+ * refuses `socket` for IPv4, IPv6 and raw packets with EACCES, and
+ * `io_uring_setup` (io_uring opens sockets without calling `socket`). Calls
+ * of another ABI on the same CPU (i386's `socketcall`, x32) are refused
+ * outright, so none of them is a way around it. Everything else is allowed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { noInternetFilter } from "./seccomp.ts";
+ *
+ * const program = noInternetFilter();
+ * assert.equal(program.length % 8, 0); // struct sock_filter: u16 code, u8 jt, u8 jf, u32 k
+ * assert.equal(new DataView(program.buffer).getUint16(0, true), 0x20); // BPF_LD|BPF_W|BPF_ABS
+ * ```
+ * @module
+ */
+import { SYSCALLS } from "./syscall_numbers.ts";
+
+const LD_ABS = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const JEQ = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const JGE = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const RET = 0x06; // BPF_RET | BPF_K
+const ALLOW = 0x7fff0000; // SECCOMP_RET_ALLOW
+const ERRNO = 0x00050000; // SECCOMP_RET_ERRNO | errno
+const EACCES = 13;
+const ENOSYS = 38;
+/** Offsets in struct seccomp_data: nr, arch, then args[0]'s low half (little-endian). */
+const NR = 0;
+const ARCH = 4;
+const ARG0 = 16;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const AF_PACKET = 17;
+
+/** The filter for this CPU (x86_64 or aarch64). */
+export function noInternetFilter(): Uint8Array {
+  const { socket, ioUringSetup, auditArch, foreignFrom } = SYSCALLS;
+  type Insn = [code: number, jt: number, jf: number, k: number];
+  // Jumps count instructions to skip; the last two are "allow" and "refuse".
+  const body: Insn[] = [
+    [LD_ABS, 0, 0, ARCH],
+    [JEQ, 1, 0, auditArch],
+    [RET, 0, 0, ERRNO | ENOSYS],
+    [LD_ABS, 0, 0, NR],
+    ...foreignFrom ? [[JGE, 0, 1, foreignFrom], [RET, 0, 0, ERRNO | ENOSYS]] as Insn[] : [],
+    [JEQ, 0, 4, socket],
+    [LD_ABS, 0, 0, ARG0],
+    [JEQ, 4, 0, AF_INET],
+    [JEQ, 3, 0, AF_INET6],
+    [JEQ, 2, 1, AF_PACKET],
+    [JEQ, 1, 0, ioUringSetup],
+    [RET, 0, 0, ALLOW],
+    [RET, 0, 0, ERRNO | EACCES],
+  ];
+  const program = new Uint8Array(body.length * 8);
+  const view = new DataView(program.buffer);
+  body.forEach(([code, jt, jf, k], i) => {
+    view.setUint16(i * 8, code, true);
+    view.setUint8(i * 8 + 2, jt);
+    view.setUint8(i * 8 + 3, jf);
+    view.setUint32(i * 8 + 4, k, true);
+  });
+  return program;
+}

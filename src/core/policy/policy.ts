@@ -1,0 +1,94 @@
+/**
+ * A person's rules for what the agent's programs may touch (`PORTAL_POLICY`
+ * or `--policy FILE`), as Portal holds them once the file was read
+ * (policy_file.ts): every path absolute, `~` expanded. Only the command that
+ * starts Portal sets one; no tool can change it. The kernel enforces it
+ * (terminal/posix/sandbox.ts): this module only says what the rules are.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describePolicy, FULL_ACCESS, samePolicy } from "./policy.ts";
+ *
+ * const rules = { ...FULL_ACCESS, mode: "workspace-write" as const, workspace: ["/w"] };
+ * assert.equal(describePolicy(rules).mode, "workspace-write");
+ * assert.ok(samePolicy(rules, { ...rules, workspace: ["/w"] }));
+ * assert.ok(!samePolicy(rules, FULL_ACCESS));
+ * ```
+ * @module
+ */
+
+/** What programs may write: nothing but a private temp dir, that and the workspace, or anything. */
+export type PolicyMode = "read-only" | "workspace-write" | "full";
+
+/** What programs may reach: nothing, their own loopback, or any host. */
+export type NetworkRule = "none" | "loopback" | "all";
+
+/** The rules, as read from the person's file. */
+export interface Policy {
+  /** The file they came from (absolute): read-only to every program. */
+  file: string | null;
+  mode: PolicyMode;
+  /** The writable directories under `workspace-write` (absolute; default the working directory). */
+  workspace: string[];
+  /** Paths no program may read: they appear empty. */
+  hide: string[];
+  network: NetworkRule;
+  /** Executables (names or absolute paths) that may not run, from process_start or inside. */
+  deny: string[];
+  /** If set, the only executables process_start may start. */
+  allow: string[] | null;
+  /** The ssh destinations a process's `host` may name (none when a policy is set). */
+  hosts: string[];
+}
+
+/** No policy: today's behaviour, every program may do what the user may. */
+export const FULL_ACCESS: Policy = {
+  file: null,
+  mode: "full",
+  workspace: [],
+  hide: [],
+  network: "all",
+  deny: [],
+  allow: null,
+  hosts: [],
+};
+
+/** Whether `policy` asks the kernel for anything (a sandbox), or is today's full access. */
+export function needsSandbox(policy: Policy): boolean {
+  return policy.mode !== "full" || policy.network !== "all" || policy.hide.length > 0 ||
+    policy.deny.length > 0;
+}
+
+/** The rules as process_inspect, the watch page and `portal doctor` show them. */
+export type PolicyView = {
+  file: string | null;
+  mode: PolicyMode;
+  workspace?: string[];
+  hide?: string[];
+  network: NetworkRule;
+  commands?: { deny?: string[]; allow?: string[] };
+  hosts?: string[];
+};
+
+/** `policy` for a person or an agent to read: what is not restricted is left out. */
+export function describePolicy(policy: Policy): PolicyView {
+  const commands = {
+    ...policy.deny.length ? { deny: policy.deny } : {},
+    ...policy.allow ? { allow: policy.allow } : {},
+  };
+  return {
+    file: policy.file,
+    mode: policy.mode,
+    ...policy.mode === "workspace-write" ? { workspace: policy.workspace } : {},
+    ...policy.hide.length ? { hide: policy.hide } : {},
+    network: policy.network,
+    ...Object.keys(commands).length ? { commands } : {},
+    ...policy.file ? { hosts: policy.hosts } : {},
+  };
+}
+
+/** Whether `a` and `b` are the same rules (a session sees only processes under its own). */
+export function samePolicy(a: Policy, b: Policy): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,80 @@
+/**
+ * What a program may touch, as a backend needs it (the core maps the person's
+ * policy onto it: core/policy/sandbox_rules.ts), and the one check that is
+ * the same everywhere: which executables `process_start` may start. The
+ * kernel's part is per OS (posix/bubblewrap.ts on Linux).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkCommand, type Sandbox } from "./sandbox.ts";
+ *
+ * const rules = { policyFile: "/p.json", deny: ["nc"], allow: null } as unknown as Sandbox;
+ * assert.throws(() => checkCommand("nc", "/usr/bin/nc", rules), /policy \/p.json denies "nc"/);
+ * checkCommand("python3", "/usr/bin/python3", rules);
+ * ```
+ * @module
+ */
+import { basename } from "node:path";
+import { PortalError, quote } from "../errors.ts";
+
+/** The rules one program runs under. */
+export interface Sandbox {
+  /** The person's policy file, named in refusals and read-only to the program. */
+  policyFile: string | null;
+  /** Whether the kernel must confine it (false: only the start checks apply). */
+  confined: boolean;
+  /** Directories it may write (`/`: everywhere); none under `read-only`. */
+  writable: string[];
+  /** Whether its /tmp is its own, empty at start and gone with it. */
+  privateTmp: boolean;
+  /** Paths that appear empty to it. */
+  hidden: string[];
+  /** Host paths it must still read over its private /tmp (shell integration's files). */
+  readable: string[];
+  network: "none" | "loopback" | "all";
+  /** Executables (names or paths) that may not run, at start or inside. */
+  deny: string[];
+  /** If set, the only executables that may be started. */
+  allow: string[] | null;
+  /**
+   * A directory of Portal's (hidden inside) where the backend writes, once,
+   * what a sandbox needs: the stub a denied executable becomes, a filter.
+   */
+  filesDir: string;
+}
+
+/**
+ * Throws a {@link PortalError} naming the rule unless `command` (found at
+ * `path`) may be started under `sandbox`. A rule without a slash is a name,
+ * matched against the command's name, the found file's and its real file's
+ * (`nc` → `nc.openbsd`); a rule with one is a path, matched by real path.
+ */
+export function checkCommand(command: string, path: string, sandbox: Sandbox): void {
+  const names = new Set([basename(command), basename(path), basename(realPath(path))]);
+  const real = realPath(path);
+  const matches = (rule: string) => rule.includes("/") ? realPath(rule) === real : names.has(rule);
+  const where = sandbox.policyFile ? `policy ${sandbox.policyFile}` : "policy";
+  const denied = sandbox.deny.find(matches);
+  if (denied !== undefined) {
+    throw new PortalError(
+      `The person's ${where} denies ${quote(command)} (commands.deny: ${quote(denied)}). ` +
+        "Do the work with another program, or ask the person to change their policy.",
+    );
+  }
+  if (sandbox.allow !== null && !sandbox.allow.some(matches)) {
+    throw new PortalError(
+      `The person's ${where} allows only ${sandbox.allow.map((a) => quote(a)).join(", ")} ` +
+        `(commands.allow); ${quote(command)} is not among them.`,
+    );
+  }
+}
+
+/** `path` with every symlink resolved, or as it is when it does not exist. */
+export function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
