@@ -16,7 +16,7 @@ import { listenWatch, openShared, watchLine } from "../host/shared.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
-import { createServer } from "../mcp/server.ts";
+import { serveConnection } from "../mcp/server.ts";
 import { LineTransport, stdioPort } from "../mcp/stdio.ts";
 import { VERSION } from "../version.ts";
 import { WATCH_PATH } from "../watch/access.ts";
@@ -24,7 +24,7 @@ import type { WatchService } from "../watch/service.ts";
 import { type Options, withPathFlags } from "./args.ts";
 
 /** Serves until stopped; then exits the process. */
-export async function serve(options: Options, env: Record<string, string>): Promise<void> {
+export function serve(options: Options, env: Record<string, string>): void {
   keepStdoutForProtocol();
   // Before any program could read the environment the server was started with.
   hideSecretValues(env);
@@ -33,14 +33,10 @@ export async function serve(options: Options, env: Record<string, string>): Prom
   const paths = withPathFlags(options, env);
   const watch = listenWatch(options.watchPort ?? 0);
   if (options.http) serveOverHttp(options, options.http, paths, env, log, watch);
-  else await serveOverStdio(paths, log, watch);
+  else serveOverStdio(paths, log, watch);
 }
 
-async function serveOverStdio(
-  paths: Record<string, string>,
-  log: Log,
-  watch: WatchService,
-): Promise<void> {
+function serveOverStdio(paths: Record<string, string>, log: Log, watch: WatchService): void {
   const shared = openShared(paths, log, watch);
   const manager = shared.manager();
   const scope = watch.open(manager);
@@ -49,14 +45,12 @@ async function serveOverStdio(
     registry: shared.registry,
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
-  const { server } = createServer(context, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
-  await server.connect(
-    new LineTransport(stdioPort(), (note) => log.log("warning", "server", note)),
-  );
+  const transport = new LineTransport(stdioPort(), (note) => log.log("warning", "server", note));
+  serveConnection(transport, context, log);
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
   console.error(watchLine(watch));
 }
@@ -92,6 +86,7 @@ function serveOverHttp(
       log,
       sessions,
       openSession: () => openSession(),
+      modern: () => modernContext(),
       mount: { path: WATCH_PATH, handler: (port) => watch.handler(guard, port) },
     });
   } catch (error) {
@@ -103,6 +98,7 @@ function serveOverHttp(
   const shared = openShared(paths, log, watch);
   // With --share-processes every HTTP session is one session of the pool, which never ends.
   const everyone: Session = { seesAll: true };
+  const serverOwned: Session = {};
   let stopping = false;
   const openSession = (): SessionContext => {
     const { registry } = shared;
@@ -113,6 +109,17 @@ function serveOverHttp(
     const endProcesses = () =>
       options.shareProcesses || stopping ? Promise.resolve() : shared.endSession(manager.session);
     return { context, end: () => endProcesses().finally(() => watch.end(scope)) };
+  };
+  // Requests of MCP 2026-07-28 come without a session: their processes are the server's, one
+  // session that never ends, seen by every such request (any client with the token).
+  const modernContext = () => {
+    const manager = shared.manager(options.shareProcesses ? everyone : serverOwned);
+    const scope = watch.open(manager);
+    return {
+      manager,
+      registry: shared.registry,
+      watch: { link: (id?: number) => watch.link(scope, id) },
+    };
   };
   onShutdown(() => {
     stopping = true;

@@ -14,14 +14,15 @@
  *
  * @module
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  type ElicitRequestParams,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
-  ErrorCode,
-  type McpError,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  SdkError,
+  SdkErrorCode,
+  type Server,
+} from "@modelcontextprotocol/server";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
 import { openSecretPage } from "./secret_page.ts";
@@ -41,12 +42,12 @@ interface Question {
  */
 export function secretPrompt(
   server: Server,
-  request: { signal: AbortSignal; requestId: RequestId },
+  request: { signal: AbortSignal; id: RequestId },
 ): ((label: string) => Promise<string>) | undefined {
   const modes = server.getClientCapabilities()?.elicitation;
   const ask = modes?.url ? askOnPage : modes?.form ? askInForm : undefined;
   if (ask === undefined) return undefined;
-  const { signal, requestId } = request;
+  const { signal, id: requestId } = request;
   return async (label) => {
     const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
     try {
@@ -55,7 +56,7 @@ export function secretPrompt(
       if (signal.aborted || error instanceof PortalError) throw error;
       // The client's message is not passed on: it might quote what the person typed.
       const timedOut = deadline.aborted ||
-        (error as McpError | undefined)?.code === ErrorCode.RequestTimeout;
+        error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
       const why = timedOut
         ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
         : "the client reported an error";
@@ -125,7 +126,7 @@ function intro(label: string): string {
  */
 function elicit(
   question: Question,
-  params: ElicitRequestParams,
+  params: ElicitRequestFormParams | ElicitRequestURLParams,
   until: AbortSignal,
 ): Promise<ElicitResult> {
   const open = new AbortController();

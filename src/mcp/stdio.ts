@@ -30,11 +30,15 @@
  * @module
  */
 import process from "node:process";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
 import { concatBytes } from "../bytes.ts";
 import { CONTENT_MAX_CHARS, REQUEST_MAX_BYTES } from "../limits.ts";
+import { envelopeError } from "./envelope.ts";
 
 /** Bytes kept of each end of a skipped line: where a request's id usually is. */
 const KEPT_BYTES = 4096;
@@ -146,7 +150,11 @@ export function stdioPort(): BytePort {
   };
 }
 
-/** An MCP server transport of one JSON-RPC message per line over `port`; `note` takes what goes to stderr. */
+/**
+ * An MCP server transport of one JSON-RPC message per line over `port`;
+ * `note` takes what goes to stderr. It follows the requests it received
+ * and the replies it sent, so that its end can wait for what was asked.
+ */
 export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
@@ -155,6 +163,8 @@ export class LineTransport implements Transport {
   readonly #note: (message: string) => void;
   readonly #lines: BoundedLines;
   #stop: (() => void) | undefined;
+  readonly #open = new Set<string | number>();
+  #settled: (() => void) | undefined;
 
   constructor(port: BytePort, note: (message: string) => void) {
     this.#port = port;
@@ -173,8 +183,17 @@ export class LineTransport implements Transport {
     return Promise.resolve();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.#port.write(serializeMessage(message));
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#port.write(serializeMessage(message));
+    if ("method" in message || !("id" in message) || message.id == null) return;
+    this.#open.delete(message.id);
+    if (this.#open.size === 0) this.#settled?.();
+  }
+
+  /** Resolves once every request received so far is answered. */
+  answered(): Promise<void> {
+    if (this.#open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled = resolve);
   }
 
   close(): Promise<void> {
@@ -192,6 +211,14 @@ export class LineTransport implements Transport {
     } catch (error) {
       this.onerror?.(error as Error);
       return;
+    }
+    if ("method" in message && "id" in message) {
+      const error = envelopeError(message.params);
+      if (error) {
+        this.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        return;
+      }
+      this.#open.add(message.id);
     }
     this.onmessage?.(message);
   }

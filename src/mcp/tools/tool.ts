@@ -19,14 +19,12 @@
  *
  * @module
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
-  ServerNotification,
-  ServerRequest,
+  Server,
+  ServerContext,
   ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { bounded, PortalError, quote } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
@@ -71,20 +69,18 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   return tool;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /**
  * The request's cancellation, a way to ask the person for a secret if the
  * client can, and, if the client gave a token, progress notifications.
  */
-function callControl(extra: Extra, server: McpServer): CallControl {
-  const token = extra._meta?.progressToken;
-  const control = { signal: extra.signal, askSecret: secretPrompt(server.server, extra) };
+function callControl(ctx: ServerContext, server: Server): CallControl {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const control = { signal: ctx.mcpReq.signal, askSecret: secretPrompt(server, ctx.mcpReq) };
   if (token === undefined) return control;
   return {
     ...control,
     onProgress: ({ elapsedMs, totalMs, state }) => {
-      extra.sendNotification({
+      ctx.mcpReq.notify({
         method: "notifications/progress",
         params: {
           progressToken: token,
@@ -97,60 +93,51 @@ function callControl(extra: Extra, server: McpServer): CallControl {
   };
 }
 
-/** Registers `tool` on `server`, translating results and errors, logging each call to `log`. */
-export function registerTool(
-  server: McpServer,
-  context: ToolContext,
+/**
+ * Runs `tool` on arguments its input schema accepted, for the call `ctx`
+ * of `server`'s client: its result, or its failure as a tool error; each
+ * call logged to `log`.
+ */
+export async function callTool(
   tool: AnyTool,
-  log: SessionLog,
-): void {
-  const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
-    const { requestId } = extra;
-    try {
-      checkText(args, "");
-      const control = callControl(extra, server);
-      const result = await tool.run(context, args, control) as Record<string, unknown>;
-      log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
-      return {
-        content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
-        structuredContent: result,
-      };
-    } catch (error) {
-      if (error instanceof PortalError) {
-        const message = bounded(error.message);
-        log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
-        return { content: [{ type: "text", text: message }], isError: true };
-      }
-      // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
-      if (extra.signal.aborted) {
-        return { content: [{ type: "text", text: "Cancelled." }], isError: true };
-      }
-      // Not a mistake of the caller: a bug or a failing system call, worth its stack.
-      log.log(
-        "error",
-        "tools",
-        bounded(`${tool.name} failed: ${(error as Error)?.stack ?? error}`),
-        requestId,
-      );
-      const message = bounded(
-        `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
-      );
+  args: unknown,
+  call: { context: ToolContext; server: Server; ctx: ServerContext; log: SessionLog },
+): Promise<CallToolResult> {
+  const { context, server, ctx, log } = call;
+  const requestId = ctx.mcpReq.id;
+  try {
+    checkText(args, "");
+    const result = await tool.run(context, args, callControl(ctx, server)) as Record<
+      string,
+      unknown
+    >;
+    log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
+    return {
+      content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
+      structuredContent: result,
+    };
+  } catch (error) {
+    if (error instanceof PortalError) {
+      const message = bounded(error.message);
+      log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
       return { content: [{ type: "text", text: message }], isError: true };
     }
-  };
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: strictInput(tool),
-      outputSchema: tool.output,
-      // The title once, at the top (annotations.title is its older place).
-      annotations: tool.annotations,
-    },
-    // The SDK's callback type is generic over every schema flavour; ours is one of them.
-    handler as unknown as Parameters<McpServer["registerTool"]>[2],
-  );
+    // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
+    if (ctx.mcpReq.signal.aborted) {
+      return { content: [{ type: "text", text: "Cancelled." }], isError: true };
+    }
+    // Not a mistake of the caller: a bug or a failing system call, worth its stack.
+    log.log(
+      "error",
+      "tools",
+      bounded(`${tool.name} failed: ${(error as Error)?.stack ?? error}`),
+      requestId,
+    );
+    const message = bounded(
+      `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
+    );
+    return { content: [{ type: "text", text: message }], isError: true };
+  }
 }
 
 /** Each tool's input schema with unknown arguments refused, made once for every session. */
