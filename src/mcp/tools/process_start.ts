@@ -11,9 +11,9 @@ import { STEP_MAX_CHARS } from "../../limits.ts";
 export const processStart = defineTool({
   name: "process_start",
   title: "Start a program",
-  description: "Start a program (ssh, gdb, psql, REPLs, vim, less, htop). No shell: sh -c for " +
+  description: "Start a program (ssh, gdb, psql, REPLs, vim, htop). No shell: sh -c for " +
     "pipes. pty: true for anything interactive or full-screen (program_query first; in doubt, " +
-    'true), false (default) for batch programs. wait "ready": the banner and first prompt.',
+    'true), false (default) for batch ones. wait "ready": the banner and first prompt.',
   input: startRequest.extend({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
