@@ -27,6 +27,8 @@ import {
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
+  type Server,
+  type ServerContext,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import { LOG_LEVELS, type LoggingLevel } from "./logging.ts";
@@ -76,6 +78,16 @@ export function envelopeError(params: unknown): EnvelopeError | undefined {
     );
   }
   return undefined;
+}
+
+/** Whether `server` speaks a revision of requests with `_meta` (2026-07-28), not of sessions. */
+export function speaksModern(server: Server): boolean {
+  return MODERN_VERSIONS.includes(server.getNegotiatedProtocolVersion() ?? "");
+}
+
+/** A 2026-07-28 request's `_meta` envelope (the SDK's type of it is opaque); empty for others. */
+export function envelope(ctx: ServerContext): Record<string, unknown> {
+  return (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
 }
 
 function invalid(message: string): EnvelopeError {

@@ -72,7 +72,8 @@ export class Log {
    * not told what concerns the whole server, and needs no closing.
    */
   session(server: Server, level: LoggingLevel = this.level, modern = false): SessionLog {
-    const session = new SessionLog(this, server, level, () => this.#sessions.delete(session));
+    const close = () => this.#sessions.delete(session);
+    const session = new SessionLog(this, server, level, { modern, close });
     if (!modern) this.#sessions.add(session);
     return session;
   }
@@ -90,27 +91,27 @@ export class SessionLog {
   #server: Server;
   #level: LoggingLevel;
   #close: () => void;
+  /** This session's client speaks 2026-07-28: messages go only to the requests that ask. */
+  readonly #modern: boolean;
   /** The requests in progress of a 2026-07-28 client that asked for messages, and their levels. */
   #asked = new Map<RequestId, LoggingLevel>();
 
-  constructor(log: Log, server: Server, level: LoggingLevel, close: () => void) {
+  constructor(
+    log: Log,
+    server: Server,
+    level: LoggingLevel,
+    options: { modern: boolean; close: () => void },
+  ) {
     this.#log = log;
     this.#server = server;
     this.#level = level;
-    this.#close = close;
+    this.#modern = options.modern;
+    this.#close = options.close;
     // Replaces the SDK's own handler, which keeps the level where we cannot read it.
     server.setRequestHandler("logging/setLevel", (request) => {
       this.#level = request.params.level;
       return {};
     });
-  }
-
-  /**
-   * Whether this session's client speaks 2026-07-28, where messages go
-   * only to the requests that ask for them.
-   */
-  get #modern(): boolean {
-    return (this.#server.getNegotiatedProtocolVersion() ?? "") >= "2026";
   }
 
   /**

@@ -75,10 +75,7 @@ async function askOnPage(question: Question, label: string): Promise<string> {
       mode: "url",
       url: page.url,
       elicitationId,
-      message: intro(label) +
-        "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
-        "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
-        "client sees it, and Portal does not store it.",
+      message: intro(label) + PAGE_TEXT,
     }, AbortSignal.any([question.until, answered.signal]));
     // A client may answer once the page is done with, so the page's answer alone will do.
     const secret = await Promise.race([
@@ -100,9 +97,7 @@ async function askOnPage(question: Question, label: string): Promise<string> {
 async function askInForm(question: Question, label: string): Promise<string> {
   const result = await elicit(question, {
     mode: "form",
-    message: intro(label) +
-      "What you enter is typed into that program. The agent does not see it, and Portal does " +
-      "not store it.",
+    message: intro(label) + FORM_TEXT,
     requestedSchema: {
       type: "object",
       properties: { secret: { type: "string", title: label } },
@@ -115,7 +110,19 @@ async function askInForm(question: Question, label: string): Promise<string> {
   return secret;
 }
 
-function intro(label: string): string {
+/** What a URL-mode question says after its {@link intro}. */
+export const PAGE_TEXT =
+  "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
+  "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
+  "client sees it, and Portal does not store it.";
+
+/** What a form-mode question says after its {@link intro}. */
+export const FORM_TEXT =
+  "What you enter is typed into that program. The agent does not see it, and Portal does " +
+  "not store it.";
+
+/** How every question begins. */
+export function intro(label: string): string {
   return `A program run by your AI agent through Portal asks for: ${label}\n`;
 }
 
@@ -145,7 +152,8 @@ function given(result: ElicitResult): void {
   if (result.action !== "accept") throw notGiven(result.action);
 }
 
-function notGiven(why: string): PortalError {
+/** The person did not give it: `why` is the client's action, or what was missing. */
+export function notGiven(why: string): PortalError {
   return new PortalError(
     `The person did not give the secret (${why}); nothing was typed. Ask them how to go on.`,
   );

@@ -22,8 +22,9 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
+import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
+import { verifyRequestState } from "./secret_rounds.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
@@ -92,6 +93,7 @@ export function createServer(
       capabilities: { logging: {}, tools: {} },
       supportedProtocolVersions: PROTOCOL_VERSIONS,
       cacheHints: { "tools/list": { ttlMs: TOOLS_TTL_MS, cacheScope: "public" } },
+      requestState: { verify: verifyRequestState },
     },
   );
   const log = serverLog.session(server, options.clientLevel, options.era === "modern");
@@ -114,11 +116,6 @@ export function createServer(
     }
   });
   return { server, log };
-}
-
-/** A 2026-07-28 request's `_meta` envelope (the SDK's type of it is opaque); empty for others. */
-export function envelope(ctx: ServerContext): Record<string, unknown> {
-  return (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
 }
 
 /** A connection served until its client leaves. */

@@ -31,7 +31,9 @@ import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
+import { speaksModern } from "../envelope.ts";
 import { secretPrompt } from "../secret_prompt.ts";
+import { InputNeeded, secretByRounds } from "../secret_rounds.ts";
 import { replyText } from "./reply_text.ts";
 
 /** What a tool handler may use. */
@@ -73,9 +75,12 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
  * The request's cancellation, a way to ask the person for a secret if the
  * client can, and, if the client gave a token, progress notifications.
  */
-function callControl(ctx: ServerContext, server: Server): CallControl {
+function callControl(ctx: ServerContext, server: Server, args: unknown): CallControl {
   const token = ctx.mcpReq._meta?.progressToken;
-  const control = { signal: ctx.mcpReq.signal, askSecret: secretPrompt(server, ctx.mcpReq) };
+  const askSecret = speaksModern(server)
+    ? secretByRounds(ctx, args)
+    : secretPrompt(server, ctx.mcpReq);
+  const control = { signal: ctx.mcpReq.signal, askSecret };
   if (token === undefined) return control;
   return {
     ...control,
@@ -107,7 +112,7 @@ export async function callTool(
   const requestId = ctx.mcpReq.id;
   try {
     checkText(args, "");
-    const result = await tool.run(context, args, callControl(ctx, server)) as Record<
+    const result = await tool.run(context, args, callControl(ctx, server, args)) as Record<
       string,
       unknown
     >;
@@ -117,6 +122,8 @@ export async function callTool(
       structuredContent: result,
     };
   } catch (error) {
+    // A question for the person, in 2026-07-28: the call answers with it; nothing was done.
+    if (error instanceof InputNeeded) return error.result as unknown as CallToolResult;
     if (error instanceof PortalError) {
       const message = bounded(error.message);
       log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
