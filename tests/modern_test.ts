@@ -10,13 +10,13 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { MODERN, modernClient, ModernPortal } from "../dev/modern_client.ts";
-import { callTool, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { callTool, Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
-import { waitFor } from "../dev/wait.ts";
 import { INSTRUCTIONS } from "../src/mcp/instructions.ts";
 import { TOOLS } from "../src/mcp/tools/index.ts";
 import { HttpPortal } from "./helpers/http_portal.ts";
 import { posixTest } from "./helpers/platform.ts";
+import { rawLines } from "./helpers/raw_lines.ts";
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
@@ -43,6 +43,8 @@ for (const noHost of [false, true]) {
       const discovered = client.getDiscoverResult()!;
       assertEquals(discovered.supportedVersions, [MODERN]);
       assert(discovered.capabilities.tools, "the tools capability");
+      const { extensions } = discovered.capabilities as { extensions?: Record<string, unknown> };
+      assertEquals(extensions, { "io.modelcontextprotocol/tasks": {} });
       assertEquals(discovered.instructions, INSTRUCTIONS);
       assertEquals(client.getServerVersion()?.name, "portal");
       const { tools } = await client.listTools();
@@ -66,48 +68,15 @@ posixTest("2026-07-28 and 2025-11-25 list the same tools, in the same order", as
   assertEquals((await modern.client.listTools()).tools, (await legacy.client.listTools()).tools);
 });
 
-/** A `--no-host` server spoken to in raw lines; `lines()` is what it answered so far. */
+/** A `--no-host` server spoken to in raw lines, in a directory of its own. */
 async function rawServer() {
-  const temp = await tempDir("portal-raw-");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--no-host"],
-    env: await serverEnv(temp.path),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  // deno-lint-ignore no-explicit-any
-  const messages: any[] = [];
-  const reading = (async () => {
-    let pending = "";
-    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
-      pending += text;
-      let end;
-      while ((end = pending.indexOf("\n")) >= 0) {
-        messages.push(JSON.parse(pending.slice(0, end)));
-        pending = pending.slice(end + 1);
-      }
-    }
-  })();
-  let next = 1;
+  const dir = await tempDir("portal-raw-");
+  const lines = await rawLines(dir.path, { noHost: true });
   return {
-    messages,
-    /** Sends a request; resolves with every message up to and including its answer. */
-    async request(method: string, params: unknown) {
-      const id = next++;
-      const from = messages.length;
-      const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
-      await writer.write(new TextEncoder().encode(line + "\n"));
-      await waitFor(`the answer to ${method} ${id}`, () => messages.some((m) => m.id === id));
-      const end = messages.findIndex((m) => m.id === id);
-      return { answer: messages[end], before: messages.slice(from, end) };
-    },
+    request: lines.request,
     async [Symbol.asyncDispose]() {
-      await writer.close();
-      await reading;
-      await child.status;
-      await temp[Symbol.asyncDispose]();
+      await lines[Symbol.asyncDispose]();
+      await dir[Symbol.asyncDispose]();
     },
   };
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import {
+  type CallToolResult,
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
@@ -25,6 +26,16 @@ import { VERSION } from "../version.ts";
 import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { verifyRequestState } from "./secret_rounds.ts";
+import {
+  cancelTask,
+  declaresTasks,
+  getTask,
+  runAsTask,
+  TASK_TOOLS,
+  taskArguments,
+  TASKS_EXTENSION,
+} from "./tasks.ts";
+import { z } from "zod";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
@@ -41,6 +52,7 @@ const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 export const TOOLS_TTL_MS = 3_600_000;
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const CAPABILITIES = { logging: {}, tools: {} };
 const LISTING = listing(TOOLS);
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -86,17 +98,21 @@ export function createServer(
   serverLog: Log,
   options: { clientLevel?: LoggingLevel; era?: ProtocolEra } = {},
 ): { server: Server; log: SessionLog } {
+  const modern = options.era === "modern";
   const server = new PortalServer(
     { name: "portal", title: "Portal", version: VERSION },
     {
       instructions: INSTRUCTIONS,
-      capabilities: { logging: {}, tools: {} },
+      // The tasks extension is 2026-07-28's; 2025-11-25's capabilities have no place for it.
+      capabilities: modern
+        ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
+        : CAPABILITIES,
       supportedProtocolVersions: PROTOCOL_VERSIONS,
       cacheHints: { "tools/list": { ttlMs: TOOLS_TTL_MS, cacheScope: "public" } },
       requestState: { verify: verifyRequestState },
     },
   );
-  const log = serverLog.session(server, options.clientLevel, options.era === "modern");
+  const log = serverLog.session(server, options.clientLevel, modern);
   server.onRefused((ctx, message) =>
     log.log("info", "tools", `tools/call refused: ${message}`, ctx.mcpReq.id)
   );
@@ -105,16 +121,39 @@ export function createServer(
     const tool = BY_NAME.get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
-      const screened = screenArguments(tool, request.params.arguments);
+      const asTask = modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
+      const { checked, restore } = asTask
+        ? taskArguments(request.params.arguments)
+        : { checked: request.params.arguments, restore: (args: unknown) => args };
+      const screened = screenArguments(tool, checked);
       if ("refused" in screened) {
         log.log("info", "tools", `${tool.name} refused: ${screened.line}`, ctx.mcpReq.id);
         return screened.refused;
       }
-      return await callTool(tool, screened.args, { context, server, ctx, log });
+      const args = restore(screened.args);
+      const call = { context, server, ctx, log };
+      if (!asTask) return await callTool(tool, args, call);
+      const id = (args as { id?: number }).id;
+      const what = id === undefined ? tool.name : `${tool.name} (process ${id})`;
+      const lastLine = id === undefined ? undefined : () => context.manager.lastLine(id);
+      return await runAsTask(
+        (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
+        what,
+        lastLine,
+      ) as CallToolResult;
     } finally {
       done();
     }
   });
+  if (modern) {
+    const taskId = z.object({ taskId: z.string() });
+    server.setRequestHandler("tasks/get", { params: taskId }, ({ taskId }) => getTask(taskId));
+    server.setRequestHandler(
+      "tasks/cancel",
+      { params: taskId },
+      ({ taskId }) => cancelTask(taskId),
+    );
+  }
   return { server, log };
 }
 

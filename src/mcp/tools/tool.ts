@@ -106,13 +106,21 @@ function callControl(ctx: ServerContext, server: Server, args: unknown): CallCon
 export async function callTool(
   tool: AnyTool,
   args: unknown,
-  call: { context: ToolContext; server: Server; ctx: ServerContext; log: SessionLog },
+  call: {
+    context: ToolContext;
+    server: Server;
+    ctx: ServerContext;
+    log: SessionLog;
+    /** In place of the request's own (a task's: its cancellation, its progress). */
+    control?: Pick<CallControl, "signal" | "onProgress">;
+  },
 ): Promise<CallToolResult> {
   const { context, server, ctx, log } = call;
   const requestId = ctx.mcpReq.id;
+  const control = { ...callControl(ctx, server, args), ...call.control };
   try {
     checkText(args, "");
-    const result = await tool.run(context, args, callControl(ctx, server, args)) as Record<
+    const result = await tool.run(context, args, control) as Record<
       string,
       unknown
     >;
@@ -130,7 +138,7 @@ export async function callTool(
       return { content: [{ type: "text", text: message }], isError: true };
     }
     // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
-    if (ctx.mcpReq.signal.aborted) {
+    if (control.signal?.aborted) {
       return { content: [{ type: "text", text: "Cancelled." }], isError: true };
     }
     // Not a mistake of the caller: a bug or a failing system call, worth its stack.
