@@ -106,7 +106,7 @@ posixTest("a task's statusMessage names the process, its state and its last line
     told.statusMessage,
     new RegExp(
       `^process_read_new \\(process ${id}\\): waiting for \\d+ s; the program is ` +
-        `running; its last line: "compiling module 7 of 9"\\.$`,
+        `running; last line: "compiling module 7 of 9"\\.$`,
     ),
   );
   await call(server, "process_kill", { id });

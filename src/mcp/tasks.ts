@@ -28,6 +28,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { TASKS, WAIT_MS } from "../limits.ts";
 import { envelope } from "./envelope.ts";
+import { shownLine } from "./tools/tool.ts";
 
 /** The extension's name, in capabilities. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -204,12 +205,7 @@ function message(task: Task): string {
   }
   const waited = Date.now() - task.created.getTime();
   const state = task.progress ? `; the program is ${task.progress.state}` : "";
-  let line = "";
-  try {
-    const last = task.lastLine?.().trim().slice(-200);
-    if (last) line = `; its last line: ${JSON.stringify(last)}`;
-  } catch { /* The process is gone: its line with it. */ }
-  return `${task.what}: waiting for ${seconds(waited)}${state}${line}.`;
+  return `${task.what}: waiting for ${seconds(waited)}${state}${shownLine(task.lastLine)}.`;
 }
 
 /** Ends `task` with `status`: kept for {@link TASKS}.keptMs, then forgotten. */

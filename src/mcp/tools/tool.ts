@@ -8,7 +8,9 @@
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
  * it fail. The request's cancellation (`notifications/cancelled`) reaches the
  * handler as an AbortSignal, a progress token as a callback that sends
- * `notifications/progress`, and a client that can ask its person as a
+ * `notifications/progress` every second of a wait (the time waited, the
+ * program's state and last line: a client that hears nothing for minutes
+ * may give up on the call), and a client that can ask its person as a
  * callback that does (`secret_prompt`): the core takes them without knowing MCP.
  *
  * Arguments are checked at the door: the schemas' types and limits, and no
@@ -75,7 +77,12 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
  * The request's cancellation, a way to ask the person for a secret if the
  * client can, and, if the client gave a token, progress notifications.
  */
-function callControl(ctx: ServerContext, server: Server, args: unknown): CallControl {
+function callControl(
+  ctx: ServerContext,
+  server: Server,
+  args: unknown,
+  lastLine?: () => string,
+): CallControl {
   const token = ctx.mcpReq._meta?.progressToken;
   const askSecret = speaksModern(server)
     ? secretByRounds(ctx, args)
@@ -91,7 +98,8 @@ function callControl(ctx: ServerContext, server: Server, args: unknown): CallCon
           progressToken: token,
           progress: elapsedMs,
           total: totalMs,
-          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}`,
+          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}` +
+            shownLine(lastLine),
         },
       }).catch(() => {/* The client is gone; the wait ends with the call. */});
     },
@@ -117,7 +125,9 @@ export async function callTool(
 ): Promise<CallToolResult> {
   const { context, server, ctx, log } = call;
   const requestId = ctx.mcpReq.id;
-  const control = { ...callControl(ctx, server, args), ...call.control };
+  const id = (args as { id?: unknown } | undefined)?.id;
+  const lastLine = typeof id === "number" ? () => context.manager.lastLine(id) : undefined;
+  const control = { ...callControl(ctx, server, args, lastLine), ...call.control };
   try {
     checkText(args, "");
     const result = await tool.run(context, args, control) as Record<
@@ -152,6 +162,16 @@ export async function callTool(
       `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
     );
     return { content: [{ type: "text", text: message }], isError: true };
+  }
+}
+
+/** `; last line: "…"`, the program's, for a progress message; nothing when there is none. */
+export function shownLine(lastLine: (() => string) | undefined): string {
+  try {
+    const line = lastLine?.().trim();
+    return line ? `; last line: ${JSON.stringify(line)}` : "";
+  } catch {
+    return ""; // The process is gone: its line with it.
   }
 }
 
