@@ -31,15 +31,20 @@ export const MODERN = "2026-07-28";
  */
 class ProbeInPlace extends StdioClientTransport {}
 
-/** A client of 2026-07-28 named `name`, connected over `transport`; it declares `capabilities`. */
+/**
+ * A client of 2026-07-28 named `name`, connected over `transport`; it
+ * declares `capabilities`. `legacy`: of 2025-11-25 instead (`initialize`),
+ * to tell what the revision costs from what the client library does.
+ */
 export async function modernClient(
   transport: Transport,
   capabilities: ClientCapabilities = {},
   name = "portal-dev-client",
+  legacy = false,
 ): Promise<Client> {
   const client = new Client(
     { name, version: "0.0.0" },
-    { capabilities, versionNegotiation: { mode: { pin: MODERN } } },
+    legacy ? { capabilities } : { capabilities, versionNegotiation: { mode: { pin: MODERN } } },
   );
   await client.connect(transport);
   return client;
@@ -59,9 +64,12 @@ export class ModernPortal implements AsyncDisposable {
     this.dir = temp.path;
   }
 
-  /** Starts a server (a door, or `noHost`) and connects; the client declares `capabilities`. */
+  /**
+   * Starts a server (a door, or `noHost`) and connects; the client declares
+   * `capabilities`, and speaks 2025-11-25 if `legacy`.
+   */
   static async start(
-    options: { noHost?: boolean; capabilities?: ClientCapabilities } = {},
+    options: { noHost?: boolean; capabilities?: ClientCapabilities; legacy?: boolean } = {},
   ): Promise<ModernPortal> {
     const temp = await tempDir("portal-server-");
     try {
@@ -71,7 +79,7 @@ export class ModernPortal implements AsyncDisposable {
         env: await serverEnv(temp.path),
         stderr: "inherit",
       });
-      const client = await modernClient(transport, options.capabilities);
+      const client = await modernClient(transport, options.capabilities, undefined, options.legacy);
       return new ModernPortal(client, transport, temp);
     } catch (error) {
       await endHost(temp.path);
