@@ -6,9 +6,12 @@
  * one client from `initialize` to its `DELETE`, to an idle timeout, or to
  * the server's end (http_sessions.ts bounds how long and how many); it gets
  * its own MCP server and tool context, so what it may see is up to
- * {@link HttpOptions.openSession}. What happens to sessions and to refused
- * requests is logged on stderr only: a session id is all another client with
- * the token would need to use that session.
+ * {@link HttpOptions.openSession}. A request of MCP 2026-07-28 (its `_meta`
+ * says so) has no session: it goes to the SDK's `createMcpHandler`, a server
+ * per request on the one tool context of every such request
+ * ({@link HttpOptions.modern}), nothing kept per client. What happens to
+ * sessions and to refused requests is logged on stderr only: a session id
+ * is all another client with the token would need to use that session.
  *
  * @example
  * ```ts
