@@ -16,6 +16,8 @@
  *   door vs --no-host, the host's RSS with 100 kept idle PTYs.
  * - step_latency.ts: one process_write per REPL step (python3, bash, sqlite3), beside peers.
  * - http_sessions.ts: the server's memory after 1,000 abandoned HTTP sessions.
+ * - revisions.ts: MCP 2026-07-28 beside 2025-11-25: a python3 step, the first answer through
+ *   a door, tools/list, and the HTTP server's memory after 10,000 sessionless requests.
  * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
@@ -48,6 +50,7 @@ const scripts = [
   "step_latency.ts",
   "patterns.ts",
   "http_sessions.ts",
+  "revisions.ts",
   "teardown.ts",
   "chatty.ts",
   "agent_tasks.ts",

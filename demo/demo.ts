@@ -1,14 +1,16 @@
 /**
- * The demo: a real MCP client (the official SDK) starts Portal over stdio and
- * drives a Python REPL on a pseudo-terminal through it, the way an agent
- * would, printing every tool call and what came back.
+ * The demo: a real MCP client (the official SDK v2, speaking MCP 2026-07-28)
+ * starts Portal over stdio and drives a Python REPL on a pseudo-terminal
+ * through it, the way an agent would, printing every tool call and what
+ * came back.
  *
  * Run: deno task demo   (needs python3 on PATH)
  */
-import { Portal, type Rec } from "../dev/portal_client.ts";
+import { ModernPortal } from "../dev/modern_client.ts";
+import type { Rec } from "../dev/portal_client.ts";
 
 const pty = Deno.build.os !== "windows";
-const portal = await Portal.start();
+const portal = await ModernPortal.start();
 const show = (label: string, value: unknown) =>
   console.log(`  ${label} ${typeof value === "string" ? value : JSON.stringify(value)}`);
 
@@ -27,7 +29,8 @@ function showStep(reply: Record<string, unknown>) {
 
 try {
   console.log(
-    `Portal demo: a Python REPL driven through MCP (server: ${portal.client.getServerVersion()?.name})`,
+    `Portal demo: a Python REPL driven through MCP ${portal.client.getNegotiatedProtocolVersion()} ` +
+      `(server: ${portal.client.getServerVersion()?.name})`,
   );
   const { tools } = await portal.client.listTools();
   show("tools:", tools.map((t: { name: string }) => t.name).join(", "));
@@ -89,5 +92,5 @@ try {
     "\nDone: the server kept every byte, answered each step, and left no process behind.",
   );
 } finally {
-  await portal.close();
+  await portal[Symbol.asyncDispose]();
 }

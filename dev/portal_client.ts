@@ -283,9 +283,14 @@ export class Portal implements AsyncDisposable {
   }
 }
 
+/** What {@link callTool} needs of a client: the SDK's, v1 (2025-11-25) or v2 (2026-07-28). */
+export interface ToolCaller {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}
+
 /** Calls a tool through any client and returns its structured result; throws if it reported an error. */
 export async function callTool(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<Json> {
@@ -298,7 +303,7 @@ export async function callTool(
 
 /** Calls a tool that must fail, through any client; returns its error message. */
 export async function failTool(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<string> {

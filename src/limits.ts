@@ -94,6 +94,20 @@ export const NOTES_MAX = 2000;
 export const WAIT_MS = { default: 10_000, max: 300_000 } as const;
 
 /**
+ * MCP tasks (2026-07-28's extension `io.modelcontextprotocol/tasks`, when the client declares
+ * it): a waiting call still going after `afterMs` answers with a task to poll; its wait may
+ * last `waitMaxMs`; a task is kept `keptMs` after it ends (then forgotten), at most `max` at
+ * once; `pollMs` is the polling interval suggested.
+ */
+export const TASKS = {
+  afterMs: 3_000,
+  waitMaxMs: 24 * 3_600_000,
+  keptMs: 3_600_000,
+  max: 1_000,
+  pollMs: 2_000,
+} as const;
+
+/**
  * `quiet_ms`: where the OS cannot tell whether a program waits for input (no /proc: macOS,
  * Windows; relays like ssh), this much silence after a prompt-like line counts as ready.
  */

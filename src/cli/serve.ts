@@ -16,7 +16,7 @@ import { listenWatch, openShared, watchLine } from "../host/shared.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
 import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
 import { Log } from "../mcp/logging.ts";
-import { createServer } from "../mcp/server.ts";
+import { serveConnection } from "../mcp/server.ts";
 import { LineTransport, stdioPort } from "../mcp/stdio.ts";
 import { VERSION } from "../version.ts";
 import { WATCH_PATH } from "../watch/access.ts";
@@ -25,11 +25,7 @@ import type { Policy } from "../core/policy/policy.ts";
 import { type Options, withPathFlags } from "./args.ts";
 
 /** Serves until stopped; then exits the process. */
-export async function serve(
-  options: Options,
-  env: Record<string, string>,
-  policy: Policy,
-): Promise<void> {
+export function serve(options: Options, env: Record<string, string>, policy: Policy): void {
   keepStdoutForProtocol();
   // Before any program could read the environment the server was started with.
   hideSecretValues(env);
@@ -38,15 +34,15 @@ export async function serve(
   const paths = withPathFlags(options, env);
   const watch = listenWatch(options.watchPort ?? 0);
   if (options.http) serveOverHttp(options, options.http, paths, env, log, watch, policy);
-  else await serveOverStdio(paths, log, watch, policy);
+  else serveOverStdio(paths, log, watch, policy);
 }
 
-async function serveOverStdio(
+function serveOverStdio(
   paths: Record<string, string>,
   log: Log,
   watch: WatchService,
   policy: Policy,
-): Promise<void> {
+): void {
   const shared = openShared(paths, log, watch);
   const manager = shared.manager({ policy });
   const scope = watch.open(manager);
@@ -55,14 +51,14 @@ async function serveOverStdio(
     registry: shared.registry,
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
-  const { server } = createServer(context, log);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
   process.stdin.on("close", shutdown);
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is taken for gone, as when it closes stdin.
-  await server.connect(new LineTransport(stdioPort(), note, { overflow: () => void shutdown() }));
+  const transport = new LineTransport(stdioPort(), note, { overflow: () => void shutdown() });
+  serveConnection(transport, context, log);
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
   console.error(watchLine(watch));
 }
@@ -99,6 +95,7 @@ function serveOverHttp(
       log,
       sessions,
       openSession: () => openSession(),
+      modern: () => modernContext(),
       mount: { path: WATCH_PATH, handle: watch.handler(guard) },
     });
   } catch (error) {
@@ -110,6 +107,7 @@ function serveOverHttp(
   const shared = openShared(paths, log, watch);
   // With --share-processes every HTTP session is one session of the pool, which never ends.
   const everyone: Session = { seesAll: true, policy };
+  const serverOwned: Session = { policy };
   let stopping = false;
   const openSession = (): SessionContext => {
     const { registry } = shared;
@@ -120,6 +118,17 @@ function serveOverHttp(
     const endProcesses = () =>
       options.shareProcesses || stopping ? Promise.resolve() : shared.endSession(manager.session);
     return { context, end: () => endProcesses().finally(() => watch.end(scope)) };
+  };
+  // Requests of MCP 2026-07-28 come without a session: their processes are the server's, one
+  // session that never ends, seen by every such request (any client with the token).
+  const modernContext = () => {
+    const manager = shared.manager(options.shareProcesses ? everyone : serverOwned);
+    const scope = watch.open(manager);
+    return {
+      manager,
+      registry: shared.registry,
+      watch: { link: (id?: number) => watch.link(scope, id) },
+    };
   };
   onShutdown(() => {
     stopping = true;

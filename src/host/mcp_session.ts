@@ -15,7 +15,7 @@ import { withTimeout } from "../async.ts";
 import type { Session } from "../core/process/pool.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log, LoggingLevel } from "../mcp/logging.ts";
-import { createServer } from "../mcp/server.ts";
+import { serveConnection } from "../mcp/server.ts";
 import { LineTransport } from "../mcp/stdio.ts";
 import { openClientLink } from "./handoff/client_link.ts";
 import type { FdInbox } from "./handoff/fd_inbox.ts";
@@ -45,40 +45,16 @@ export async function serveMcpSession(
     registry: shared.registry,
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
-  const { server, log: sessionLog } = createServer(context, log, clientLevel);
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is ended as if it had left: its stdout closes.
   const transport = new LineTransport(port, note, { overflow: () => link.close() });
-  await server.connect(transport);
-  const answered = trackRequests(transport);
+  const connection = serveConnection(transport, context, log, clientLevel);
   await ended;
   // A client may close its input right after its last request (a door that relays a pipe
   // does): what it asked is answered first, as far as the door still relays (a few seconds).
-  await withTimeout(answered(), SHUTDOWN_DEADLINE_MS, undefined);
-  sessionLog.close();
+  await withTimeout(transport.answered(), SHUTDOWN_DEADLINE_MS, undefined);
   await shared.endSession(session, { deleteRecords: false });
   watch.end(scope);
-  await server.close();
+  await connection.close();
   link.close();
-}
-
-/**
- * Follows the requests `transport` received and the replies it sent;
- * returns a function whose promise resolves once none is unanswered.
- */
-function trackRequests(transport: LineTransport): () => Promise<void> {
-  const open = new Set<string | number>();
-  let settled: (() => void) | undefined;
-  const receive = transport.onmessage!;
-  transport.onmessage = (message) => {
-    if ("method" in message && "id" in message) open.add(message.id);
-    receive(message);
-  };
-  const send = transport.send.bind(transport);
-  transport.send = async (message) => {
-    await send(message);
-    if (!("method" in message) && "id" in message) open.delete(message.id);
-    if (open.size === 0) settled?.();
-  };
-  return () => open.size === 0 ? Promise.resolve() : new Promise((resolve) => settled = resolve);
 }

@@ -6,9 +6,12 @@
  * one client from `initialize` to its `DELETE`, to an idle timeout, or to
  * the server's end (http_sessions.ts bounds how long and how many); it gets
  * its own MCP server and tool context, so what it may see is up to
- * {@link HttpOptions.openSession}. What happens to sessions and to refused
- * requests is logged on stderr only: a session id is all another client with
- * the token would need to use that session.
+ * {@link HttpOptions.openSession}. A request of MCP 2026-07-28 (its `_meta`
+ * says so) has no session: it goes to the SDK's `createMcpHandler`, a server
+ * per request on the one tool context of every such request
+ * ({@link HttpOptions.modern}), nothing kept per client. What happens to
+ * sessions and to refused requests is logged on stderr only: a session id
+ * is all another client with the token would need to use that session.
  *
  * @example
  * ```ts
@@ -23,6 +26,7 @@
  *   log: new Log("error"),
  *   sessions: { idleMs: 60_000, max: 8 },
  *   openSession: () => assert.fail("no session without the token"),
+ *   modern: () => assert.fail("no request without the token"),
  * });
  * const response = await fetch(service.url, { method: "POST" });
  * assert.equal(response.status, 401);
@@ -31,7 +35,14 @@
  * ```
  * @module
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  readRequestBody,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { envelopeError } from "./envelope.ts";
+import { REQUEST_MAX_BYTES } from "../limits.ts";
 import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
 import type { ToolContext } from "./tools/tool.ts";
@@ -63,6 +74,11 @@ export interface HttpOptions {
   sessions: { idleMs: number; max: number };
   /** The tools' context of a new session. */
   openSession(): SessionContext;
+  /**
+   * The tools' context of every 2026-07-28 request, which comes without a
+   * session: asked for once, at the first, and kept for the server's lifetime.
+   */
+  modern(): ToolContext;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
   mount?: { path: string; handle(request: Request): Promise<Response> };
 }
@@ -108,6 +124,7 @@ export function serveHttp(options: HttpOptions): HttpService {
       return jsonError(404, `Not found: the MCP endpoint is ${MCP_PATH}`);
     }
     const id = request.headers.get("mcp-session-id");
+    if (id === null && request.method === "POST") return await withoutSession(request);
     if (id !== null) {
       const session = sessions.get(id);
       if (!session) {
@@ -127,8 +144,30 @@ export function serveHttp(options: HttpOptions): HttpService {
         throw error;
       }
     }
-    if (request.method !== "POST") {
-      return jsonError(400, "No session: POST an initialize request first");
+    return jsonError(400, "No session: POST an initialize request first");
+  };
+
+  /**
+   * A POST without a session: a request of 2026-07-28 (its `_meta` says so),
+   * served on its own; or a 2025-11-25 `initialize`, which starts a session.
+   * The body is read once, within {@link REQUEST_MAX_BYTES}, for whichever.
+   */
+  const withoutSession = async (request: Request): Promise<Response> => {
+    const read = await readRequestBody(request, REQUEST_MAX_BYTES);
+    if (read.tooLarge) {
+      return jsonError(413, `A request is at most ${REQUEST_MAX_BYTES} bytes: send less per call`);
+    }
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(read.text);
+    } catch {
+      return jsonError(400, "Parse error: the body is not JSON", {}, -32700);
+    }
+    if (!await isLegacyRequest(request, parsedBody)) {
+      const error = envelopeError((parsedBody as { params?: unknown } | null)?.params);
+      const { id = null } = (parsedBody ?? {}) as { id?: unknown };
+      if (error) return Response.json({ jsonrpc: "2.0", id, error }, { status: 400 });
+      return await modern.fetch(request, { parsedBody });
     }
     // A request without a session may be an initialize: give it a session of its own,
     // and drop that session if the transport did not start one.
@@ -140,7 +179,7 @@ export function serveHttp(options: HttpOptions): HttpService {
       );
     }
     const session = await openSession();
-    const response = await session.transport.handleRequest(request);
+    const response = await session.transport.handleRequest(request, { parsedBody });
     const started = session.transport.sessionId;
     if (started === undefined) {
       await session.end();
@@ -149,10 +188,22 @@ export function serveHttp(options: HttpOptions): HttpService {
     return untilDone(response, sessions.begin(started));
   };
 
+  // 2026-07-28: a server per request, on the one context of every such request.
+  let modernContext: ToolContext | undefined;
+  const modern = createMcpHandler(
+    () => createServer(modernContext ??= options.modern(), log, { era: "modern" }).server,
+    {
+      legacy: "reject",
+      maxRequestBodySize: REQUEST_MAX_BYTES,
+      onerror: (error) => log.stderr("debug", "http", error.message),
+    },
+  );
+
   const openSession = async (): Promise<Session> => {
     const { context, end: endContext } = options.openSession();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: REQUEST_MAX_BYTES,
       onsessioninitialized: (id: string) => {
         sessions.add(id, session);
         log.stderr("info", "http", `session ${id} started`);
@@ -193,6 +244,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     close: async () => {
       sessions.close();
       await Promise.all(sessions.values().map((session) => session.end()));
+      await modern.close();
       await http.shutdown();
     },
   };

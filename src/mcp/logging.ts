@@ -1,7 +1,8 @@
 /**
  * The server's diagnostics, with two outlets: stderr, at the level of
  * `--log-level`, and MCP clients as `notifications/message`, each at the level
- * its client chose with `logging/setLevel` (until it chooses, `--log-level`).
+ * its client chose with `logging/setLevel` (until it chooses, `--log-level`);
+ * a 2026-07-28 client, at the level each request names in its `_meta`.
  * What concerns the whole server (a stray failure) reaches every session;
  * what a session did (its tool calls) reaches only that session, so HTTP
  * sessions learn nothing of each other. Nothing here,
@@ -20,19 +21,21 @@
  * ```
  * @module
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  type LoggingLevel,
-  LoggingLevelSchema,
-  type RequestId,
-  type SetLevelRequest,
-  SetLevelRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingLevel, RequestId, Server } from "@modelcontextprotocol/server";
 
 export type { LoggingLevel };
 
 /** The MCP (syslog) levels, least severe first. */
-export const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+export const LOG_LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 
 const severity = (level: LoggingLevel) => LOG_LEVELS.indexOf(level);
 
@@ -65,31 +68,61 @@ export class Log {
   /**
    * The log of one session, whose client is `server`'s: it answers the
    * client's `logging/setLevel` and carries this log to it until closed.
+   * A 2026-07-28 server (`modern`) hears only of its own requests: it is
+   * not told what concerns the whole server, and needs no closing.
    */
-  session(server: McpServer, level: LoggingLevel = this.level): SessionLog {
-    const session = new SessionLog(this, server, level, () => this.#sessions.delete(session));
-    this.#sessions.add(session);
+  session(server: Server, level: LoggingLevel = this.level, modern = false): SessionLog {
+    const close = () => this.#sessions.delete(session);
+    const session = new SessionLog(this, server, level, { modern, close });
+    if (!modern) this.#sessions.add(session);
     return session;
   }
 }
 
-/** What one session's client hears, and what that session logs. */
+/**
+ * What one session's client hears, and what that session logs. A client of
+ * MCP 2026-07-28 has no session and no `logging/setLevel`: it hears only
+ * about the requests that ask for it, at the level their `_meta` names
+ * (`io.modelcontextprotocol/logLevel`), and nothing that concerns the whole
+ * server.
+ */
 export class SessionLog {
   #log: Log;
-  #server: McpServer;
+  #server: Server;
   #level: LoggingLevel;
   #close: () => void;
+  /** This session's client speaks 2026-07-28: messages go only to the requests that ask. */
+  readonly #modern: boolean;
+  /** The requests in progress of a 2026-07-28 client that asked for messages, and their levels. */
+  #asked = new Map<RequestId, LoggingLevel>();
 
-  constructor(log: Log, server: McpServer, level: LoggingLevel, close: () => void) {
+  constructor(
+    log: Log,
+    server: Server,
+    level: LoggingLevel,
+    options: { modern: boolean; close: () => void },
+  ) {
     this.#log = log;
     this.#server = server;
     this.#level = level;
-    this.#close = close;
+    this.#modern = options.modern;
+    this.#close = options.close;
     // Replaces the SDK's own handler, which keeps the level where we cannot read it.
-    server.server.setRequestHandler(SetLevelRequestSchema, (request: SetLevelRequest) => {
+    server.setRequestHandler("logging/setLevel", (request) => {
       this.#level = request.params.level;
       return {};
     });
+  }
+
+  /**
+   * Lets messages about request `id` of a 2026-07-28 client through at
+   * `level` and above until the returned function is called (the request
+   * is answered); `level` undefined: the request did not ask, none go.
+   */
+  ask(id: RequestId, level: LoggingLevel | undefined): () => void {
+    if (level === undefined || !LOG_LEVELS.includes(level)) return () => {};
+    this.#asked.set(id, level);
+    return () => this.#asked.delete(id);
   }
 
   /**
@@ -104,8 +137,12 @@ export class SessionLog {
 
   /** Sends the message to this session's client if its level lets it through. */
   notify(level: LoggingLevel, logger: string, message: string, requestId?: RequestId): void {
-    if (severity(level) < severity(this.#level) || !this.#server.isConnected()) return;
-    this.#server.server.notification(
+    const threshold = this.#modern
+      ? (requestId === undefined ? undefined : this.#asked.get(requestId))
+      : this.#level;
+    if (threshold === undefined || severity(level) < severity(threshold)) return;
+    if (this.#server.transport === undefined) return;
+    this.#server.notification(
       { method: "notifications/message", params: { level, logger, data: message } },
       { relatedRequestId: requestId },
       // A client that went away cannot be told so; its session ends on its own.

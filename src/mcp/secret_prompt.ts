@@ -14,14 +14,15 @@
  *
  * @module
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  type ElicitRequestParams,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
-  ErrorCode,
-  type McpError,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+  SdkError,
+  SdkErrorCode,
+  type Server,
+} from "@modelcontextprotocol/server";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
 import { openSecretPage } from "./secret_page.ts";
@@ -41,12 +42,12 @@ interface Question {
  */
 export function secretPrompt(
   server: Server,
-  request: { signal: AbortSignal; requestId: RequestId },
+  request: { signal: AbortSignal; id: RequestId },
 ): ((label: string) => Promise<string>) | undefined {
   const modes = server.getClientCapabilities()?.elicitation;
   const ask = modes?.url ? askOnPage : modes?.form ? askInForm : undefined;
   if (ask === undefined) return undefined;
-  const { signal, requestId } = request;
+  const { signal, id: requestId } = request;
   return async (label) => {
     const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
     try {
@@ -55,7 +56,7 @@ export function secretPrompt(
       if (signal.aborted || error instanceof PortalError) throw error;
       // The client's message is not passed on: it might quote what the person typed.
       const timedOut = deadline.aborted ||
-        (error as McpError | undefined)?.code === ErrorCode.RequestTimeout;
+        error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
       const why = timedOut
         ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
         : "the client reported an error";
@@ -74,10 +75,7 @@ async function askOnPage(question: Question, label: string): Promise<string> {
       mode: "url",
       url: page.url,
       elicitationId,
-      message: intro(label) +
-        "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
-        "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
-        "client sees it, and Portal does not store it.",
+      message: intro(label) + PAGE_TEXT,
     }, AbortSignal.any([question.until, answered.signal]));
     // A client may answer once the page is done with, so the page's answer alone will do.
     const secret = await Promise.race([
@@ -99,9 +97,7 @@ async function askOnPage(question: Question, label: string): Promise<string> {
 async function askInForm(question: Question, label: string): Promise<string> {
   const result = await elicit(question, {
     mode: "form",
-    message: intro(label) +
-      "What you enter is typed into that program. The agent does not see it, and Portal does " +
-      "not store it.",
+    message: intro(label) + FORM_TEXT,
     requestedSchema: {
       type: "object",
       properties: { secret: { type: "string", title: label } },
@@ -114,7 +110,19 @@ async function askInForm(question: Question, label: string): Promise<string> {
   return secret;
 }
 
-function intro(label: string): string {
+/** What a URL-mode question says after its {@link intro}. */
+export const PAGE_TEXT =
+  "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
+  "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
+  "client sees it, and Portal does not store it.";
+
+/** What a form-mode question says after its {@link intro}. */
+export const FORM_TEXT =
+  "What you enter is typed into that program. The agent does not see it, and Portal does " +
+  "not store it.";
+
+/** How every question begins. */
+export function intro(label: string): string {
   return `A program run by your AI agent through Portal asks for: ${label}\n`;
 }
 
@@ -125,7 +133,7 @@ function intro(label: string): string {
  */
 function elicit(
   question: Question,
-  params: ElicitRequestParams,
+  params: ElicitRequestFormParams | ElicitRequestURLParams,
   until: AbortSignal,
 ): Promise<ElicitResult> {
   const open = new AbortController();
@@ -144,7 +152,8 @@ function given(result: ElicitResult): void {
   if (result.action !== "accept") throw notGiven(result.action);
 }
 
-function notGiven(why: string): PortalError {
+/** The person did not give it: `why` is the client's action, or what was missing. */
+export function notGiven(why: string): PortalError {
   return new PortalError(
     `The person did not give the secret (${why}); nothing was typed. Ask them how to go on.`,
   );

@@ -1,37 +1,196 @@
 /**
- * The MCP face of Portal: an `McpServer` carrying every tool of {@link TOOLS},
- * each a thin translation onto the {@link ProcessManager} and
- * {@link ProgramRegistry} of its context, with the `logging` capability: the
- * server's {@link Log} reaches its client as `notifications/message`.
+ * The MCP face of Portal: a server of the MCP SDK (v2) answering
+ * `tools/list` with every tool of {@link TOOLS} and `tools/call` with a thin
+ * translation onto the {@link ProcessManager} and {@link ProgramRegistry} of
+ * its context, with the `logging` capability: the server's {@link Log}
+ * reaches its client as `notifications/message`. One server speaks the
+ * revision its serving entry bound it to: 2025-11-25 (and older) after an
+ * `initialize`, or 2026-07-28, per request, with the client's identity, its
+ * capabilities and its log level in each request's `_meta`.
  *
  * @module
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  type CallToolResult,
+  type JSONRPCRequest,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  type ProtocolEra,
+  type Result,
+  Server,
+  type ServerContext,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
+import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import type { Log, LoggingLevel, SessionLog } from "./logging.ts";
-import { registerTool, type ToolContext } from "./tools/tool.ts";
-import { screenToolCalls } from "./tools/invalid_params.ts";
+import { verifyRequestState } from "./secret_rounds.ts";
+import {
+  cancelTask,
+  declaresTasks,
+  getTask,
+  runAsTask,
+  TASK_TOOLS,
+  taskArguments,
+  TASKS_EXTENSION,
+} from "./tasks.ts";
+import { z } from "zod";
+import type { Log, SessionLog } from "./logging.ts";
+import { callTool, type ToolContext } from "./tools/tool.ts";
+import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
 import { TOOLS } from "./tools/index.ts";
-import { compactListing } from "./tools/listing.ts";
+import { listing } from "./tools/listing.ts";
+
+/** The revisions Portal speaks, newest first. */
+const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
 /**
- * Builds the server of one session, with every tool registered on `context`;
- * `log` is that session's part of the server's log (close it when the
- * session ends); its client hears `clientLevel` and above until it sets a
- * level (default: the server's).
+ * How long a client may keep the tool list (2026-07-28's `ttlMs`): it
+ * changes only with Portal's version, which a client sees in `serverInfo`.
  */
-export function createServer(context: ToolContext, serverLog: Log, clientLevel?: LoggingLevel): {
-  server: McpServer;
-  log: SessionLog;
-} {
-  const server = new McpServer(
+export const TOOLS_TTL_MS = 3_600_000;
+
+const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const CAPABILITIES = { logging: {}, tools: {} };
+const LISTING = listing(TOOLS);
+
+type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK's server with a `tools/call` screened before the SDK reads it: a
+ * malformed one or an unknown tool is refused in one line that names what is
+ * wrong (the SDK's own refusal quotes zod's issues as JSON). `_wrapHandler`
+ * is the SDK's hook for exactly this (a subclass's own checks on a handler).
+ */
+class PortalServer extends Server {
+  protected override _wrapHandler(method: string, handler: Handler): Handler {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return wrapped;
+    return (request, ctx) => {
+      try {
+        screenCallRequest(request, BY_NAME);
+      } catch (error) {
+        this.#onRefused?.(ctx, (error as Error).message);
+        throw error;
+      }
+      return wrapped(request, ctx);
+    };
+  }
+
+  #onRefused?: (ctx: ServerContext, message: string) => void;
+
+  /** Hears each `tools/call` refused as a whole (to log it as the caller's mistake). */
+  onRefused(listener: (ctx: ServerContext, message: string) => void): void {
+    this.#onRefused = listener;
+  }
+}
+
+/**
+ * Builds the server of one session (or of one request, in 2026-07-28 over
+ * HTTP), with every tool on `context`; `log` is its part of the server's log
+ * (close it when the session ends); a 2025-11-25 client hears `clientLevel`
+ * and above until it sets a level (default: the server's). `era` is the one
+ * the SDK's serving entry builds it for (default: legacy, by `initialize`).
+ */
+export function createServer(
+  context: ToolContext,
+  serverLog: Log,
+  options: { clientLevel?: LoggingLevel; era?: ProtocolEra } = {},
+): { server: Server; log: SessionLog } {
+  const modern = options.era === "modern";
+  const server = new PortalServer(
     { name: "portal", title: "Portal", version: VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+    {
+      instructions: INSTRUCTIONS,
+      // The tasks extension is 2026-07-28's; 2025-11-25's capabilities have no place for it.
+      capabilities: modern
+        ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
+        : CAPABILITIES,
+      supportedProtocolVersions: PROTOCOL_VERSIONS,
+      cacheHints: { "tools/list": { ttlMs: TOOLS_TTL_MS, cacheScope: "public" } },
+      requestState: { verify: verifyRequestState },
+    },
   );
-  const log = serverLog.session(server, clientLevel);
-  compactListing(server);
-  for (const tool of TOOLS) registerTool(server, context, tool, log);
-  screenToolCalls(server, TOOLS, log);
+  const log = serverLog.session(server, options.clientLevel, modern);
+  server.onRefused((ctx, message) =>
+    log.log("info", "tools", `tools/call refused: ${message}`, ctx.mcpReq.id)
+  );
+  server.setRequestHandler("tools/list", () => LISTING);
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const tool = BY_NAME.get(request.params.name)!;
+    const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
+    try {
+      const asTask = modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
+      const { checked, restore } = asTask
+        ? taskArguments(request.params.arguments)
+        : { checked: request.params.arguments, restore: (args: unknown) => args };
+      const screened = screenArguments(tool, checked);
+      if ("refused" in screened) {
+        log.log("info", "tools", `${tool.name} refused: ${screened.line}`, ctx.mcpReq.id);
+        return screened.refused;
+      }
+      const args = restore(screened.args);
+      const call = { context, server, ctx, log };
+      if (!asTask) return await callTool(tool, args, call);
+      const id = (args as { id?: number }).id;
+      const what = id === undefined ? tool.name : `${tool.name} (process ${id})`;
+      const lastLine = id === undefined ? undefined : () => context.manager.lastLine(id);
+      return await runAsTask(
+        (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
+        what,
+        lastLine,
+      ) as CallToolResult;
+    } finally {
+      done();
+    }
+  });
+  if (modern) {
+    const taskId = z.object({ taskId: z.string() });
+    server.setRequestHandler("tasks/get", { params: taskId }, ({ taskId }) => getTask(taskId));
+    server.setRequestHandler(
+      "tasks/cancel",
+      { params: taskId },
+      ({ taskId }) => cancelTask(taskId),
+    );
+  }
   return { server, log };
+}
+
+/** A connection served until its client leaves. */
+export interface Connection {
+  /** Ends the connection: its server, its log, its transport. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves MCP on `transport`, one client's line-based connection (stdio, or
+ * a host's client socket), in whichever revision the client opens with:
+ * `initialize` for 2025-11-25, `server/discover` or any request with a
+ * 2026-07-28 `_meta` for that one. The SDK's entry may build a server for
+ * the client's `server/discover` probe and drop it for a 2025-11-25 opening;
+ * each server's log ends with it.
+ */
+export function serveConnection(
+  transport: Transport,
+  context: ToolContext,
+  serverLog: Log,
+  clientLevel?: LoggingLevel,
+): Connection {
+  let current: SessionLog | undefined;
+  const handle = serveStdio(({ era }) => {
+    current?.close();
+    const { server, log } = createServer(context, serverLog, { clientLevel, era });
+    current = log;
+    return server;
+  }, {
+    transport,
+    onerror: (error) => serverLog.stderr("debug", "server", error.message),
+  });
+  return {
+    close: async () => {
+      current?.close();
+      await handle.close();
+    },
+  };
 }

@@ -30,9 +30,12 @@
  * @module
  */
 import process from "node:process";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
 import { yieldTurn } from "../async.ts";
 import { concatBytes } from "../bytes.ts";
 import {
@@ -41,6 +44,7 @@ import {
   REPLY_BACKLOG_MAX_BYTES,
   REQUEST_MAX_BYTES,
 } from "../limits.ts";
+import { envelopeError } from "./envelope.ts";
 
 const encoder = new TextEncoder();
 
@@ -184,6 +188,8 @@ export interface ReplyBounds {
  * that each one's reply is counted before the next is taken. Past the
  * second bound (replies to requests taken before, which came at once) the
  * client is taken for gone.
+ * It follows the requests it received and the replies it sent, so that its
+ * end can wait for what was asked.
  */
 export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -204,6 +210,8 @@ export class LineTransport implements Transport {
   #taking: Promise<void> | undefined;
   #paused = false;
   #ended = false;
+  readonly #open = new Set<string | number>();
+  #settled: (() => void) | undefined;
 
   constructor(
     port: BytePort,
@@ -236,6 +244,23 @@ export class LineTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      await this.#write(message);
+    } finally {
+      if (!("method" in message) && "id" in message && message.id != null) {
+        this.#open.delete(message.id);
+        if (this.#open.size === 0) this.#settled?.();
+      }
+    }
+  }
+
+  /** Resolves once every request received so far is answered. */
+  answered(): Promise<void> {
+    if (this.#open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled = resolve);
+  }
+
+  async #write(message: JSONRPCMessage): Promise<void> {
     if (this.#ended) return;
     // A progress or log line to a client this far behind: it would be old news once read.
     if (!("id" in message) && this.#behind()) return;
@@ -318,6 +343,14 @@ export class LineTransport implements Transport {
     } catch (error) {
       this.onerror?.(error as Error);
       return;
+    }
+    if ("method" in message && "id" in message) {
+      const error = envelopeError(message.params);
+      if (error) {
+        this.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        return;
+      }
+      this.#open.add(message.id);
     }
     this.onmessage?.(message);
   }

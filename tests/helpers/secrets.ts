@@ -91,8 +91,13 @@ export async function assertNoTrace(
   }
 }
 
+/** What the helpers below need of a client: its tool calls (2025-11-25 or 2026-07-28). */
+export interface Caller {
+  call(name: string, args?: Record<string, unknown>): Promise<Json>;
+}
+
 /** Starts the getpass program on a PTY; returns its id once it asks. */
-export async function getpass(portal: Portal): Promise<number> {
+export async function getpass(portal: Caller): Promise<number> {
   const started = await portal.call("process_start", {
     command: "python3",
     args: ["-c", GETPASS],
@@ -104,7 +109,7 @@ export async function getpass(portal: Portal): Promise<number> {
 }
 
 /** The reply to the answer: the program got the secret, and printed it redacted only. */
-export async function assertAnswered(portal: Portal, id: number, reply: Json, secret: string) {
+export async function assertAnswered(portal: Caller, id: number, reply: Json, secret: string) {
   assertEquals(reply.state, "waiting_for_input");
   assertEquals(
     reply.output,

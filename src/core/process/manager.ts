@@ -246,6 +246,21 @@ export class ProcessManager {
     return { ...process.describe(), ...process.watched.takePersonInput() };
   }
 
+  /**
+   * The last line process `id` wrote in the last hour (stdout and stderr, at
+   * most 200 characters): what a long wait shows. Touches nothing: no timer,
+   * no cursor.
+   */
+  lastLine(id: number): string {
+    const { records } = this.#view.get(id).output.read({
+      sources: BOTH,
+      windowNs: 3600e9,
+      maxChars: 400,
+    });
+    const text = records.map((record) => record.content).join("").trimEnd();
+    return text.slice(text.lastIndexOf("\n") + 1).slice(-200);
+  }
+
   /** A process as its watch page sees it (nothing the page does counts as the agent's call). */
   watched(id: number): Watched {
     return this.#view.get(id).watched;

@@ -11,8 +11,8 @@
  * params; arguments that fail the tool's input schema (a wrong type, a
  * missing or unknown argument, a value out of range) are a tool error
  * (`isError`), which every client hands to the model so it can correct
- * itself. Left to the SDK, the first got `-32603` and zod's issues as JSON,
- * the second a dump of zod's messages.
+ * itself. Left to the SDK, the first gets zod's issues as JSON, the second a
+ * dump of zod's messages.
  *
  * @example
  * ```ts
@@ -35,16 +35,9 @@
  * ```
  * @module
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-} from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { type CallToolResult, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { bounded, quote } from "../../errors.ts";
-import type { SessionLog } from "../logging.ts";
-import { wrapInstalledHandler } from "../sdk_handlers.ts";
 import { type AnyTool, strictInput } from "./tool.ts";
 
 type Issue = z.core.$ZodIssue;
@@ -52,69 +45,55 @@ type Path = readonly PropertyKey[];
 
 /**
  * A request Portal refuses as a whole: the SDK answers it with this code and
- * message as they are (an `McpError` would carry its "MCP error -32602: "
- * prefix into the message, and the client adds its own).
+ * message as they are.
  */
 export class InvalidParams extends Error {
-  readonly code = ErrorCode.InvalidParams;
+  readonly code = ProtocolErrorCode.InvalidParams;
+}
+
+/** What a `tools/call` request must be, before its arguments are the tool's business. */
+const CALL = z.object({
+  params: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+});
+
+/**
+ * Throws {@link InvalidParams} unless `request` is a well-formed `tools/call`
+ * of one of `tools`: to be run before the SDK reads it, whose own refusal
+ * quotes zod's issues as JSON.
+ */
+export function screenCallRequest(request: unknown, tools: ReadonlyMap<string, AnyTool>): void {
+  const name = (request as { params?: { name?: unknown } }).params?.name;
+  const label = typeof name === "string" ? (tools.has(name) ? name : quote(name)) : "tools/call";
+  const call = CALL.safeParse(request);
+  if (!call.success) {
+    // Paths from the request's params: "arguments", "name".
+    const issues = call.error.issues.map((issue: Issue) => ({
+      ...issue,
+      path: issue.path[0] === "params" ? issue.path.slice(1) : issue.path,
+    }));
+    const params = (request as { params?: unknown }).params;
+    throw new InvalidParams(bounded(`${label}: ${describeIssues(issues, params, [])}`));
+  }
+  if (!tools.has(call.data.params.name)) {
+    throw new InvalidParams(
+      bounded(`Unknown tool ${label}; Portal's tools: ${[...tools.keys()].join(", ")}.`),
+    );
+  }
 }
 
 /**
- * Screens every `tools/call` of `server` before the SDK reads it (call once
- * its tools are registered): a malformed request or an unknown tool is
- * refused with {@link InvalidParams}, arguments that fail the tool's schema
- * with a tool error, each logged to `log` as the caller's mistake; an error
- * result that gets through, the SDK's own too, is {@link bounded}.
+ * The arguments `tool` takes, parsed; or, when its input schema refuses
+ * them, the tool error that says why in one line.
  */
-export function screenToolCalls(
-  server: McpServer,
-  tools: readonly AnyTool[],
-  log: SessionLog,
-): void {
-  type Handler = (request: unknown, extra: unknown) => Promise<CallToolResult>;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  wrapInstalledHandler<Handler>(server, "tools/call", (handler) => async (request, extra) => {
-    const requestId = (request as { id?: string | number }).id;
-    const refuse = (message: string) => {
-      log.log("info", "tools", `tools/call refused: ${message}`, requestId);
-      return new InvalidParams(message);
-    };
-    const name = (request as { params?: { name?: unknown } }).params?.name;
-    const label = typeof name === "string" ? (byName.has(name) ? name : quote(name)) : "tools/call";
-    const call = CallToolRequestSchema.safeParse(request);
-    if (!call.success) {
-      // Paths from the request's params: "arguments", "name".
-      const issues = call.error.issues.map((issue: Issue) => ({
-        ...issue,
-        path: issue.path[0] === "params" ? issue.path.slice(1) : issue.path,
-      }));
-      throw refuse(
-        bounded(
-          `${label}: ${describeIssues(issues, (request as { params?: unknown }).params, [])}`,
-        ),
-      );
-    }
-    const tool = byName.get(call.data.params.name);
-    if (tool === undefined) {
-      throw refuse(
-        bounded(`Unknown tool ${label}; Portal's tools: ${[...byName.keys()].join(", ")}.`),
-      );
-    }
-    const args = call.data.params.arguments ?? {};
-    const parsed = strictInput(tool).safeParse(args);
-    if (!parsed.success) {
-      const names = Object.keys(tool.input.shape);
-      const line = describeIssues(parsed.error.issues, args, names);
-      log.log("info", "tools", bounded(`${tool.name} refused: ${line}`), requestId);
-      return { content: [{ type: "text", text: bounded(`${tool.name}: ${line}`) }], isError: true };
-    }
-    const result = await handler(request, extra);
-    if (!result.isError) return result;
-    const content = result.content.map((c: CallToolResult["content"][number]) =>
-      c.type === "text" ? { ...c, text: bounded(c.text) } : c
-    );
-    return { ...result, content };
-  });
+export function screenArguments(
+  tool: AnyTool,
+  args: unknown,
+): { args: unknown } | { refused: CallToolResult; line: string } {
+  const parsed = strictInput(tool).safeParse(args ?? {});
+  if (parsed.success) return { args: parsed.data };
+  const line = describeIssues(parsed.error.issues, args ?? {}, Object.keys(tool.input.shape));
+  const text = bounded(`${tool.name}: ${line}`);
+  return { refused: { content: [{ type: "text", text }], isError: true }, line: bounded(line) };
 }
 
 /**

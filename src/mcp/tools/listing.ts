@@ -10,8 +10,7 @@
  * `additionalProperties: false` stay. An output schema names
  * each field of the result with its JSON type, which is what a program
  * needs to read `structuredContent`; what the values mean, and the shape of
- * nested ones, is in the descriptions, the instructions and docs/tools.md. An
- * `execution` that says what its absence says (no tasks) goes too.
+ * nested ones, is in the descriptions, the instructions and docs/tools.md.
  *
  * @example
  * ```ts
@@ -42,28 +41,32 @@
  * ```
  * @module
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
-import { wrapSdkHandler } from "../sdk_handlers.ts";
+import type { ListToolsResult, Tool } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { type AnyTool, strictInput } from "./tool.ts";
 
-type Tool = ListToolsResult["tools"][number];
 type Schema = Tool["inputSchema"];
-type Handler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
 
-/** From now on, `server` lists its tools compactly (call before registering them). */
-export function compactListing(server: McpServer): void {
-  wrapSdkHandler<Handler>(server, ListToolsRequestSchema, (handler) => async (request, extra) => {
-    const listed = await handler(request, extra);
-    return { ...listed, tools: listed.tools.map(compactTool) };
-  });
+/**
+ * The `tools/list` result of `tools`, in their order, each tool's schemas
+ * compacted: made once per list (the same for every client and session).
+ */
+export function listing(tools: readonly AnyTool[]): ListToolsResult {
+  return { tools: tools.map(listedTool) };
 }
 
-function compactTool(tool: Tool): Tool {
-  const { execution, inputSchema, outputSchema, ...rest } = tool;
-  const compact: Tool = { ...rest, inputSchema: compactInput(inputSchema) as Schema };
-  if (outputSchema) compact.outputSchema = compactOutput(outputSchema);
-  if (execution && execution.taskSupport !== "forbidden") compact.execution = execution;
-  return compact;
+function listedTool(tool: AnyTool): Tool {
+  const input = z.toJSONSchema(strictInput(tool), { target: "draft-7", io: "input" });
+  const output = z.toJSONSchema(tool.output, { target: "draft-7", io: "output" });
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: compactInput(input) as Schema,
+    // The title once, at the top (annotations.title is its older place).
+    annotations: tool.annotations,
+    outputSchema: compactOutput(output as { properties?: Record<string, unknown> }),
+  };
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -92,11 +95,11 @@ export function compactInput(schema: unknown): unknown {
 }
 
 /** An output schema as its fields and their JSON types. */
-export function compactOutput(schema: Schema): Schema {
+export function compactOutput(schema: { properties?: Record<string, unknown> }): Schema {
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, field]) => [name, typeOf(field)]),
   );
-  return { type: "object", properties };
+  return { type: "object", properties: properties as Schema["properties"] };
 }
 
 function typeOf(field: unknown): unknown {

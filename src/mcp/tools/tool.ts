@@ -8,7 +8,9 @@
  * secrets): `debug` when it succeeds, `info` when the caller's mistake made
  * it fail. The request's cancellation (`notifications/cancelled`) reaches the
  * handler as an AbortSignal, a progress token as a callback that sends
- * `notifications/progress`, and a client that can ask its person as a
+ * `notifications/progress` every second of a wait (the time waited, the
+ * program's state and last line: a client that hears nothing for minutes
+ * may give up on the call), and a client that can ask its person as a
  * callback that does (`secret_prompt`): the core takes them without knowing MCP.
  *
  * Arguments are checked at the door: the schemas' types and limits, and no
@@ -19,21 +21,21 @@
  *
  * @module
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
-  ServerNotification,
-  ServerRequest,
+  Server,
+  ServerContext,
   ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { bounded, PortalError, quote } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
+import { speaksModern } from "../envelope.ts";
 import { secretPrompt } from "../secret_prompt.ts";
+import { InputNeeded, secretByRounds } from "../secret_rounds.ts";
 import { replyText } from "./reply_text.ts";
 
 /** What a tool handler may use. */
@@ -71,86 +73,106 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
   return tool;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /**
  * The request's cancellation, a way to ask the person for a secret if the
  * client can, and, if the client gave a token, progress notifications.
  */
-function callControl(extra: Extra, server: McpServer): CallControl {
-  const token = extra._meta?.progressToken;
-  const control = { signal: extra.signal, askSecret: secretPrompt(server.server, extra) };
+function callControl(
+  ctx: ServerContext,
+  server: Server,
+  args: unknown,
+  lastLine?: () => string,
+): CallControl {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const askSecret = speaksModern(server)
+    ? secretByRounds(ctx, args)
+    : secretPrompt(server, ctx.mcpReq);
+  const control = { signal: ctx.mcpReq.signal, askSecret };
   if (token === undefined) return control;
   return {
     ...control,
     onProgress: ({ elapsedMs, totalMs, state }) => {
-      extra.sendNotification({
+      ctx.mcpReq.notify({
         method: "notifications/progress",
         params: {
           progressToken: token,
           progress: elapsedMs,
           total: totalMs,
-          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}`,
+          message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}` +
+            shownLine(lastLine),
         },
       }).catch(() => {/* The client is gone; the wait ends with the call. */});
     },
   };
 }
 
-/** Registers `tool` on `server`, translating results and errors, logging each call to `log`. */
-export function registerTool(
-  server: McpServer,
-  context: ToolContext,
+/**
+ * Runs `tool` on arguments its input schema accepted, for the call `ctx`
+ * of `server`'s client: its result, or its failure as a tool error; each
+ * call logged to `log`.
+ */
+export async function callTool(
   tool: AnyTool,
-  log: SessionLog,
-): void {
-  const handler = async (args: unknown, extra: Extra): Promise<CallToolResult> => {
-    const { requestId } = extra;
-    try {
-      checkText(args, "");
-      const control = callControl(extra, server);
-      const result = await tool.run(context, args, control) as Record<string, unknown>;
-      log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
-      return {
-        content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
-        structuredContent: result,
-      };
-    } catch (error) {
-      if (error instanceof PortalError) {
-        const message = bounded(error.message);
-        log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
-        return { content: [{ type: "text", text: message }], isError: true };
-      }
-      // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
-      if (extra.signal.aborted) {
-        return { content: [{ type: "text", text: "Cancelled." }], isError: true };
-      }
-      // Not a mistake of the caller: a bug or a failing system call, worth its stack.
-      log.log(
-        "error",
-        "tools",
-        bounded(`${tool.name} failed: ${(error as Error)?.stack ?? error}`),
-        requestId,
-      );
-      const message = bounded(
-        `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
-      );
+  args: unknown,
+  call: {
+    context: ToolContext;
+    server: Server;
+    ctx: ServerContext;
+    log: SessionLog;
+    /** In place of the request's own (a task's: its cancellation, its progress). */
+    control?: Pick<CallControl, "signal" | "onProgress">;
+  },
+): Promise<CallToolResult> {
+  const { context, server, ctx, log } = call;
+  const requestId = ctx.mcpReq.id;
+  const id = (args as { id?: unknown } | undefined)?.id;
+  const lastLine = typeof id === "number" ? () => context.manager.lastLine(id) : undefined;
+  const control = { ...callControl(ctx, server, args, lastLine), ...call.control };
+  try {
+    checkText(args, "");
+    const result = await tool.run(context, args, control) as Record<
+      string,
+      unknown
+    >;
+    log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
+    return {
+      content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
+      structuredContent: result,
+    };
+  } catch (error) {
+    // A question for the person, in 2026-07-28: the call answers with it; nothing was done.
+    if (error instanceof InputNeeded) return error.result as unknown as CallToolResult;
+    if (error instanceof PortalError) {
+      const message = bounded(error.message);
+      log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
       return { content: [{ type: "text", text: message }], isError: true };
     }
-  };
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: tool.description,
-      inputSchema: strictInput(tool),
-      outputSchema: tool.output,
-      // The title once, at the top (annotations.title is its older place).
-      annotations: tool.annotations,
-    },
-    // The SDK's callback type is generic over every schema flavour; ours is one of them.
-    handler as unknown as Parameters<McpServer["registerTool"]>[2],
-  );
+    // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
+    if (control.signal?.aborted) {
+      return { content: [{ type: "text", text: "Cancelled." }], isError: true };
+    }
+    // Not a mistake of the caller: a bug or a failing system call, worth its stack.
+    log.log(
+      "error",
+      "tools",
+      bounded(`${tool.name} failed: ${(error as Error)?.stack ?? error}`),
+      requestId,
+    );
+    const message = bounded(
+      `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
+    );
+    return { content: [{ type: "text", text: message }], isError: true };
+  }
+}
+
+/** `; last line: "…"`, the program's, for a progress message; nothing when there is none. */
+export function shownLine(lastLine: (() => string) | undefined): string {
+  try {
+    const line = lastLine?.().trim();
+    return line ? `; last line: ${JSON.stringify(line)}` : "";
+  } catch {
+    return ""; // The process is gone: its line with it.
+  }
 }
 
 /** Each tool's input schema with unknown arguments refused, made once for every session. */

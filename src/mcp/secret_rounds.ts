@@ -1,0 +1,162 @@
+/**
+ * `secret_prompt` on MCP 2026-07-28, where a server cannot send the client a
+ * request: the call answers `resultType: "input_required"` with the
+ * question in `inputRequests` and an opaque `requestState`, before anything
+ * is typed; the client asks its person and calls again with the answer in
+ * `inputResponses`, and that call types it and carries on with the step.
+ *
+ * URL mode when the request's `_meta` declares it (the person enters the
+ * secret on {@link openSecretPage | Portal's own page}, so it passes neither
+ * the model nor the client), form mode otherwise, nothing when the client
+ * declares no elicitation. The `requestState` is signed (HMAC, a key made
+ * at each start), expires after {@link SECRET_PROMPT_MS}, and names one
+ * question the server holds: the same call (the same arguments) may answer
+ * it once. A forged or expired one is refused by the SDK (`-32602`), a
+ * replayed one or one from another call by a tool error; nothing is typed.
+ *
+ * @module
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  inputRequired,
+  type InputRequiredResult,
+  inputResponse,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { PortalError } from "../errors.ts";
+import { SECRET_PROMPT_MS } from "../limits.ts";
+import { envelope } from "./envelope.ts";
+import { openSecretPage, type SecretPage } from "./secret_page.ts";
+import { FORM_TEXT, intro, notGiven, PAGE_TEXT } from "./secret_prompt.ts";
+
+/** What a question's `requestState` carries (signed, not secret). */
+interface QuestionState {
+  question: string;
+}
+
+/** A question asked and not yet answered. */
+interface Question {
+  /** The call that asked, which alone may answer. */
+  call: string;
+  page?: SecretPage;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** Questions open at once, at most: past it the oldest is withdrawn (its answer is refused). */
+const OPEN_MAX = 256;
+
+const codec = createRequestStateCodec<QuestionState>({
+  key: crypto.getRandomValues(new Uint8Array(32)),
+  ttlSeconds: SECRET_PROMPT_MS / 1000,
+  bind: (ctx) => ctx.mcpReq.method,
+});
+
+/** For the server's options: checks each `requestState` before the call runs. */
+export const verifyRequestState = codec.verify;
+
+const open = new Map<string, Question>();
+
+/** Thrown by the ask of a first round: the call answers with {@link result}. */
+export class InputNeeded extends Error {
+  constructor(readonly result: InputRequiredResult) {
+    super("input required");
+  }
+}
+
+/**
+ * The way to ask for a secret during the 2026-07-28 call `ctx` whose
+ * arguments are `args`, or undefined when its client declares no elicitation.
+ */
+export function secretByRounds(
+  ctx: ServerContext,
+  args: unknown,
+): ((label: string) => Promise<string>) | undefined {
+  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
+    | { elicitation?: { url?: object; form?: object } }
+    | undefined;
+  const modes = capabilities?.elicitation;
+  if (modes === undefined) return undefined;
+  // A bare `elicitation: {}` is form mode, as before modes had names.
+  const url = modes.url !== undefined;
+  const call = JSON.stringify(args);
+  return async (label) => {
+    const state = ctx.mcpReq.requestState<QuestionState>();
+    if (state === undefined) throw new InputNeeded(await ask(label, url, call, ctx));
+    const question = open.get(state.question);
+    if (question === undefined || question.call !== call) {
+      throw new PortalError(
+        "This answer is to a question already answered, withdrawn, or asked by another call " +
+          "(requestState): nothing was typed. Call process_write with secret_prompt again.",
+      );
+    }
+    open.delete(state.question);
+    clearTimeout(question.timer);
+    try {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, "secret");
+      if (answer.kind !== "elicit") throw notGiven("no answer");
+      if (answer.action !== "accept") throw notGiven(answer.action);
+      if (question.page) return await fromPage(question.page, ctx.mcpReq.signal);
+      const secret = answer.content?.secret;
+      if (typeof secret !== "string") throw notGiven("no text");
+      return secret;
+    } finally {
+      await question.page?.close();
+    }
+  };
+}
+
+/** Opens a question: its page in URL mode; the result that asks it. */
+async function ask(
+  label: string,
+  url: boolean,
+  call: string,
+  ctx: ServerContext,
+): Promise<InputRequiredResult> {
+  if (open.size >= OPEN_MAX) withdraw(open.keys().next().value!);
+  const id = crypto.randomUUID();
+  const page = url ? openSecretPage(label) : undefined;
+  const timer = setTimeout(() => withdraw(id), SECRET_PROMPT_MS);
+  Deno.unrefTimer(timer);
+  open.set(id, { call, page, timer });
+  const secret = page
+    ? inputRequired.elicitUrl({ url: page.url, message: intro(label) + PAGE_TEXT })
+    : inputRequired.elicit({
+      message: intro(label) + FORM_TEXT,
+      requestedSchema: {
+        type: "object",
+        properties: { secret: { type: "string", title: label } },
+        required: ["secret"],
+      },
+    });
+  return inputRequired({
+    inputRequests: { secret },
+    requestState: await codec.mint({ question: id }, ctx),
+  });
+}
+
+/** Withdraws question `id`, unanswered: its answer will be refused, its page is closed. */
+function withdraw(id: string): void {
+  const question = open.get(id);
+  if (question === undefined) return;
+  open.delete(id);
+  clearTimeout(question.timer);
+  void question.page?.close();
+}
+
+/** The secret from the page, once the person has sent it (the client said they accepted). */
+function fromPage(page: SecretPage, signal: AbortSignal): Promise<string> {
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(SECRET_PROMPT_MS)]);
+  return new Promise((resolve, reject) => {
+    const stop = () =>
+      reject(
+        signal.aborted ? signal.reason : new PortalError(
+          `The person was asked (secret_prompt), but no answer came on the page within ` +
+            `${SECRET_PROMPT_MS / 1000} s; nothing was typed.`,
+        ),
+      );
+    if (deadline.aborted) return stop();
+    deadline.addEventListener("abort", stop, { once: true });
+    page.secret.then(resolve, reject).finally(() => deadline.removeEventListener("abort", stop));
+  });
+}

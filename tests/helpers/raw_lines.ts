@@ -1,0 +1,79 @@
+/**
+ * A Portal spoken to in raw JSON-RPC lines over stdio, for tests of the
+ * wire itself (what the SDK client would hide or refuse): a door to the
+ * host of `dir` (or `--no-host`), requests with a 2026-07-28 `_meta`, and
+ * every message the server wrote, in order.
+ *
+ * @module
+ */
+import { MODERN } from "../../dev/modern_client.ts";
+import { MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { waitFor } from "../../dev/wait.ts";
+
+/** The `_meta` of a 2026-07-28 request declaring `capabilities`, with `extra` keys. */
+export function modernMeta(
+  capabilities: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    ...extra,
+  };
+}
+
+// deno-lint-ignore no-explicit-any
+export type Message = any;
+
+/** A server and its lines; closing it closes its stdin (a door's host stays up). */
+export interface RawLines extends AsyncDisposable {
+  /** Every message the server wrote so far. */
+  readonly messages: Message[];
+  /** Sends a request; resolves with its answer and the messages written before it. */
+  request(method: string, params: unknown): Promise<{ answer: Message; before: Message[] }>;
+}
+
+/** Starts a server in `dir` (a door unless `noHost`) and reads its lines. */
+export async function rawLines(dir: string, options: { noHost?: boolean } = {}): Promise<RawLines> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...options.noHost ? ["--no-host"] : []],
+    env: await serverEnv(dir),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const messages: Message[] = [];
+  const reading = (async () => {
+    let pending = "";
+    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+      pending += text;
+      let end;
+      while ((end = pending.indexOf("\n")) >= 0) {
+        messages.push(JSON.parse(pending.slice(0, end)));
+        pending = pending.slice(end + 1);
+      }
+    }
+  })();
+  let next = 1;
+  return {
+    messages,
+    async request(method, params) {
+      const id = next++;
+      const from = messages.length;
+      const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
+      await writer.write(new TextEncoder().encode(line + "\n"));
+      await waitFor(`the answer to ${method} ${id}`, () => messages.some((m) => m.id === id), {
+        timeoutMs: 60_000,
+      });
+      const end = messages.findIndex((m) => m.id === id);
+      return { answer: messages[end], before: messages.slice(from, end) };
+    },
+    async [Symbol.asyncDispose]() {
+      await writer.close();
+      await reading;
+      await child.status;
+    },
+  };
+}
