@@ -56,6 +56,7 @@ import { type CommitThread, commitThread } from "./commit/thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
 import { StoredFrames } from "./stored_frames.ts";
 import {
+  markFile,
   PRAGMAS,
   prepareStatements,
   type RecordStatements,
@@ -123,6 +124,7 @@ export class RecordStore {
       : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
     this.#db.exec(PRAGMAS);
+    markFile(this.#db);
     this.#db.exec(SCHEMA);
     this.#processes = new ProcessesTable(this.#db);
     this.#writes = new WriteFailure(path);
