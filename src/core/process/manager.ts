@@ -117,7 +117,7 @@ export class ProcessManager {
     ids.next++;
     attention.named(process.id);
     this.#pool.add(process, this.session);
-    store.saveProcess(process.describe());
+    store.saveProcess(process.describe(), { now: true });
     this.#pool.idle.arm(process, this.#timeoutOf(process));
     // `command` there is the program; no shell command can have finished before the first input.
     const { command: _, commands: __, ...reply } = await this.#step(process, step, control);

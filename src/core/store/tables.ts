@@ -107,6 +107,9 @@ export function prepareStatements(db: DatabaseSync) {
     sizes: `SELECT key, timestamp, source, length(content) AS size, count, layout FROM records
       WHERE key > ? AND key <= ? ORDER BY key`,
     deleteRange: "DELETE FROM records WHERE key > ? AND key <= ?",
+    /** Per source in a key range: how many records, the last key, the newest row's time. */
+    stats: `SELECT source, sum(count) AS n, max(key + count - 1) AS last, max(timestamp) AS ts
+      FROM records WHERE key > ? AND key < ? GROUP BY source`,
   };
   return Object.fromEntries(
     Object.entries(statements).map(([name, sql]) => [name, db.prepare(sql)]),
