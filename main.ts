@@ -84,7 +84,8 @@ if (import.meta.main) {
         else await exportCast(files, invocation.id);
       } catch (error) {
         if (!(error instanceof NotFound)) throw error;
-        console.error(`portal: ${error.message}`);
+        const { visible } = await import("./src/cli/visible.ts");
+        console.error(`portal: ${visible(error.message)}`);
         Deno.exit(1);
       }
       break;

@@ -9,6 +9,7 @@
 import { PortalError } from "../errors.ts";
 import { asciicast } from "../core/recording/asciicast.ts";
 import { DatabaseReader } from "../core/store/database_reader.ts";
+import { visible } from "./visible.ts";
 import { databases, NotFound } from "./watch_link.ts";
 
 /** Bytes written to stdout at a time. */
@@ -28,7 +29,7 @@ export async function exportCast(env: Record<string, string>, id: number): Promi
       continue; // Not a records database (or not one of this version): look further.
     }
     try {
-      console.error(`portal: process ${id} of ${path}`);
+      console.error(`portal: process ${id} of ${visible(path)}`);
       await write(asciicast(reader.recording(id)));
       return;
     } catch (error) {
