@@ -81,7 +81,7 @@ if (import.meta.main) {
       try {
         const files = withPathFlags(invocation.options, env);
         if (invocation.command === "watch") console.log(watchLink(files, invocation.target));
-        else await exportCast(files, invocation.id);
+        else await exportCast(files, invocation.target);
       } catch (error) {
         if (!(error instanceof NotFound)) throw error;
         const { visible } = await import("./src/cli/visible.ts");

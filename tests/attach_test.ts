@@ -177,3 +177,37 @@ posixTest(
     );
   },
 );
+
+posixTest(
+  "attach, watch and export resolve a name alike: the live process, else the newest; unknown exits 1",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    const start = () =>
+      agent.call("process_start", { command: "cat", pty: true, name: "calc", keep: true });
+    const killed = await start();
+    await agent.call("process_kill", { id: killed.id });
+    const live = await start();
+    await agent.call("process_write", { id: live.id, content: "hello\n" });
+    try {
+      const attached = await runCli(dir.path, ["attach", "calc"]);
+      assertEquals(attached.code, 0, attached.stderr);
+      assertMatch(attached.stdout, new RegExp(`attached to calc \\(id ${live.id}\\)`));
+      const watched = await runCli(dir.path, ["watch", "calc"]);
+      assertEquals(watched.code, 0, watched.stderr);
+      assertEquals(new URL(watched.stdout.trim()).searchParams.get("id"), String(live.id));
+      const exported = await runCli(dir.path, ["export", "calc"]);
+      assertEquals(exported.code, 0, exported.stderr);
+      assertMatch(exported.stderr, new RegExp(`^portal: process ${live.id} of `));
+      assertMatch(exported.stdout, /hello/);
+      for (const command of ["attach", "watch", "export"]) {
+        const unknown = await runCli(dir.path, [command, "nosuch"]);
+        assertEquals([unknown.code, unknown.stdout], [1, ""], command);
+        assertMatch(unknown.stderr, /^portal: no process has the id or name "nosuch"/, command);
+        assertEquals(unknown.stderr.trim().split("\n").length, 1, unknown.stderr);
+      }
+    } finally {
+      await agent.call("process_kill", { id: live.id });
+    }
+  },
+);
