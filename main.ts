@@ -66,10 +66,11 @@ if (import.meta.main) {
       try {
         const files = withPathFlags(invocation.options, env);
         if (invocation.command === "watch") console.log(watchLink(files, invocation.target));
-        else await exportCast(files, invocation.id);
+        else await exportCast(files, invocation.target);
       } catch (error) {
         if (!(error instanceof NotFound)) throw error;
-        console.error(`portal: ${error.message}`);
+        const { visible } = await import("./src/cli/visible.ts");
+        console.error(`portal: ${visible(error.message)}`);
         Deno.exit(1);
       }
       break;

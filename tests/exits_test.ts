@@ -169,6 +169,7 @@ portalTest(
       killed: [pipe, pty, stopped],
       leftovers_killed: [leaver],
       failed: result.failed,
+      left_running: [],
     });
     assertEquals(alive([job]), []);
     // Once the tracer lets go, the kill completes.
@@ -194,6 +195,7 @@ portalTest(
       killed: [],
       leftovers_killed: [],
       failed: [],
+      left_running: [],
     });
   },
   { only: "linux" },

@@ -111,6 +111,37 @@ posixTest(
   { only: "linux" },
 );
 
+posixTest(
+  "a process started just before the host is SIGKILLed is known to the next host, its id not handed out again",
+  async () => {
+    await using dir = await hostDir();
+    const first = await Portal.start({ dir: dir.path });
+    const started: Json[] = [];
+    try {
+      const host = first.serverPid;
+      // The host dies right after the last answer: within the store's commit interval (200 ms).
+      for (let i = 0; i < 3; i++) {
+        started.push(await first.call("process_start", { command: "sleep", args: ["300"] }));
+      }
+      Deno.kill(host, "SIGKILL");
+      await waitFor("the host to die", () => !pidAlive(host));
+    } finally {
+      await first.close();
+    }
+    await using second = await Portal.start({ dir: dir.path });
+    const { processes } = await second.call("process_list");
+    assertEquals(
+      processes.map((p: Json) => [p.id, p.command, p.status]),
+      started.map((p) => [p.id, "sleep", "killed"]),
+    );
+    for (const { id } of started) {
+      assertEquals((await second.call("process_inspect", { id })).args, ["300"]);
+    }
+    const next = await second.spawn("true");
+    assertEquals(next, started.at(-1).id + 1, "ids go on after the last one handed out");
+  },
+);
+
 posixTest("a host with no client and nothing kept leaves after its grace", async () => {
   await using dir = await hostDir();
   let host: number;

@@ -19,7 +19,7 @@ portalTest(
     const sees = () => {
       const reader = new DatabaseReader(portal.dbPath);
       try {
-        return reader.has(id);
+        return reader.pick(String(id)) === id;
       } finally {
         reader.close();
       }

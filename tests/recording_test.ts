@@ -1,6 +1,6 @@
 /**
  * Recordings: a PTY process's records as an asciicast v2 file, from
- * `portal export ID` and from the watch page (download and replay), with
+ * `portal export ID|NAME` and from the watch page (download and replay), with
  * what a person typed at a password prompt left out.
  */
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
@@ -132,7 +132,7 @@ Deno.test("portal export: a clear line and exit 1 for an unknown id or a pipe pr
   const env = { PORTAL_DB_PATH: portal.dbPath };
   const missing = await runCli(dir.path, ["export", "99"], env);
   assertEquals([missing.code, missing.stdout], [1, ""]);
-  assertMatch(missing.stderr, /^portal: no process 99 in /);
+  assertMatch(missing.stderr, /^portal: no process has the id or name "99" in /);
   const piped = await waitFor(
     "the pipe process's row",
     () => runCli(dir.path, ["export", String(pipe)], env),

@@ -5,7 +5,7 @@
  * file, old databases removed after the retention period.
  */
 import { DatabaseSync } from "node:sqlite";
-import { Portal } from "../dev/portal_client.ts";
+import { endHost, hostPid, Portal, runtimeDirOf } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -276,6 +276,133 @@ posixTest(
     assertEquals(await Deno.readTextFile(notes), "mine");
   },
 );
+
+posixTest(
+  "a damaged database is said at once, by the client's error and doctor; no host stays, nothing is deleted",
+  async () => {
+    await using dir = await tempDir();
+    const db = `${dir.path}/records.db`;
+    {
+      // A real records database, with an earlier host's kept processes to adopt: a row a page
+      // (their long arguments), so the table has leaves besides its last.
+      await using portal = await Portal.start({ dir: dir.path });
+      for (const word of ["one", "two", "three", "four"]) {
+        const id = await portal.spawn("echo", [word, "x".repeat(2500)], { keep: true });
+        await portal.readUntil(id, (t) => t.includes(word));
+      }
+    }
+    await endHost(dir.path);
+    const good = await Deno.readFile(db);
+    // The processes table's first leaf (what a host reads to adopt the earlier processes; the
+    // zombie of issue 28), then its root (what opening the store reads).
+    const pages = [firstLeaf(db, "processes"), rootPage(db, "processes")];
+    assert(pages[0] !== pages[1], "the table has more than one page");
+    for (const page of pages) {
+      await Deno.writeFile(db, good);
+      damagePage(db, page);
+      const damaged = await Deno.readFile(db);
+      // Twice: a second door meets no leftover host, and gets the same answer.
+      for (const attempt of [1, 2]) {
+        let answer: Error | undefined;
+        Portal.start({ dir: dir.path }).then(
+          (portal) => portal.close().then(() => answer = new Error("the door served")),
+          (error: Error) => answer = error,
+        );
+        const error = await waitFor(
+          `the door's answer (attempt ${attempt}, page ${page})`,
+          () => answer,
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
+        assertMatch(
+          error!.message,
+          new RegExp(
+            `the records database ${db} is damaged \\(SQLite says: database disk image is ` +
+              `malformed\\)\\. Portal deletes nothing: move it aside \\(mv '${db}' '${db}\\.damaged'\\)`,
+          ),
+        );
+        assertEquals(hostPid(dir.path), undefined, "no host left");
+        for (const lock of [`${db}.lock`, ...socketLocks(dir.path)]) {
+          assert(lockFree(lock), `${lock} is free`);
+        }
+        assertEquals(openersOf(db), [], "no process holds the file");
+      }
+      const doctor = await runCli(dir.path, ["doctor"]);
+      assertEquals(doctor.code, 1, doctor.stdout);
+      assertMatch(
+        doctor.stdout,
+        new RegExp(`^database +FAIL +${db} .*the records database ${db} is damaged \\(SQLite`, "m"),
+      );
+      assertEquals(await Deno.readFile(db), damaged, "the file is left as it was");
+    }
+  },
+);
+
+/** The root page of `table` in the SQLite file at `path`. */
+function rootPage(path: string, table: string): number {
+  const [{ rootpage }] = queryRecords<{ rootpage: number }>(
+    path,
+    "SELECT rootpage FROM sqlite_master WHERE name = ?",
+    table,
+  );
+  return rootpage;
+}
+
+/** The leftmost leaf of `table`'s b-tree (SQLite's file format: interior pages are type 5). */
+function firstLeaf(path: string, table: string): number {
+  const file = Deno.readFileSync(path);
+  const pageSize = new DataView(file.buffer).getUint16(16);
+  for (let page = rootPage(path, table);;) {
+    const view = new DataView(file.buffer, (page - 1) * pageSize, pageSize);
+    if (view.getUint8(0) !== 5) return page;
+    page = view.getUint32(view.getUint16(12)); // The first cell's left child.
+  }
+}
+
+/** Overwrites the header of page `page` (from 1) of the file at `path` with 0xff bytes. */
+function damagePage(path: string, page: number): void {
+  using file = Deno.openSync(path, { read: true, write: true });
+  const header = new Uint8Array(100);
+  file.readSync(header);
+  file.seekSync((page - 1) * new DataView(header.buffer).getUint16(16), Deno.SeekMode.Start);
+  file.writeSync(new Uint8Array(12).fill(0xff));
+}
+
+/** The host socket locks in `dir`'s runtime directory. */
+function socketLocks(dir: string): string[] {
+  const run = `${runtimeDirOf(dir)}/portal`;
+  return [...Deno.readDirSync(run)].filter((e) => e.name.endsWith(".sock.lock"))
+    .map((e) => `${run}/${e.name}`);
+}
+
+/** Whether no process holds the lock file at `path`. */
+function lockFree(path: string): boolean {
+  try {
+    using file = Deno.openSync(path, { read: true, write: true });
+    return file.tryLockSync(true);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return true;
+    throw error;
+  }
+}
+
+/** The pids that have `path` open (Linux /proc; elsewhere, none found). */
+function openersOf(path: string): number[] {
+  if (Deno.build.os !== "linux") return [];
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      for (const fd of Deno.readDirSync(`/proc/${entry.name}/fd`)) {
+        try {
+          if (Deno.readLinkSync(`/proc/${entry.name}/fd/${fd.name}`) === path) {
+            pids.push(Number(entry.name));
+          }
+        } catch { /* closed meanwhile */ }
+      }
+    } catch { /* ended meanwhile, or not ours to see */ }
+  }
+  return pids;
+}
 
 posixTest("a bad PORTAL_RETENTION_DAYS stops the start with one line", async () => {
   await using dir = await tempDir();

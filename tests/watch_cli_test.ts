@@ -26,7 +26,7 @@ Deno.test("portal watch: the running server's link, opening on an id or a name",
   {
     await using portal = await Portal.start({ args: ["--watch-port", String(port)] });
     env.PORTAL_DB_PATH = portal.dbPath;
-    await portal.spawn("sleep", ["30"]);
+    await portal.spawn("sleep", ["30"], { name: "calc" });
     const run = await runCli(dir.path, ["watch"], env);
     assertEquals(run.code, 0, run.stderr);
     const link = new URL(run.stdout.trim());
@@ -38,7 +38,7 @@ Deno.test("portal watch: the running server's link, opening on an id or a name",
     const byId = new URL((await runCli(dir.path, ["watch", "1"], env)).stdout.trim());
     assertEquals(byId.searchParams.get("id"), "1");
     const byName = new URL((await runCli(dir.path, ["watch", "calc"], env)).stdout.trim());
-    assertEquals(byName.searchParams.get("name"), "calc");
+    assertEquals(byName.searchParams.get("id"), "1", "the name, resolved as attach does");
     assertEquals(linkToken(byName.href), linkToken(link.href));
     // The file it is read from is the owner's alone.
     assertEquals((await Deno.stat(`${portal.dbPath}.watch`)).mode! & 0o777, 0o600);

@@ -14,7 +14,7 @@
  * assert.deepEqual(run.command === "serve" && run.options.http, { hostname: "127.0.0.1", port: 8080 });
  * assert.equal(parseArgs(["doctor", "--db", "/tmp/x.db"]).command, "doctor");
  * const exported = parseArgs(["export", "3"]);
- * assert.equal(exported.command === "export" && exported.id, 3);
+ * assert.equal(exported.command === "export" && exported.target, "3");
  * const watched = parseArgs(["watch", "calc"]);
  * assert.equal(watched.command === "watch" && watched.target, "calc");
  * const attach = parseArgs(["attach", "calc"]);
@@ -63,8 +63,8 @@ export type Invocation =
   | { command: "attach"; target: string; options: Options }
   /** `portal watch [ID|NAME]`: print the watch page's link. */
   | { command: "watch"; target?: string; options: Options }
-  /** `portal export ID`: print a PTY process's asciicast. */
-  | { command: "export"; id: number; options: Options }
+  /** `portal export ID|NAME`: print a PTY process's asciicast. */
+  | { command: "export"; target: string; options: Options }
   | { command: "help" }
   | { command: "version" };
 
@@ -188,7 +188,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "export",
-    operand: "ID",
+    operand: "ID|NAME",
     allFlags: false,
     help: "Print a PTY process's recording (asciicast): > session.cast",
   },
@@ -273,7 +273,7 @@ export function parseArgs(args: readonly string[]): Invocation {
     if (positional.length > 1 || (positional.length === 0 && !command.optional)) {
       throw new UsageError(
         name === "export"
-          ? "export takes one process id: portal export ID > session.cast"
+          ? "export takes one process id or name: portal export ID|NAME > session.cast"
           : `${name} needs ${command.optional ? "at most one" : "one"} ${operand}: ` +
             `portal ${name} ${operand}`,
       );
@@ -282,13 +282,8 @@ export function parseArgs(args: readonly string[]): Invocation {
   switch (command?.name) {
     case undefined:
       return { command: "serve", options };
-    case "export": {
-      const id = Number(positional[0]);
-      if (!Number.isInteger(id) || id < 1) {
-        throw new UsageError("export takes one process id: portal export ID > session.cast");
-      }
-      return { command: "export", id, options };
-    }
+    case "export":
+      return { command: "export", target: positional[0], options };
     case "watch":
       return { command: "watch", target: positional[0], options };
     case "attach":

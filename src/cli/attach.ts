@@ -17,6 +17,7 @@ import { encodeFrame, FrameReader } from "../host/attach/frames.ts";
 import { reachHost } from "../host/door.ts";
 import { ATTACH_FRAME_MAX_BYTES } from "../limits.ts";
 import { VERSION } from "../version.ts";
+import { visible } from "./visible.ts";
 
 /** The key that detaches: Ctrl+] (GS), as telnet's escape. */
 const DETACH = 0x1d;
@@ -37,7 +38,11 @@ export async function attach(target: string, env: Record<string, string>): Promi
     return 1;
   }
   const process = host.welcome.process!;
-  const label = process.name ? `${process.name} (id ${process.id})` : `process ${process.id}`;
+  // What the program supplied is shown, never acted on by this terminal.
+  const label = process.name
+    ? `${visible(process.name)} (id ${process.id})`
+    : `process ${process.id}`;
+  const command = visible(process.command);
   const out = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
   const frames = new FrameReader(host.lines.reader, ATTACH_FRAME_MAX_BYTES, host.lines.rest());
   const first = await frames.next();
@@ -46,7 +51,14 @@ export async function attach(target: string, env: Record<string, string>): Promi
     : null;
   const full = screen?.active_buffer === "alternate";
   if (process.status !== "running") {
-    out(`[portal] ${label}, ${process.command}, has ${process.status}; its last screen:\r\n`);
+    // The host says how it ended (exit code, signal) in the frame after its screen.
+    let ending: Ending = process;
+    for (let frame; (frame = await frames.next());) {
+      if (frame.type !== "end") continue;
+      ending = JSON.parse(new TextDecoder().decode(frame.payload));
+      break;
+    }
+    out(`[portal] ${label}, ${command}, ${howEnded(ending)}; its last screen:\r\n`);
     if (screen) out(draw(screen, false));
     out("\r\n");
     host.conn.close();
@@ -55,7 +67,7 @@ export async function attach(target: string, env: Record<string, string>): Promi
   // Raw before anything is shown: what a person types once they see the screen goes as typed.
   const raw = Deno.stdin.isTerminal();
   if (raw) Deno.stdin.setRaw(true);
-  out(`[portal] attached to ${label}, ${process.command}: Ctrl+] detaches (it runs on)\r\n`);
+  out(`[portal] attached to ${label}, ${command}: Ctrl+] detaches (it runs on)\r\n`);
   if (screen) out(draw(screen, full));
   const conn = host.conn;
   let detached = false;
@@ -70,7 +82,7 @@ export async function attach(target: string, env: Record<string, string>): Promi
     }
     return (detached = true);
   })().catch(() => true);
-  let ended: { status: string; exit_code: number | null } | undefined;
+  let ended: Ending | undefined;
   const showing = (async () => {
     for (let frame; (frame = await frames.next());) {
       if (frame.type === "output") Deno.stdout.writeSync(frame.payload);
@@ -88,7 +100,7 @@ export async function attach(target: string, env: Record<string, string>): Promi
   if (detached && !ended) {
     out(`\r\n[portal] detached from ${label}; it runs on\r\n`);
   } else {
-    const how = ended ? `${ended.status} (exit code ${ended.exit_code})` : "gone (the host ended)";
+    const how = ended ? howEnded(ended) : "is gone (the host ended)";
     out(`\r\n[portal] ${label} ${how}\r\n`);
   }
   return 0;
@@ -100,6 +112,22 @@ function redraw(payload: Uint8Array): void {
   let text = "\r\n[portal] this terminal fell behind: output skipped (it is in the records)\r\n";
   if (screen) text += draw(screen, screen.active_buffer === "alternate");
   Deno.stdout.writeSync(encoder.encode(text));
+}
+
+/** How a process ended, as far as the host said. */
+interface Ending {
+  status: string;
+  exit_code?: number | null;
+  exit_signal?: string | null;
+}
+
+/** "was killed (SIGTERM)", "exited with code 0", or "has exited" when the code is not known. */
+function howEnded({ status, exit_code, exit_signal }: Ending): string {
+  if (status === "killed") return `was killed${exit_signal ? ` (${exit_signal})` : ""}`;
+  if (exit_signal) return `ended by ${exit_signal}`;
+  return exit_code === null || exit_code === undefined
+    ? "has exited"
+    : `exited with code ${exit_code}`;
 }
 
 /**

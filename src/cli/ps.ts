@@ -9,6 +9,7 @@
 import type { ProcessSummary } from "../core/model/schema.ts";
 import { reachHost } from "../host/door.ts";
 import { VERSION } from "../version.ts";
+import { visible } from "./visible.ts";
 
 /** Prints the table (or why there is none); returns the exit status. */
 export async function ps(env: Record<string, string>): Promise<number> {
@@ -29,18 +30,18 @@ export async function ps(env: Record<string, string>): Promise<number> {
   return 0;
 }
 
-/** The processes as aligned columns under a header. */
+/** The processes as aligned columns under a header; what programs supplied, made {@link visible}. */
 export function table(processes: ProcessSummary[]): string {
   const rows = [
     ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND"],
     ...processes.map((p) => [
       String(p.id),
-      p.name ?? "-",
+      visible(p.name ?? "-"),
       p.keep ? "yes" : "no",
       p.status,
       p.state,
       String(p.os_pid),
-      p.command,
+      visible(p.command),
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));

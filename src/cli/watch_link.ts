@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import { inUse } from "../core/store/database_file.ts";
+import { DatabaseReader } from "../core/store/database_reader.ts";
 import { ensurePrivateFile, recordsDir } from "../core/store/paths.ts";
 
 /** A command's failure, in one line for the person (exit 1). */
@@ -32,7 +33,7 @@ export function publishLink(dbPath: string, link: string): () => void {
 /**
  * The watch link of the running server of `--db` (or `PORTAL_DB_PATH`), else
  * of the newest running server; with `target`, it opens on that process (an
- * id, or a name).
+ * id, or a name: the live process of that name, else the newest).
  */
 export function watchLink(env: Record<string, string>, target?: string): string {
   const live = databases(env).filter((db) => inUse(db) && exists(`${db}.watch`));
@@ -45,8 +46,22 @@ export function watchLink(env: Record<string, string>, target?: string): string 
     );
   }
   const link = new URL(Deno.readTextFileSync(`${live[0]}.watch`).trim());
-  if (target !== undefined) link.searchParams.set(/^\d+$/.test(target) ? "id" : "name", target);
+  if (target !== undefined) link.searchParams.set("id", String(pick(live[0], target)));
   return link.href;
+}
+
+/** The id `target` names in the database at `path` (see process_target.ts); NotFound if none. */
+function pick(path: string, target: string): number {
+  const reader = new DatabaseReader(path);
+  try {
+    const id = reader.pick(target);
+    if (id !== undefined) return id;
+  } finally {
+    reader.close();
+  }
+  throw new NotFound(
+    `no process has the id or name ${JSON.stringify(target)}: \`portal ps\` lists them`,
+  );
 }
 
 /** The databases to look in, newest first: `PORTAL_DB_PATH`'s alone, or the records directory's. */

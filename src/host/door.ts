@@ -36,6 +36,8 @@ import { handoffRefusal, handStdio } from "./handoff/stdio_handoff.ts";
 
 /** Pause between attempts to reach a host that is starting. */
 const RETRY_MS = 5;
+/** How long a door that cannot serve waits for its client's first request, to answer it. */
+const ANSWER_WAIT_MS = 5000;
 
 /** A connection to the host, past the welcome. */
 export interface HostConnection {
@@ -98,12 +100,12 @@ export async function door(
     if (watchPort !== undefined) hostArgs.push("--watch-port", String(watchPort));
     host = (await reachHost(env, hello, { start: true, hostArgs }))!;
   } catch (error) {
-    console.error(
-      error instanceof HostFailed
-        ? error.message
-        : `portal: cannot reach the Portal host: ${(error as Error).message}. --no-host runs ` +
-          "Portal in this process instead.",
-    );
+    const message = error instanceof HostFailed
+      ? error.message
+      : `portal: cannot reach the Portal host: ${(error as Error).message}. --no-host runs ` +
+        "Portal in this process instead.";
+    console.error(message);
+    await answerWithError(message);
     Deno.exit(1);
   }
   const { conn, lines, welcome, address } = host;
@@ -156,6 +158,22 @@ export async function door(
     ),
   ]);
   Deno.exit(0);
+}
+
+/**
+ * Answers the client's first request (its `initialize`) with `message` as a
+ * JSON-RPC error, so that the client shows why there is no server, not just
+ * that it went away; gives up after {@link ANSWER_WAIT_MS} or at the end of stdin.
+ */
+async function answerWithError(message: string): Promise<void> {
+  const lines = new LineReader(Deno.stdin.readable.getReader());
+  const request = await Promise.race([
+    lines.json<{ id?: unknown }>().catch(() => undefined),
+    delay(ANSWER_WAIT_MS).then(() => undefined),
+  ]);
+  if (request?.id === undefined) return;
+  const error = { code: -32603, message };
+  await Deno.stdout.write(encodeLine({ jsonrpc: "2.0", id: request.id, error })).catch(() => {});
 }
 
 /** A connection to `socket`, or undefined when no host listens there. */

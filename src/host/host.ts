@@ -17,7 +17,6 @@
  * @module
  */
 import { dirname } from "node:path";
-import { retentionDays } from "../env_vars.ts";
 import { HOST_GRACE_MS } from "../limits.ts";
 import { Log } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
@@ -56,14 +55,17 @@ export async function serveHost(options: Options, env: Record<string, string>): 
     Deno.exit(0);
   }
   const watch = listenWatch(options.watchPort ?? 0);
-  const shared = openShared({ ...paths, PORTAL_DB_PATH: address.database }, log, watch);
-  // One file for every client: ended processes leave it after the retention period, as old
-  // per-server files do.
-  shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
-  const adopted = shared.pool.adoptEarlier();
-  if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
+  const files = { ...paths, PORTAL_DB_PATH: address.database };
+  const shared = openShared(files, log, watch, { adoptEarlier: true });
   const host = new Host(shared, watch, address, log, () => lock.close());
-  await host.run();
+  await host.run().catch((error) => {
+    // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
+    // the next door starts another (or says why it cannot).
+    // The door shows the log's last line.
+    console.error(`${(error as Error)?.stack ?? error}`);
+    console.error(`portal: the host stops: ${(error as Error)?.message ?? error}`);
+    Deno.exit(1);
+  });
 }
 
 /** The host's state: who holds it, its services, and how it stops. */

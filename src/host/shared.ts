@@ -13,6 +13,7 @@ import { ProcessPool, type Session } from "../core/process/pool.ts";
 import { ProgramRegistry } from "../core/registry/program_registry.ts";
 import {
   claimRecordsFile,
+  damageMessage,
   type RecordsFile,
   removeOldRecords,
 } from "../core/store/database_file.ts";
@@ -25,20 +26,36 @@ import { publishLink } from "../cli/watch_link.ts";
 import { WatchService } from "../watch/service.ts";
 import { runtimeDir } from "./runtime_dir.ts";
 
-/** The shared files, or a clear message and exit 1 when they cannot be made. */
+/**
+ * The shared files, or a clear message and exit 1 when they cannot be made
+ * (a damaged database among them: exiting frees the host's socket, locks and
+ * port at once). With `adoptEarlier` (a host), ended processes past the
+ * retention period leave the file and an earlier host's are taken over.
+ */
 export function openShared(
   paths: Record<string, string>,
   log: Log,
   watch: WatchService,
+  options: { adoptEarlier?: boolean } = {},
 ): Shared {
   try {
-    return new Shared(paths, log, watch);
+    const shared = new Shared(paths, log, watch);
+    if (options.adoptEarlier) {
+      // One file for every client: ended processes leave it after the retention period, as
+      // old per-server files do.
+      shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
+      const adopted = shared.pool.adoptEarlier();
+      if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
+    }
+    return shared;
   } catch (error) {
     // One line, no stack: the message says what is wrong and what to do.
-    const message = String((error as Error)?.message ?? error).replace(/[.\s]+$/, "");
+    const damage = damageMessage(recordsDbPath(paths), error);
+    const message = String(damage ?? (error as Error)?.message ?? error).replace(/[.\s]+$/, "");
     console.error(
-      `portal: cannot start: ${message}. \`portal doctor\` checks the places Portal writes ` +
-        "to; --db PATH and --data-dir PATH choose others.",
+      `portal: cannot start: ${message}. ` +
+        (damage ? "`portal doctor` checks it again." : "`portal doctor` checks the places " +
+          "Portal writes to; --db PATH and --data-dir PATH choose others."),
     );
     Deno.exit(1);
   }

@@ -294,6 +294,9 @@ export const killAllResult = z.object({
     "Had ended; what they left running was killed.",
   ),
   failed: z.array(z.object({ id: processId, error: z.string() })),
+  left_running: z.array(processId).describe(
+    "Kept processes another client (or an earlier connection) started: still running.",
+  ),
 });
 export type KillAllResult = z.infer<typeof killAllResult>;
 

@@ -29,14 +29,17 @@ export async function killWithin(process: ManagedProcess): Promise<void> {
   }
 }
 
+/** What killing each of several processes did. */
+export type KilledEach = Omit<KillAllResult, "left_running">;
+
 /**
  * Kills every one of `targets` at once (running ones, and the leftovers of
  * ended ones); says which were killed, whose leftovers were, and which failed.
  */
-export async function killEach(targets: ManagedProcess[]): Promise<KillAllResult> {
+export async function killEach(targets: ManagedProcess[]): Promise<KilledEach> {
   const wasRunning = targets.map((p) => p.status === "running");
   const outcomes = await Promise.allSettled(targets.map((p) => killWithin(p)));
-  const result: KillAllResult = { killed: [], leftovers_killed: [], failed: [] };
+  const result: KilledEach = { killed: [], leftovers_killed: [], failed: [] };
   outcomes.forEach((outcome, i) => {
     const { id } = targets[i];
     if (outcome.status === "rejected") {

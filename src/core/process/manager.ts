@@ -120,7 +120,7 @@ export class ProcessManager {
     ids.next++;
     attention.named(process.id);
     this.#pool.add(process, this.session);
-    store.saveProcess(process.describe());
+    store.saveProcess(process.describe(), { now: true });
     this.#pool.idle.arm(process, this.#timeoutOf(process));
     // `command` there is the program; no shell command can have finished before the first input.
     const { command: _, commands: __, ...reply } = await this.#step(process, step, control);
@@ -286,11 +286,14 @@ export class ProcessManager {
   }
 
   /**
-   * Kills every running process and the leftovers of every ended one, all at
-   * once; records stay. One that cannot be killed is reported, never stops the rest.
+   * Kills every running process of this session and the leftovers of every
+   * ended one, all at once (a session that sees all: every one); records
+   * stay. Kept processes of other sessions still run, and are listed. One
+   * that cannot be killed is reported, never stops the rest.
    */
   async killAll(): Promise<KillAllResult> {
-    return await killEach(this.#view.killable());
+    const { own, left } = this.#view.killableOwn();
+    return { ...await killEach(own), left_running: left.map((p) => p.id) };
   }
 
   /** Deletes a process's records; the process itself goes on. */

@@ -30,6 +30,7 @@ import { KILL_GRACE_MS } from "../../limits.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
+import { pickProcess } from "../model/process_target.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess } from "./managed_process.ts";
@@ -132,10 +133,14 @@ export class ProcessPool {
     return [...this.#entries.values()];
   }
 
-  /** The running process called `name`, else the newest ended one. */
+  /** The running process called `name`, else the newest ended one (see process_target.ts). */
   named(name: string): PoolEntry | undefined {
     const named = this.entries().filter((entry) => entry.process.spec.name === name);
-    return named.find((entry) => entry.process.running) ?? named.at(-1);
+    const picked = pickProcess(
+      named.map(({ process }) => ({ id: process.id, name, running: process.running })),
+      name,
+    );
+    return named.find((entry) => entry.process.id === picked?.id);
   }
 
   add(process: ManagedProcess, owner: Session | null): void {

@@ -32,6 +32,22 @@ export class SessionView {
   }
 
   /**
+   * What `process_kill_all` ends: the killable processes this session owns
+   * (every one, for a session that sees all), not the kept ones another
+   * client, or an earlier connection, started: those are shared, and may be
+   * what someone else relies on. Returns them, and the running ones it leaves.
+   */
+  killableOwn(): { own: ManagedProcess[]; left: ManagedProcess[] } {
+    const owns = (p: ManagedProcess) =>
+      this.#session.seesAll === true || this.#pool.get(p.id)?.owner === this.#session;
+    const killable = this.killable();
+    return {
+      own: killable.filter(owns),
+      left: killable.filter((p) => !owns(p) && p.status === "running"),
+    };
+  }
+
+  /**
    * The process `id` a tool call names, which is now where the agent works
    * (attention.ts), or an error that says why this session cannot have it.
    */

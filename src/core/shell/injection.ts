@@ -289,7 +289,7 @@ function sourced(path: string): string {
 }
 
 /** `text` as one single-quoted shell word. */
-function shellQuote(text: string): string {
+export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 

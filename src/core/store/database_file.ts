@@ -17,6 +17,9 @@
  * - **Old ones go.** Each server started without a path gets its own file in
  *   the records directory; files there that no live server holds and that
  *   were last written more than the retention period ago are removed.
+ * - **A damaged one is said, never deleted.** A file SQLite finds malformed
+ *   stops the start with {@link damageMessage}: which file, what SQLite
+ *   found, and how to move it aside; `portal doctor` checks its pages.
  *
  * @example
  * ```ts
@@ -35,7 +38,9 @@
  * @module
  */
 import { basename, dirname, join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { HAS_FILE_MODES } from "../../platform.ts";
+import { shellQuote } from "../shell/injection.ts";
 import { createPrivateDir, ensurePrivateFile } from "./paths.ts";
 import { PORTAL_APPLICATION_ID } from "./tables.ts";
 
@@ -46,6 +51,10 @@ const APPLICATION_ID_OFFSET = 68;
 const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock", ".watch"];
 /** A per-instance database in the records directory (`recordsDbPath`'s default). */
 const INSTANCE_DB = /^portal-\d+-\d+\.db$/;
+/** SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB. */
+const DAMAGE_CODES = new Set([11, 26]);
+/** ...and its words for them, for errors that come without a code. */
+const DAMAGE_WORDS = /disk image is malformed|file is not a database/;
 
 /** A records database this server holds: release it when the store is closed. */
 export interface RecordsFile {
@@ -132,7 +141,25 @@ export function removeOldRecords(
   return removed;
 }
 
-/** What is at `path`, for `portal doctor`: missing, a Portal database (held or not), or foreign. */
+/**
+ * The message for `error` when it says that the database at `path` is
+ * damaged (a malformed page), else undefined. Portal deletes nothing: the
+ * message says how to move the file aside, and a new one is made in its place.
+ */
+export function damageMessage(path: string, error: unknown): string | undefined {
+  const { errcode, message } = (error ?? {}) as { errcode?: unknown; message?: unknown };
+  const coded = typeof errcode === "number" && DAMAGE_CODES.has(errcode & 0xff);
+  if (!coded && !DAMAGE_WORDS.test(String(message))) return undefined;
+  const file = shellQuote(path);
+  return `the records database ${path} is damaged (SQLite says: ${message}). Portal deletes ` +
+    `nothing: move it aside (mv ${file} ${shellQuote(`${path}.damaged`)}) and the next start ` +
+    "makes a new one there; sqlite3's .recover may get the old records back from the moved file";
+}
+
+/**
+ * What is at `path`, for `portal doctor`: missing, a Portal database (held
+ * or not; one no server holds has its pages checked), foreign, or damaged.
+ */
 export function describeRecordsFile(path: string): { ok: boolean; detail: string } {
   try {
     if (!checkIdentity(path)) return { ok: true, detail: "not created yet" };
@@ -140,9 +167,31 @@ export function describeRecordsFile(path: string): { ok: boolean; detail: string
     return { ok: false, detail: (error as Error).message };
   }
   const holder = heldBy(`${path}.lock`);
-  return holder === undefined
+  if (holder !== undefined) {
+    // Its server reads and writes it: a check now would hold up its commits.
+    return { ok: true, detail: `a Portal database, in use by a server (pid ${holder || "?"})` };
+  }
+  const damage = checkPages(path);
+  return damage === undefined
     ? { ok: true, detail: "a Portal database, not in use (a server opens it and keeps it)" }
-    : { ok: true, detail: `a Portal database, in use by a server (pid ${holder || "?"})` };
+    : { ok: false, detail: damage };
+}
+
+/** SQLite's `quick_check` of the file at `path`, read only: undefined, or what is damaged. */
+function checkPages(path: string): string | undefined {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const rows = db.prepare("PRAGMA quick_check(3)").all() as { quick_check: string }[];
+    const found = rows.map((row) => row.quick_check);
+    if (found.length === 1 && found[0] === "ok") return undefined;
+    const error = Object.assign(new Error(found.join("; ")), { errcode: 11 });
+    return damageMessage(path, error);
+  } catch (error) {
+    return damageMessage(path, error) ?? `${path} cannot be read: ${(error as Error).message}`;
+  } finally {
+    db?.close();
+  }
 }
 
 /** Whether a live server holds the database at `path` (its lock), without creating anything. */

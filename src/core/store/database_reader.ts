@@ -10,6 +10,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import type { Recording } from "../recording/asciicast.ts";
+import { pickProcess } from "../model/process_target.ts";
 import { readLive } from "./live_reads.ts";
 import { ProcessesTable } from "./processes_table.ts";
 import { StoredFrames } from "./stored_frames.ts";
@@ -49,9 +50,17 @@ export class DatabaseReader {
     this.#rows = rows;
   }
 
-  /** Whether the file has a row for process `id`. */
-  has(id: number): boolean {
-    return this.#row(id) !== undefined;
+  /** The id `target` (an id, or a name) means in this file (see process_target.ts), if any. */
+  pick(target: string): number | undefined {
+    const rows = readLive(() =>
+      this.#db.prepare("SELECT id, name, status FROM processes").all()
+    ) as { id: number; name: string | null; status: string }[];
+    const processes = rows.map(({ id, name, status }) => ({
+      id,
+      name,
+      running: status === "running",
+    }));
+    return pickProcess(processes, target)?.id;
   }
 
   /** The recording of PTY process `id`; a clear error for an unknown id or a pipe process. */

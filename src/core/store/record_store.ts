@@ -20,7 +20,8 @@
  * Durability: a rollback journal and `synchronous = OFF`. A SIGKILLed server
  * leaves a file that opens cleanly (the hot journal rolls back a half-written
  * commit) and holds everything committed, i.e. all output older than
- * {@link COMMIT_INTERVAL_MS}. A power cut may lose more; the file belongs to
+ * {@link COMMIT_INTERVAL_MS}, and the row of every process it started (written
+ * before its start returns). A power cut may lose more; the file belongs to
  * one server run.
  *
  * @example
@@ -43,19 +44,14 @@ import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../env_vars.ts";
 import { RecordDecoder } from "../output/record_decoder.ts";
-import {
-  type QueryResult,
-  type RawRecord,
-  type RecordQuery,
-  SOURCE_CODE,
-  SOURCE_NAME,
-} from "./records.ts";
+import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
 import { packFrames } from "./frames.ts";
 import { transaction } from "./commit/batch.ts";
 import { type CommitThread, commitThread } from "./commit/thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
-import { StoredFrames } from "./stored_frames.ts";
+import { type RecordStats, StoredFrames } from "./stored_frames.ts";
 import {
+  markFile,
   PRAGMAS,
   prepareStatements,
   type RecordStatements,
@@ -109,6 +105,8 @@ export class RecordStore {
   readonly #thread: CommitThread;
   /** A flush asked for while a commit was being written: it runs when that one is done. */
   #flushAgain = false;
+  /** Gets the commit thread ready once a process was started (see saveProcess). */
+  #prepareSoon: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -123,6 +121,7 @@ export class RecordStore {
       : COMMIT_BYTES;
     this.#db = new DatabaseSync(path);
     this.#db.exec(PRAGMAS);
+    markFile(this.#db);
     this.#db.exec(SCHEMA);
     this.#processes = new ProcessesTable(this.#db);
     this.#writes = new WriteFailure(path);
@@ -192,18 +191,24 @@ export class RecordStore {
     if (this.#pending.empty && !this.#processes.waiting) {
       return this.#writes.succeeded(); // Nothing waits to be written.
     }
-    try {
-      if (this.#processes.waiting) transaction(this.#db, () => this.#processes.write());
-    } catch (error) {
-      this.#writes.failed(error);
-      return this.#hold();
-    }
-    this.#processes.written();
+    if (!this.#writeRows()) return this.#hold();
     const deletes = this.#retention.trim(this.#sql);
     // Each process's records in order, so that its runs of small records pack into frames.
     const byProcess = Map.groupBy(this.#pending.take(), (p) => p.processId);
     const frames = [...byProcess.values()].flatMap((records) => packFrames(records));
     this.#thread.write({ frames, deletes }, (error) => this.#written(error, deletes));
+  }
+
+  /** Writes the process rows that wait, on this connection; false when the file cannot be written. */
+  #writeRows(): boolean {
+    try {
+      if (this.#processes.waiting) transaction(this.#db, () => this.#processes.write());
+    } catch (error) {
+      this.#writes.failed(error);
+      return false;
+    }
+    this.#processes.written();
+    return true;
   }
 
   /** A commit was written (`error` null) or not. */
@@ -307,10 +312,23 @@ export class RecordStore {
     return this.#processes.highestId();
   }
 
-  /** Writes or replaces a process row, with the next commit. */
-  saveProcess(row: ProcessDetails): void {
+  /**
+   * Writes or replaces a process row, with the next commit; with `now`, at
+   * once (a new process: its id, once handed out, must outlive a crash of
+   * this server, or the next one would hand it out again). A row that cannot
+   * be written now waits, as records do.
+   */
+  saveProcess(row: ProcessDetails, options: { now?: boolean } = {}): void {
     this.#processes.save(row);
-    if (!this.#writes.failing) this.#commitSoon(COMMIT_INTERVAL_MS);
+    if (this.#writes.failing) return;
+    if (!options.now) return this.#commitSoon(COMMIT_INTERVAL_MS);
+    // This connection writes: no commit may be under way (each may start the next).
+    while (this.#thread.busy) this.#thread.wait();
+    if (!this.#writeRows()) return this.#hold();
+    // The process's first output is committed by the commit thread: it gets ready meanwhile
+    // (its start would otherwise hold up that first commit), off the reply's path.
+    this.#prepareSoon ??= setTimeout(() => this.#thread.prepare(), COMMIT_INTERVAL_MS);
+    Deno.unrefTimer(this.#prepareSoon);
   }
 
   /** The processes an earlier host left in the file for the next (see ProcessesTable.restorable). */
@@ -325,29 +343,9 @@ export class RecordStore {
     return ids.length;
   }
 
-  /**
-   * What the file holds of process `id`'s records: how many per source, the
-   * highest seq, and the newest timestamp (of a row's first record).
-   */
-  recordStats(id: number): { counts: Record<Source, number>; lastSeq: number; lastNs: number } {
-    const rows = this.#db.prepare(
-      `SELECT source, sum(count) AS n, max(key + count - 1) AS last, max(timestamp) AS ts
-        FROM records WHERE key > ? AND key < ? GROUP BY source`,
-    ).all(id * SEQ_SPAN, (id + 1) * SEQ_SPAN) as {
-      source: number;
-      n: number;
-      last: number;
-      ts: number;
-    }[];
-    const counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
-    let lastSeq = 0;
-    let lastNs = 0;
-    for (const row of rows) {
-      counts[SOURCE_NAME[row.source]] = row.n;
-      lastSeq = Math.max(lastSeq, row.last - id * SEQ_SPAN);
-      lastNs = Math.max(lastNs, row.ts);
-    }
-    return { counts, lastSeq, lastNs };
+  /** What the file holds of process `id`'s records (see StoredFrames.stats). */
+  recordStats(id: number): RecordStats {
+    return this.#frames.stats(id * SEQ_SPAN);
   }
 
   /** Deletes a process row and all its records. */
@@ -367,6 +365,7 @@ export class RecordStore {
   close(): void {
     this.commit();
     clearTimeout(this.#timer); // A retry after a failed commit: too late now.
+    clearTimeout(this.#prepareSoon);
     this.#thread.close();
     this.#db.close();
   }

@@ -8,8 +8,15 @@
  */
 import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./frames.ts";
 import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
-import { type RawRecord, SOURCE_CODE } from "./records.ts";
+import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
 import type { Source } from "../model/schema.ts";
+
+/** What the file holds of a process's records (see {@link StoredFrames.stats}). */
+export interface RecordStats {
+  counts: Record<Source, number>;
+  lastSeq: number;
+  lastNs: number;
+}
 
 /** Rows read at once at most (a flood's rows are up to 1 MiB each). */
 const MAX_PAGE_ROWS = 32;
@@ -86,6 +93,28 @@ export class StoredFrames {
       | undefined;
     if (row === undefined) return undefined;
     return [...unpackFrame(row, base)].findLast((record) => record.seq < seq);
+  }
+
+  /**
+   * What the file holds of the records of the process at `base`: how many
+   * per source, the highest seq, and the newest timestamp (of a row's first record).
+   */
+  stats(base: number): RecordStats {
+    const rows = this.#sql.stats.all(base, base + SEQ_SPAN) as unknown as {
+      source: number;
+      n: number;
+      last: number;
+      ts: number;
+    }[];
+    const counts: Record<Source, number> = { stdin: 0, stdout: 0, stderr: 0 };
+    let lastSeq = 0;
+    let lastNs = 0;
+    for (const row of rows) {
+      counts[SOURCE_NAME[row.source]] = row.n;
+      lastSeq = Math.max(lastSeq, row.last - base);
+      lastNs = Math.max(lastNs, row.ts);
+    }
+    return { counts, lastSeq, lastNs };
   }
 
   /** `key` itself, or just before the start of a frame that holds it and more after it. */

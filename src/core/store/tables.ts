@@ -27,15 +27,29 @@ export const PORTAL_APPLICATION_ID = 0x506f7274;
  * 2026-12-02-choices-the-figures-made.md). The rollback journal writes a flood once (new pages
  * need no journal) where a WAL writes it twice; it persists, rewritten in place, because a
  * journal truncated at every commit makes ext4 write it out at once; only a commit that
- * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts). auto_vacuum
- * must precede the first table: it lets a cleanup give the space back. Deleted records leave
- * no text in the file: their cells are zeroed (secure_delete FAST, no extra I/O) and freed
- * pages leave at the vacuum. The busy timeout first: a second connection (the commit Worker's)
- * may find the file locked for its journal mode.
+ * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts).
+ * Deleted records leave no text in the file: their cells are zeroed (secure_delete FAST, no
+ * extra I/O) and freed pages leave at the vacuum ({@link markFile}). The busy timeout first: a
+ * second connection (the commit Worker's) may find the file locked for its journal mode.
  */
 export const PRAGMAS = `PRAGMA busy_timeout = 2000; PRAGMA page_size = 4096;
-  PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF;
-  PRAGMA secure_delete = FAST;`;
+  PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA secure_delete = FAST;`;
+
+/**
+ * Run on the store's connection before {@link SCHEMA}: what a new file's header gets.
+ * auto_vacuum must precede the first table: it lets a cleanup give the space back; the
+ * application id marks the file as Portal's. Each is set only when it differs: setting it
+ * again would write the header of an existing file, which is not written before its pages
+ * are read (it may be damaged: nothing of it changes then).
+ */
+export function markFile(db: DatabaseSync): void {
+  const get = (name: string) =>
+    (db.prepare(`PRAGMA ${name}`).get() as Record<string, number>)[name];
+  if (get("auto_vacuum") !== 2) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  if (get("application_id") !== PORTAL_APPLICATION_ID) {
+    db.exec(`PRAGMA application_id = ${PORTAL_APPLICATION_ID}`);
+  }
+}
 
 /**
  * Run around the commit after records were deleted: the journal then holds the deleted pages
@@ -46,9 +60,8 @@ export const TRUNCATE_JOURNAL = {
   off: "PRAGMA journal_size_limit = -1",
 };
 
-/** Run once per connection: marks the file as Portal's, creates what is missing. */
+/** Run once per connection: creates what is missing (an existing file is not written). */
 export const SCHEMA = `
-PRAGMA application_id = ${PORTAL_APPLICATION_ID};
 CREATE TABLE IF NOT EXISTS processes (
   id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
   env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
@@ -94,6 +107,9 @@ export function prepareStatements(db: DatabaseSync) {
     sizes: `SELECT key, timestamp, source, length(content) AS size, count, layout FROM records
       WHERE key > ? AND key <= ? ORDER BY key`,
     deleteRange: "DELETE FROM records WHERE key > ? AND key <= ?",
+    /** Per source in a key range: how many records, the last key, the newest row's time. */
+    stats: `SELECT source, sum(count) AS n, max(key + count - 1) AS last, max(timestamp) AS ts
+      FROM records WHERE key > ? AND key < ? GROUP BY source`,
   };
   return Object.fromEntries(
     Object.entries(statements).map(([name, sql]) => [name, db.prepare(sql)]),

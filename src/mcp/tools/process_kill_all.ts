@@ -6,8 +6,8 @@ export const processKillAll = defineTool({
   name: "process_kill_all",
   title: "Kill ALL processes",
   description:
-    "WARNING: immediately kills EVERY running process this server manages (all sessions, " +
-    "REPLs, ssh connections), with no confirmation. process_kill ends one.",
+    "WARNING: immediately kills EVERY running process this client started, kept ones too, " +
+    "with no confirmation; other clients' kept ones run on.",
   input: z.object({}),
   output: killAllResult,
   annotations: {

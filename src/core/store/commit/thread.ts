@@ -46,6 +46,8 @@ export interface CommitThread {
   write(batch: CommitBatch, onDone: CommitDone): void;
   /** Returns once no batch is being written (its `onDone` has run). */
   wait(): void;
+  /** Gets ready ahead of the first batch, which then does not wait for a Worker to start. */
+  prepare(): void;
   /** Waits, then lets the thread go. */
   close(): void;
 }
@@ -77,12 +79,14 @@ class LocalThread implements CommitThread {
   }
 
   wait(): void {}
+  prepare(): void {}
   close(): void {}
 }
 
 /**
- * Writes in the commit Worker, started with the first batch and kept until the store closes
- * (starting one costs the starting thread 10-40 ms).
+ * Writes in the commit Worker, started with the first batch (or {@link prepare}) and kept
+ * until the store closes (starting one costs the starting thread 10-40 ms, and the Worker a
+ * few hundred ms before it can write).
  */
 class WorkerThread implements CommitThread {
   readonly #path: string;
@@ -91,6 +95,7 @@ class WorkerThread implements CommitThread {
   readonly #batch = new SharedArrayBuffer(BATCH_BYTES, { maxByteLength: MAX_BATCH_BYTES });
   readonly #error = new Uint8Array(new SharedArrayBuffer(ERROR_BYTES));
   #onDone: CommitDone | null = null;
+  #closed = false;
 
   constructor(path: string) {
     this.#path = path;
@@ -119,7 +124,12 @@ class WorkerThread implements CommitThread {
     this.#settle();
   }
 
+  prepare(): void {
+    if (!this.#closed) this.#start();
+  }
+
   close(): void {
+    this.#closed = true;
     this.wait();
     if (this.#worker === null) return;
     Atomics.store(this.#state, STATE.close, 1);
