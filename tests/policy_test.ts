@@ -10,6 +10,7 @@ import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "./helpers/assert.ts";
 import { runCli } from "./helpers/cli.ts";
 import { hostDir } from "./helpers/portal.ts";
+import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "./helpers/browser.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
 const HAS_BWRAP = (() => {
@@ -20,8 +21,9 @@ const HAS_BWRAP = (() => {
   }
 })();
 
-function policyTest(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore: Deno.build.os !== "linux" || !HAS_BWRAP, fn });
+function policyTest(name: string, fn: () => Promise<void>, browser = false): void {
+  const ignore = Deno.build.os !== "linux" || !HAS_BWRAP || (browser && !HAS_CHROMIUM);
+  Deno.test({ name, ignore, fn, sanitizeOps: !browser, sanitizeResources: !browser });
 }
 
 /** A workspace and a directory beside it, outside /tmp (a sandbox's /tmp is its own). */
@@ -302,6 +304,35 @@ policyTest("process_kill and a killed host leave nothing of a sandbox running", 
     await portal.close().catch(() => {});
   }
 });
+
+policyTest("process_inspect and the watch page name the rules a process runs under", async () => {
+  await using at = await places();
+  await using portal = await startUnder(`${at.root}/policy.json`, {
+    mode: "workspace-write",
+    workspace: [at.workspace],
+    network: "loopback",
+  }, { cwd: at.workspace });
+  const { id } = await portal.call("process_start", { command: "sleep", args: ["300"] });
+  const { policy } = await portal.call("process_inspect", { id });
+  assertEquals([policy.file, policy.mode, policy.network, policy.workspace], [
+    `${at.root}/policy.json`,
+    "workspace-write",
+    "loopback",
+    [at.workspace],
+  ]);
+  await using browser = await openBrowser();
+  const page = await newPage(browser);
+  await page.goto((await portal.call("process_watch", { id })).url);
+  const meta = await waitFor(
+    "the list to name the policy",
+    () => page.$eval(".process .meta", (element) => element.textContent ?? ""),
+    {
+      until: (text) => text.includes("policy"),
+    },
+  );
+  assertStringIncludes(meta, "policy: workspace-write, network loopback");
+  await screenshot(page, "policy");
+}, true);
 
 policyTest("a client under a policy sees only processes under the same rules", async () => {
   await using at = await places();
