@@ -5,8 +5,8 @@ import { processSummary } from "../../core/model/schema.ts";
 export const processList = defineTool({
   name: "process_list",
   title: "List processes",
-  description: "Every process this client sees (its own and kept ones; sessionless HTTP: all the " +
-    "server's): status and state.",
+  description:
+    "The processes this client sees (its own, kept ones; sessionless HTTP: all): status and state.",
   input: z.object({}),
   output: z.object({ processes: z.array(processSummary) }),
   annotations: {

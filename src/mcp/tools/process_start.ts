@@ -13,7 +13,7 @@ export const processStart = defineTool({
   title: "Start a program",
   description: "Start a program (ssh, gdb, psql, REPLs). No shell: sh -c for pipes. " +
     "pty: true if interactive/full-screen (program_query first; in doubt, true), false " +
-    "(default) for batch. wait 'ready': until its first prompt. A person's policy may refuse " +
+    "(default) for batch. wait 'ready': to its first prompt. A person's policy may refuse " +
     "or confine it.",
   input: startRequest.extend({
     ...waitRequest("none").shape,

@@ -7,8 +7,8 @@ export const processWatch = defineTool({
   name: "process_watch",
   title: "Let a person watch",
   description:
-    "A link for your user's browser to watch your processes and the kept ones live and take " +
-    "over, e.g. to type a password (id: that one first). Its token is for your user only.",
+    "A link for your user's browser to watch your and kept processes live and take over " +
+    "(e.g. to type a password); id: that one first. For your user alone.",
   input: z.object({ id: id.optional() }),
   output: z.object({ url: z.string() }),
   annotations: {
