@@ -13,7 +13,10 @@
  *
  * @module
  */
-import { dirname } from "node:path";
+import process from "node:process";
+import { libc } from "../../ffi/libc.ts";
+import { SocketConn } from "../../ffi/socket_conn.ts";
+import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
 import { delay } from "../async.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
@@ -29,7 +32,6 @@ import {
   LineReader,
   type Welcome,
 } from "./hello.ts";
-import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { startHost } from "./start_host.ts";
 import { handoffRefusal, handStdio } from "./handoff/stdio_handoff.ts";
 
@@ -55,7 +57,6 @@ export async function reachHost(
   options: { start: boolean; hostArgs?: string[] },
 ): Promise<HostConnection | undefined> {
   const address = hostAddress(env);
-  ensureRuntimeDir(dirname(address.socket));
   let conn = await connect(address.socket);
   if (!conn) {
     if (!options.start) return undefined;
@@ -148,15 +149,32 @@ export async function door(
   Deno.exit(0);
 }
 
-/** A connection to `socket`, or undefined when no host listens there. */
+/**
+ * A connection to `socket`, or undefined when no host listens there. The
+ * process listening must be this user's, asked of the kernel before a byte
+ * is sent: a socket put in the host's place by someone else gets nothing of
+ * the door's (its client's environment, secrets included, or its MCP).
+ */
 async function connect(socket: string): Promise<Deno.Conn | undefined> {
-  try {
-    return await Deno.connect({ transport: "unix", path: socket });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused) {
-      return undefined;
+  const deadline = Date.now() + HOST_START_DEADLINE_MS;
+  for (;;) {
+    const fd = connectNow(socket);
+    if (fd === "absent") return undefined;
+    if (fd === "busy") {
+      // Its backlog is full: the host is accepting, just not that fast.
+      if (Date.now() > deadline) throw new Error(`the host at ${socket} accepts no connection`);
+      await delay(RETRY_MS);
+      continue;
     }
-    throw error;
+    const uid = peerUid(fd);
+    const me = process.getuid?.();
+    if (uid === me) return new SocketConn(fd, socket);
+    libc().close(fd);
+    throw new Error(
+      `${socket} is served by a process of user ${uid}, not by you (user ${me}); nothing was ` +
+        "sent to it. Remove it if it is not meant to be there, or set XDG_RUNTIME_DIR to a " +
+        "directory of your own",
+    );
   }
 }
 

@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import { HOST_GRACE_MS, retentionDays } from "../limits.ts";
 import { Log } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
@@ -25,10 +24,9 @@ import { type HostAddress, hostAddress } from "./address.ts";
 import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
 import { FdInbox } from "./handoff/fd_inbox.ts";
-import { acceptCallers, type Caller, listenAt } from "./listener.ts";
+import { acceptCallers, type Caller, listenAt, type Listener } from "./listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
-import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
@@ -42,9 +40,9 @@ export async function serveHost(options: Options, env: Record<string, string>): 
   const log = new Log(options.logLevel);
   reportStrayFailures(log);
   const paths = withPathFlags(options, env);
-  const address = hostAddress(paths);
+  let address: HostAddress;
   try {
-    ensureRuntimeDir(dirname(address.socket));
+    address = hostAddress(paths);
   } catch (error) {
     console.error(`portal: cannot start the host: ${(error as Error).message}`);
     Deno.exit(1);
@@ -73,7 +71,7 @@ class Host {
   readonly #log: Log;
   readonly #releaseLock: () => void;
   readonly #services: HostService[] = [];
-  #listener: Deno.Listener | undefined;
+  #listener: Listener | undefined;
   #inbox: FdInbox | undefined;
   #holds = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;
