@@ -18,6 +18,7 @@ import { libc } from "../../ffi/libc.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
 import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
 import { delay } from "../async.ts";
+import { inUse } from "../core/store/database_file.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
@@ -195,7 +196,7 @@ async function startAndConnect(
   for (;;) {
     const conn = await connect(address.socket);
     if (conn) return conn;
-    if (!host && !lockHeld(address.socket)) host = startHost(address, env, args);
+    if (!host && !inUse(address.socket)) host = startHost(address, env, args);
     const ended = host?.status ?? Promise.resolve(undefined);
     const status = await Promise.race([ended, delay(RETRY_MS).then(() => undefined)]);
     if (status && !status.success) throw new HostFailed(address.log);
@@ -206,21 +207,6 @@ async function startAndConnect(
           `(its log: ${address.log})`,
       );
     }
-  }
-}
-
-/** Whether a host holds the lock beside `socket` (it runs, or is starting or stopping). */
-function lockHeld(socket: string): boolean {
-  let file: Deno.FsFile;
-  try {
-    file = Deno.openSync(`${socket}.lock`, { read: true, write: true });
-  } catch {
-    return false; // No host ever ran here.
-  }
-  try {
-    return !file.tryLockSync(true);
-  } finally {
-    file.close();
   }
 }
 

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import { HOST_GRACE_MS, retentionDays } from "../limits.ts";
 import { Log } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
@@ -30,6 +31,7 @@ import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./proces
 import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
+import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "./socket_lock.ts";
 import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */
@@ -47,11 +49,12 @@ export async function serveHost(options: Options, env: Record<string, string>): 
     console.error(`portal: cannot start the host: ${(error as Error).message}`);
     Deno.exit(1);
   }
-  const lock = lockSocket(address.socket);
+  const lock = takeSocketLock(address.socket);
   if (lock === undefined) {
     console.error(`portal: a host already serves ${address.socket}; this one leaves`);
     Deno.exit(0);
   }
+  sweepDeadHosts(dirname(address.socket));
   const watch = listenWatch(options.watchPort ?? 0);
   const shared = openShared({ ...paths, PORTAL_DB_PATH: address.database }, log, watch);
   // One file for every client: ended processes leave it after the retention period, as old
@@ -59,7 +62,7 @@ export async function serveHost(options: Options, env: Record<string, string>): 
   shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
   const adopted = shared.pool.adoptEarlier();
   if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
-  const host = new Host(shared, watch, address, log, () => lock.close());
+  const host = new Host(shared, watch, address, log, () => releaseSocketLock(address.socket, lock));
   await host.run();
 }
 
@@ -200,21 +203,4 @@ class Host {
       this.#releaseLock();
     })();
   }
-}
-
-/** Locks `<socket>.lock` for this host's life, or undefined when another process holds it. */
-function lockSocket(socket: string): Deno.FsFile | undefined {
-  const file = Deno.openSync(`${socket}.lock`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
-  if (!file.tryLockSync(true)) {
-    file.close();
-    return undefined;
-  }
-  file.truncateSync(0);
-  file.writeSync(new TextEncoder().encode(`${Deno.pid}\n`));
-  return file;
 }

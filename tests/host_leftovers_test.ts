@@ -1,0 +1,71 @@
+/**
+ * What a host leaves behind: nothing once it ends, and what a SIGKILL left
+ * is removed by the next host to start (issue 28, item 9); and a host that
+ * finds its database held says what is true of host mode.
+ */
+import { hostPid, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { waitFor } from "../dev/wait.ts";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { posixTest } from "./helpers/platform.ts";
+import { hostDir } from "./helpers/portal.ts";
+import { pidAlive } from "./helpers/processes.ts";
+
+/** The names in the host directory of `dir`, sorted. */
+function socketFiles(dir: string): string[] {
+  return [...Deno.readDirSync(`${dir}/run/portal`)].map((entry) => entry.name).sort();
+}
+
+posixTest(
+  "a host killed with SIGKILL leaves no socket files once the next one starts",
+  async () => {
+    await using dir = await hostDir();
+    {
+      await using portal = await Portal.start({ dir: dir.path });
+      await portal.call("process_list");
+    }
+    const killed = hostPid(dir.path)!;
+    const left = socketFiles(dir.path);
+    assertEquals(left.map((name) => name.replace(/^host-.*\.sock/, "S")), ["S", "S.fds", "S.lock"]);
+    Deno.kill(killed, "SIGKILL");
+    await waitFor(`host ${killed} to die`, () => !pidAlive(killed));
+    assertEquals(socketFiles(dir.path), left, "a SIGKILL leaves them");
+    // Another database's host, in the same directory, starts and sweeps.
+    {
+      await using portal = await Portal.start({
+        dir: dir.path,
+        env: { PORTAL_DB_PATH: `${dir.path}/other.db` },
+      });
+      await portal.call("process_list");
+      const now = socketFiles(dir.path);
+      assert(!left.some((name) => now.includes(name)), `left: ${left}; now: ${now}`);
+      assertEquals(now.length, 3, now.join(" "));
+      const pid = hostPid(dir.path)!;
+      Deno.kill(pid, "SIGTERM");
+      await waitFor(`host ${pid} to end`, () => !pidAlive(pid));
+    }
+    assertEquals(socketFiles(dir.path), [], "a host that ends removes its own");
+  },
+);
+
+posixTest("a host whose database another Portal holds gives advice true of host mode", async () => {
+  await using dir = await hostDir();
+  await using holder = await Portal.start({ dir: dir.path, noHost: true });
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    env: await serverEnv(dir.path),
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(stderr);
+  assertEquals(code, 1, said);
+  assertMatch(
+    said,
+    new RegExp(
+      `in use by another Portal process \\(pid ${holder.serverPid}\\), a host of another ` +
+        "Portal version or a server started with --no-host: each needs its own. Stop that one",
+    ),
+  );
+  assertMatch(said, /another file with --db PATH/);
+  assert(!/unset/.test(said), said);
+});
