@@ -71,7 +71,7 @@ export function listenUnix(path: string): number {
   const fd = newSocket();
   const [address, length] = sockaddr(path);
   if (libc().bind(fd, address, length) !== 0) fail(fd, "bind");
-  if (libc().listen(fd, 64) !== 0) fail(fd, "listen");
+  if (libc().listen(fd, 128) !== 0) fail(fd, "listen");
   if (!addStatusFlags(fd, C.O_NONBLOCK)) fail(fd, "fcntl");
   return fd;
 }

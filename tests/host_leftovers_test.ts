@@ -69,3 +69,37 @@ posixTest("a host whose database another Portal holds gives advice true of host 
   assertMatch(said, /another file with --db PATH/);
   assert(!/unset/.test(said), said);
 });
+
+posixTest(
+  "shell files of a host killed with SIGKILL are gone once the next host starts",
+  async () => {
+    await using dir = await hostDir();
+    const tmp = `${dir.path}/tmp`;
+    Deno.mkdirSync(tmp);
+    const shellFiles = () =>
+      [...Deno.readDirSync(tmp)].map((entry) => entry.name).filter((name) =>
+        /^portal-(bash|zsh)-/.test(name)
+      );
+    const env = { TMPDIR: tmp };
+    {
+      await using portal = await Portal.start({ dir: dir.path, env });
+      await portal.call("process_start", {
+        command: "bash",
+        args: ["-i"],
+        pty: true,
+        keep: true,
+        wait: "ready",
+      });
+    }
+    const killed = hostPid(dir.path)!;
+    assertEquals(shellFiles().length, 1, "bash's init file, while it runs");
+    assertMatch(shellFiles()[0], new RegExp(`^portal-bash-${killed}-`));
+    Deno.kill(killed, "SIGKILL");
+    await waitFor(`host ${killed} to die`, () => !pidAlive(killed));
+    assertEquals(shellFiles().length, 1, "a SIGKILL leaves it");
+    await using portal = await Portal.start({ dir: dir.path, env, captureStderr: true });
+    await portal.call("process_list");
+    assertEquals(shellFiles(), []);
+    assertMatch(portal.stderr, /shell integration directories left by killed servers removed: 1/);
+  },
+);

@@ -31,6 +31,7 @@ import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./proces
 import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
+import { removeDeadInjections } from "../core/shell/injection.ts";
 import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "./socket_lock.ts";
 import type { WatchService } from "../watch/service.ts";
 
@@ -55,6 +56,14 @@ export async function serveHost(options: Options, env: Record<string, string>): 
     Deno.exit(0);
   }
   sweepDeadHosts(dirname(address.socket));
+  const swept = removeDeadInjections();
+  if (swept > 0) {
+    log.stderr(
+      "info",
+      "host",
+      `shell integration directories left by killed servers removed: ${swept}`,
+    );
+  }
   const watch = listenWatch(options.watchPort ?? 0);
   const shared = openShared({ ...paths, PORTAL_DB_PATH: address.database }, log, watch);
   // One file for every client: ended processes leave it after the retention period, as old

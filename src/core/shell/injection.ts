@@ -19,7 +19,9 @@
  * A shell that is not interactive (`-c`, a script), a POSIX-mode bash, a zsh
  * told to read no startup files (`-f`), or any other program is left alone.
  * The temporary files are removed by {@link Injection.cleanup} (when the
- * process ends).
+ * process ends); their directories carry the server's pid, so those of a
+ * server that was killed (SIGKILL) are found and removed by the next host
+ * ({@link removeDeadInjections}).
  *
  * @example
  * ```ts
@@ -39,7 +41,45 @@
  * @module
  */
 import { basename, join } from "node:path";
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { errno, libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 import { BASH_HOOKS, FISH_HOOKS, ZSH_HOOKS } from "./hooks.ts";
+
+/** The temporary directories' names: the prefix, the server's pid, a dash, a random part. */
+const BASH_PREFIX = "portal-bash-";
+const ZSH_PREFIX = "portal-zsh-";
+const INJECTION_DIR = new RegExp(`^(?:${BASH_PREFIX}|${ZSH_PREFIX})(\\d+)-`);
+
+/**
+ * Removes the injection directories, in the temporary directory, of servers
+ * of this user that no longer run (killed, so their cleanups never ran); for
+ * a host that starts (POSIX). Returns how many.
+ */
+export function removeDeadInjections(): number {
+  const dir = tmpdir();
+  let removed = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    const pid = Number(INJECTION_DIR.exec(entry.name)?.[1] ?? NaN);
+    if (!(pid > 0) || pid === Deno.pid || runs(pid)) continue;
+    const path = join(dir, entry.name);
+    try {
+      const info = Deno.lstatSync(path);
+      if (!info.isDirectory || info.uid !== process.getuid?.()) continue;
+    } catch {
+      continue;
+    }
+    remove(path);
+    removed++;
+  }
+  return removed;
+}
+
+/** Whether process `pid` exists (a signal 0 reaches it, or is refused). */
+function runs(pid: number): boolean {
+  return libc().kill(pid, 0) === 0 || errno() === C.EPERM;
+}
 
 /** A launch with the hooks in, and what to remove when the process has ended. */
 export interface Injection {
@@ -154,7 +194,7 @@ function bashInjection(launch: Launch): Injection | null {
   const sources = login
     ? (noprofile ? "" : LOGIN_FILES)
     : `${sourced(rcfile === null ? '"$HOME/.bashrc"' : shellQuote(rcfile))}\n`;
-  const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
+  const dir = Deno.makeTempDirSync({ prefix: `${BASH_PREFIX}${Deno.pid}-` });
   const file = join(dir, "init.bash");
   Deno.writeTextFileSync(file, sources + BASH_HOOKS, { mode: 0o600 });
   return { args: ["--init-file", file, ...kept], env: {}, cleanup: () => remove(dir) };
@@ -188,7 +228,7 @@ function zshInjection(launch: Launch, zdotdir: string | undefined, home: string)
       if (arg[0] === "-" ? option === "norcs" : option === "rcs") return null;
     }
   }
-  const dir = Deno.makeTempDirSync({ prefix: "portal-zsh-" });
+  const dir = Deno.makeTempDirSync({ prefix: `${ZSH_PREFIX}${Deno.pid}-` });
   const user = `"$PORTAL_USER_ZDOTDIR"`;
   // Each file runs the user's of the same name, with ZDOTDIR as the user has it meanwhile.
   const file = (name: string) =>
