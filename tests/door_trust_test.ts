@@ -24,7 +24,9 @@ function rootTest(name: string, fn: () => Promise<void>): void {
 }
 
 /** What `child` writes to stdout, as it comes. */
-function collect(stream: ReadableStream<Uint8Array>): { text: string; done: Promise<void> } {
+function collect(
+  stream: ReadableStream<Uint8Array<ArrayBuffer>>,
+): { text: string; done: Promise<void> } {
   const out = { text: "", done: Promise.resolve() };
   out.done = stream.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({ write: (chunk) => void (out.text += chunk) }),
