@@ -31,9 +31,9 @@ import { cString } from "./c_strings.ts";
 import { errno, libc, strerror } from "./libc.ts";
 import { C } from "./os_constants.ts";
 
-/** Linux statx: resolve nothing, look at the descriptor itself; the fields wanted. */
+/** Linux statx: resolve nothing, look at the descriptor itself; the fields wanted (type, mode, uid). */
 const AT_EMPTY_PATH = 0x1000;
-const STATX_MODE_AND_UID = 0x2 | 0x8;
+const STATX_MODE_AND_UID = 0x1 | 0x2 | 0x8;
 const STAT_BYTES = 256;
 
 /**

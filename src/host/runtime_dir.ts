@@ -88,7 +88,7 @@ function openBase(path: string, uid: number, own: boolean): Base | string {
   if (typeof fd === "string") return `/: ${fd}`;
   let at = "/";
   try {
-    for (const [i, name] of names.entries()) {
+    for (const name of names) {
       const problem = containerProblem(fd, at, uid);
       if (problem) return problem;
       const next = openOrMake(fd, name);
@@ -97,11 +97,9 @@ function openBase(path: string, uid: number, own: boolean): Base | string {
       at = join(at, name);
       if (typeof next === "string") return `${at}: ${next}`;
       fd = next;
-      if (i === names.length - 1 && own) {
-        const owner = statFd(fd).uid;
-        if (owner !== uid) return `${at} belongs to user ${owner}, not to you (${uid})`;
-      }
     }
+    const owner = statFd(fd).uid;
+    if (own && owner !== uid) return `${at} belongs to user ${owner}, not to you (${uid})`;
     const problem = containerProblem(fd, at, uid);
     if (problem) return problem;
     const base = { fd, path: at };
