@@ -1,9 +1,8 @@
 /**
  * What a host leaves behind: nothing once it ends, and what a SIGKILL left
- * is removed by the next host to start (issue 28, item 9); and a host that
- * finds its database held says what is true of host mode.
+ * is removed by the next host to start (issue 28, item 9).
  */
-import { hostPid, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { hostPid, Portal } from "../dev/portal_client.ts";
 import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
@@ -46,29 +45,6 @@ posixTest(
     assertEquals(socketFiles(dir.path), [], "a host that ends removes its own");
   },
 );
-
-posixTest("a host whose database another Portal holds gives advice true of host mode", async () => {
-  await using dir = await hostDir();
-  await using holder = await Portal.start({ dir: dir.path, noHost: true });
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
-    env: await serverEnv(dir.path),
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  const said = new TextDecoder().decode(stderr);
-  assertEquals(code, 1, said);
-  assertMatch(
-    said,
-    new RegExp(
-      `in use by another Portal process \\(pid ${holder.serverPid}\\), a host of another ` +
-        "Portal version or a server started with --no-host: each needs its own. Stop that one",
-    ),
-  );
-  assertMatch(said, /another file with --db PATH/);
-  assert(!/unset/.test(said), said);
-});
 
 posixTest(
   "shell files of a host killed with SIGKILL are gone once the next host starts",
