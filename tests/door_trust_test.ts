@@ -182,8 +182,8 @@ for path, data in ((sys.argv[1], sys.argv[2].encode() + b"\\n"), (sys.argv[1] + 
         s.sendall(data)
         while chunk := s.recv(65536):
             got += chunk
-    except ConnectionResetError:
-        pass  # Closed with what was sent unread.
+    except (ConnectionResetError, BrokenPipeError):
+        pass  # Closed at once, with what was sent unread.
     print(path, repr(got), flush=True)`;
   const hello = JSON.stringify({ portal: VERSION, role: "ps" });
   const child = user.spawn(["/usr/bin/python3", "-c", client, socket, hello]);
