@@ -55,7 +55,15 @@ export function otherUser(): OtherUser {
         } catch { /* gone meanwhile */ }
       }
       await waitFor(`the processes of ${name} to end`, () => pidsOf(name).length === 0);
-      asRoot("userdel", [name]);
+      // Another test suite on the machine may hold /etc/passwd's lock a moment: try again.
+      await waitFor(`userdel ${name}`, () => {
+        try {
+          asRoot("userdel", [name]);
+          return true;
+        } catch {
+          return false;
+        }
+      });
     },
   };
 }
