@@ -48,6 +48,24 @@ const SYMBOLS = {
   accept: { parameters: ["i32", "pointer", "pointer"], result: "i32" },
   connect: { parameters: ["i32", "buffer", "u32"], result: "i32" },
   sendmsg: { parameters: ["i32", "buffer", "i32"], result: "isize" },
+  shutdown: { parameters: ["i32", "i32"], result: "i32" },
+  /** SO_PEERCRED on Linux: who is at the other end of a Unix socket. */
+  getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },
+  /** macOS (and the BSDs): the peer's uid and gid. */
+  getpeereid: { parameters: ["i32", "buffer", "buffer"], result: "i32", optional: true },
+  /** Without O_CREAT: the variadic mode is not read. */
+  openat: { parameters: ["i32", "buffer", "i32"], result: "i32" },
+  mkdirat: { parameters: ["i32", "buffer", "u32"], result: "i32" },
+  fchmod: { parameters: ["i32", "u32"], result: "i32" },
+  /** Linux (glibc ≥ 2.28): a descriptor's owner and mode, one layout on every CPU. */
+  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32", optional: true },
+  /** macOS: the 64-bit-inode `fstat` (a suffixed name on x86_64, the only one on arm64). */
+  fstat: {
+    name: IS_DARWIN && Deno.build.arch === "x86_64" ? "fstat$INODE64" : "fstat",
+    parameters: ["i32", "buffer"],
+    result: "i32",
+    optional: true,
+  },
   recvmsg: { parameters: ["i32", "buffer", "i32"], result: "isize" },
   /** Linux only: the wake-up fd of the readiness loop. */
   eventfd: { parameters: ["u32", "i32"], result: "i32", optional: true },

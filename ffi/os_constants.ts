@@ -1,7 +1,7 @@
 /**
  * The constants, struct sizes and behaviours of this OS for the C library
  * (ffi/libc.ts): Linux glibc (x86_64 and aarch64: the asm-generic values
- * hold for both) and macOS. The POSIX modules read how Linux and macOS
+ * hold for both, but O_DIRECTORY and O_NOFOLLOW) and macOS. The POSIX modules read how Linux and macOS
  * differ from {@link C} rather than test the OS themselves.
  *
  * @module
@@ -71,11 +71,28 @@ export interface OsConstants {
   /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
   ECHO: number;
   ICANON: number;
+  /** open(2) flags that refuse anything but a directory, and a symbolic link (ffi/dir_fd.ts). */
+  O_DIRECTORY: number;
+  O_NOFOLLOW: number;
+  EEXIST: number;
+  ECONNREFUSED: number;
+  /**
+   * How a descriptor's owner and mode are read (ffi/dir_fd.ts): Linux's
+   * `statx` (one layout on every CPU, glibc ≥ 2.28), macOS's `fstat`
+   * (64-bit inode layout); where `st_uid` and `st_mode` sit in its buffer.
+   */
+  STAT_CALL: "statx" | "fstat";
+  STAT_UID_OFFSET: number;
+  STAT_MODE_OFFSET: number;
   /** Unix sockets (ffi/unix_socket.ts): the same values on both but SOL_SOCKET. */
   AF_UNIX: number;
   SOCK_STREAM: number;
   SOL_SOCKET: number;
   SCM_RIGHTS: number;
+  /** getsockopt's peer credentials (Linux; 0 on macOS, which has `getpeereid`). */
+  SO_PEERCRED: number;
+  /** shutdown(2): no more writes. */
+  SHUT_WR: number;
   /** recvmsg flag: the fds received are close-on-exec at once (Linux; 0: set them after). */
   MSG_CMSG_CLOEXEC: number;
   /** `struct sockaddr_un`: BSDs start it with a length byte; sun_path's size. */
@@ -116,6 +133,14 @@ const LINUX: OsConstants = {
   ECHILD: 10,
   ESRCH: 3,
   EPERM: 1,
+  EEXIST: 17,
+  ECONNREFUSED: 111,
+  O_DIRECTORY: 0o200000,
+  O_NOFOLLOW: 0o400000,
+  STAT_CALL: "statx",
+  // struct statx: stx_uid at 20, stx_mode (u16) at 28.
+  STAT_UID_OFFSET: 20,
+  STAT_MODE_OFFSET: 28,
   POLLIN: 1,
   POLLOUT: 4,
   POLLERR: 8,
@@ -143,6 +168,8 @@ const LINUX: OsConstants = {
   SOCK_STREAM: 1,
   SOL_SOCKET: 1,
   SCM_RIGHTS: 1,
+  SO_PEERCRED: 17,
+  SHUT_WR: 1,
   MSG_CMSG_CLOEXEC: 0x40000000,
   SUN_LEN_BYTE: false,
   SUN_PATH_BYTES: 108,
@@ -165,6 +192,14 @@ const DARWIN: OsConstants = {
   F_SETPIPE_SZ: 0,
   TIOCSCTTY: 0x20007461,
   EAGAIN: 35,
+  ECONNREFUSED: 61,
+  O_DIRECTORY: 0x100000,
+  O_NOFOLLOW: 0x100,
+  STAT_CALL: "fstat",
+  // struct stat (64-bit inodes): st_mode (u16) at 4, st_uid at 16.
+  STAT_UID_OFFSET: 16,
+  STAT_MODE_OFFSET: 4,
+  SO_PEERCRED: 0,
   POSIX_SPAWN_SETSID: 0x400,
   POSIX_SPAWN_CLOEXEC_DEFAULT: 0x4000,
   // Opaque pointers on macOS.
@@ -190,5 +225,12 @@ const DARWIN: OsConstants = {
   CMSG_ALIGN: 4,
 };
 
+/** Linux on 64-bit ARM: the open(2) flags that differ from the asm-generic ones. */
+const LINUX_ARM64: OsConstants = { ...LINUX, O_DIRECTORY: 0o40000, O_NOFOLLOW: 0o100000 };
+
 /** The constants of the OS this process runs on. */
-export const C: Readonly<OsConstants> = Deno.build.os === "darwin" ? DARWIN : LINUX;
+export const C: Readonly<OsConstants> = Deno.build.os === "darwin"
+  ? DARWIN
+  : Deno.build.arch === "aarch64"
+  ? LINUX_ARM64
+  : LINUX;

@@ -71,7 +71,7 @@ export function listenUnix(path: string): number {
   const fd = newSocket();
   const [address, length] = sockaddr(path);
   if (libc().bind(fd, address, length) !== 0) fail(fd, "bind");
-  if (libc().listen(fd, 64) !== 0) fail(fd, "listen");
+  if (libc().listen(fd, 128) !== 0) fail(fd, "listen");
   if (!addStatusFlags(fd, C.O_NONBLOCK)) fail(fd, "fcntl");
   return fd;
 }
@@ -84,6 +84,56 @@ export function connectUnix(path: string): number {
     if (libc().connect(fd, address, length) === 0) return fd;
     if (errno() !== C.EINTR) fail(fd, "connect");
   }
+}
+
+/**
+ * A nonblocking connection to the socket at `path`: "absent" when nothing
+ * listens there (no such file, or no one accepting), "busy" when its backlog
+ * is full (try again shortly); throws on anything else.
+ */
+export function connectNow(path: string): number | "absent" | "busy" {
+  const fd = newSocket();
+  if (!addStatusFlags(fd, C.O_NONBLOCK)) fail(fd, "fcntl");
+  const [address, length] = sockaddr(path);
+  for (;;) {
+    if (libc().connect(fd, address, length) === 0) return fd;
+    const code = errno();
+    if (code === C.EINTR) continue;
+    if (code !== C.ENOENT && code !== C.ECONNREFUSED && code !== C.EAGAIN) fail(fd, "connect");
+    libc().close(fd);
+    return code === C.EAGAIN ? "busy" : "absent";
+  }
+}
+
+/**
+ * The uid of the process at the other end of connected Unix socket `fd`, as
+ * the kernel recorded it when that end connected or listened (SO_PEERCRED on
+ * Linux, `getpeereid` on macOS): who it is, not what it says. Throws when the
+ * OS cannot tell.
+ */
+export function peerUid(fd: number): number {
+  if (C.SO_PEERCRED !== 0) {
+    // struct ucred: pid, uid, gid.
+    const credentials = new Uint8Array(12);
+    const length = new Uint32Array([credentials.length]);
+    const asked = libc().getsockopt(
+      fd,
+      C.SOL_SOCKET,
+      C.SO_PEERCRED,
+      credentials,
+      new Uint8Array(length.buffer),
+    );
+    if (asked !== 0) throw new Error(`getsockopt(SO_PEERCRED): ${strerror(errno())}`);
+    return new DataView(credentials.buffer).getUint32(4, true);
+  }
+  const ids = new Uint32Array(2);
+  const asked = libc().getpeereid!(
+    fd,
+    new Uint8Array(ids.buffer, 0, 4),
+    new Uint8Array(ids.buffer, 4, 4),
+  );
+  if (asked !== 0) throw new Error(`getpeereid: ${strerror(errno())}`);
+  return ids[0];
 }
 
 /** A connection taken from nonblocking `listener` (nonblocking, close-on-exec), or "drained". */

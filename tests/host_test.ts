@@ -261,11 +261,16 @@ posixTest(
         `except OSError as e: print(type(e).__name__)`;
       const reached = await runAs(as(["/usr/bin/python3", "-c", probe]));
       assertEquals(reached.stdout.trim(), "PermissionError", reached.stderr);
-      // Told to use this user's runtime directory, the other user's Portal refuses it.
-      const refused = await runAs(as([Deno.execPath(), "run", "-A", `${other.path}/main.ts`], {
-        XDG_RUNTIME_DIR: `${dir.path}/run`,
-      }));
-      assertMatch(refused.stderr, /is not safe to use: you may not look into it/);
+      // Told to use this user's runtime directory, the other user's Portal does not: it looks
+      // for its host in its own temporary directory's.
+      const refused = await runAs(
+        as([Deno.execPath(), "run", "-A", `${other.path}/main.ts`, "ps"], {
+          XDG_RUNTIME_DIR: `${dir.path}/run`,
+          TMPDIR: `${other.path}/tmp`,
+        }),
+      );
+      assertMatch(refused.stderr, /not using XDG_RUNTIME_DIR .*: Permission denied/);
+      assertMatch(refused.stdout, /No Portal host is running/);
       // In its own, it gets a host of its own, which works.
       const own = await runAs(as([Deno.execPath(), "run", "-A", `${other.path}/main.ts`]), [
         '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",' +

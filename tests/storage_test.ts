@@ -184,9 +184,13 @@ posixTest("a second server on a database in use is refused; the first goes on", 
       run.stderr,
       new RegExp(
         `^portal: cannot start: the records database ${db} is in use by another ` +
-          `Portal server \\(pid ${first.transport.pid}\\)`,
+          `Portal process \\(pid ${first.transport.pid}\\), a host of another Portal version ` +
+          "or a server started with --no-host: each needs its own. Stop that one",
       ),
     );
+    // Never "leave --db unset": unset, a host serves the user's database, the same file.
+    assertMatch(run.stderr, /give this one another file with --db PATH/);
+    assert(!/unset/.test(run.stderr), run.stderr);
     assertEquals(run.stderr.trim().split("\n").length, 1);
   }
   const again = await first.spawn("echo", ["still mine"]);

@@ -14,8 +14,12 @@
  * @module
  */
 import type { Policy } from "../core/policy/policy.ts";
-import { dirname } from "node:path";
+import process from "node:process";
+import { libc } from "../../ffi/libc.ts";
+import { SocketConn } from "../../ffi/socket_conn.ts";
+import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
 import { delay } from "../async.ts";
+import { inUse } from "../core/store/database_file.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
@@ -30,7 +34,6 @@ import {
   LineReader,
   type Welcome,
 } from "./hello.ts";
-import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { startHost } from "./start_host.ts";
 import { handoffRefusal, handStdio } from "./handoff/stdio_handoff.ts";
 
@@ -58,7 +61,6 @@ export async function reachHost(
   options: { start: boolean; hostArgs?: string[] },
 ): Promise<HostConnection | undefined> {
   const address = hostAddress(env);
-  ensureRuntimeDir(dirname(address.socket));
   let conn = await connect(address.socket);
   if (!conn) {
     if (!options.start) return undefined;
@@ -176,15 +178,32 @@ async function answerWithError(message: string): Promise<void> {
   await Deno.stdout.write(encodeLine({ jsonrpc: "2.0", id: request.id, error })).catch(() => {});
 }
 
-/** A connection to `socket`, or undefined when no host listens there. */
+/**
+ * A connection to `socket`, or undefined when no host listens there. The
+ * process listening must be this user's, asked of the kernel before a byte
+ * is sent: a socket put in the host's place by someone else gets nothing of
+ * the door's (its client's environment, secrets included, or its MCP).
+ */
 async function connect(socket: string): Promise<Deno.Conn | undefined> {
-  try {
-    return await Deno.connect({ transport: "unix", path: socket });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused) {
-      return undefined;
+  const deadline = Date.now() + HOST_START_DEADLINE_MS;
+  for (;;) {
+    const fd = connectNow(socket);
+    if (fd === "absent") return undefined;
+    if (fd === "busy") {
+      // Its backlog is full: the host is accepting, just not that fast.
+      if (Date.now() > deadline) throw new Error(`the host at ${socket} accepts no connection`);
+      await delay(RETRY_MS);
+      continue;
     }
-    throw error;
+    const uid = peerUid(fd);
+    const me = process.getuid?.();
+    if (uid === me) return new SocketConn(fd, socket);
+    libc().close(fd);
+    throw new Error(
+      `${socket} is served by a process of user ${uid}, not by you (user ${me}); nothing was ` +
+        "sent to it. Remove it if it is not meant to be there, or set XDG_RUNTIME_DIR to a " +
+        "directory of your own",
+    );
   }
 }
 
@@ -205,7 +224,7 @@ async function startAndConnect(
   for (;;) {
     const conn = await connect(address.socket);
     if (conn) return conn;
-    if (!host && !lockHeld(address.socket)) host = startHost(address, env, args);
+    if (!host && !inUse(address.socket)) host = startHost(address, env, args);
     const ended = host?.status ?? Promise.resolve(undefined);
     const status = await Promise.race([ended, delay(RETRY_MS).then(() => undefined)]);
     if (status && !status.success) throw new HostFailed(address.log);
@@ -216,21 +235,6 @@ async function startAndConnect(
           `(its log: ${address.log})`,
       );
     }
-  }
-}
-
-/** Whether a host holds the lock beside `socket` (it runs, or is starting or stopping). */
-function lockHeld(socket: string): boolean {
-  let file: Deno.FsFile;
-  try {
-    file = Deno.openSync(`${socket}.lock`, { read: true, write: true });
-  } catch {
-    return false; // No host ever ran here.
-  }
-  try {
-    return !file.tryLockSync(true);
-  } finally {
-    file.close();
   }
 }
 

@@ -25,13 +25,14 @@ import { type HostAddress, hostAddress } from "./address.ts";
 import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
 import { FdInbox } from "./handoff/fd_inbox.ts";
-import { acceptCallers, type Caller, listenAt } from "./listener.ts";
+import { acceptCallers, type Caller, listenAt, type Listener } from "./listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
-import { ensureRuntimeDir } from "./runtime_dir.ts";
 import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
+import { removeDeadInjections } from "../core/shell/injection.ts";
+import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "./socket_lock.ts";
 import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */
@@ -42,22 +43,31 @@ export async function serveHost(options: Options, env: Record<string, string>): 
   const log = new Log(options.logLevel);
   reportStrayFailures(log);
   const paths = withPathFlags(options, env);
-  const address = hostAddress(paths);
+  let address: HostAddress;
   try {
-    ensureRuntimeDir(dirname(address.socket));
+    address = hostAddress(paths);
   } catch (error) {
     console.error(`portal: cannot start the host: ${(error as Error).message}`);
     Deno.exit(1);
   }
-  const lock = lockSocket(address.socket);
+  const lock = takeSocketLock(address.socket);
   if (lock === undefined) {
     console.error(`portal: a host already serves ${address.socket}; this one leaves`);
     Deno.exit(0);
   }
+  sweepDeadHosts(dirname(address.socket));
+  const swept = removeDeadInjections();
+  if (swept > 0) {
+    log.stderr(
+      "info",
+      "host",
+      `shell integration directories left by killed servers removed: ${swept}`,
+    );
+  }
   const watch = listenWatch(options.watchPort ?? 0);
   const files = { ...paths, PORTAL_DB_PATH: address.database };
   const shared = openShared(files, log, watch, { adoptEarlier: true });
-  const host = new Host(shared, watch, address, log, () => lock.close());
+  const host = new Host(shared, watch, address, log, () => releaseSocketLock(address.socket, lock));
   await host.run().catch((error) => {
     // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
     // the next door starts another (or says why it cannot).
@@ -76,7 +86,7 @@ class Host {
   readonly #log: Log;
   readonly #releaseLock: () => void;
   readonly #services: HostService[] = [];
-  #listener: Deno.Listener | undefined;
+  #listener: Listener | undefined;
   #inbox: FdInbox | undefined;
   #holds = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;
@@ -205,21 +215,4 @@ class Host {
       this.#releaseLock();
     })();
   }
-}
-
-/** Locks `<socket>.lock` for this host's life, or undefined when another process holds it. */
-function lockSocket(socket: string): Deno.FsFile | undefined {
-  const file = Deno.openSync(`${socket}.lock`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
-  if (!file.tryLockSync(true)) {
-    file.close();
-    return undefined;
-  }
-  file.truncateSync(0);
-  file.writeSync(new TextEncoder().encode(`${Deno.pid}\n`));
-  return file;
 }

@@ -2,14 +2,24 @@
  * The host's Unix socket: made 0600 in the private runtime directory (a
  * stale one, left by a host that was killed, is replaced: the lock beside it
  * says no live host owns it), and each connection handed over once its first
- * line, the caller's {@link Hello}, is read.
+ * line, the caller's {@link Hello}, is read. A connection from a process of
+ * another user (root's, say, whom no file mode keeps out) is closed before
+ * a byte is read or written ({@link admitPeer}): the host serves its user only.
  *
  * @module
  */
 import process from "node:process";
-import { withTimeout } from "../async.ts";
+import { libc } from "../../ffi/libc.ts";
+import { C } from "../../ffi/os_constants.ts";
+import { readinessLoop } from "../../ffi/readiness_loop.ts";
+import { SocketConn } from "../../ffi/socket_conn.ts";
+import { acceptNow, listenUnix, peerUid } from "../../ffi/unix_socket.ts";
+import { delay, withTimeout } from "../async.ts";
 import { HELLO_DEADLINE_MS } from "../limits.ts";
 import { connReader, type Hello, LineReader } from "./hello.ts";
+
+/** How long accepting pauses after it failed (out of fds, say). */
+const ACCEPT_PAUSE_MS = 100;
 
 /** A connection and what its caller said first. */
 export interface Caller {
@@ -18,8 +28,15 @@ export interface Caller {
   hello: Hello;
 }
 
+/** Connections to the host's socket, of its own user's processes only. */
+export interface Listener {
+  /** The next admitted connection; rejects once the listener is closed. */
+  accept(): Promise<Deno.Conn>;
+  close(): void;
+}
+
 /** Listens at `path` (removing what a dead host left there), owner-only. */
-export function listenAt(path: string): Deno.Listener {
+export function listenAt(path: string): Listener {
   try {
     Deno.removeSync(path);
   } catch (error) {
@@ -27,16 +44,80 @@ export function listenAt(path: string): Deno.Listener {
   }
   // Made owner-only from the start: no moment when another user could connect.
   const umask = process.umask(0o177);
+  let fd: number;
   try {
-    return Deno.listen({ transport: "unix", path });
+    fd = listenUnix(path);
   } finally {
     process.umask(umask);
   }
+  let closed = false;
+  let wake: (() => void) | null = null;
+  readinessLoop.register(fd, 0, () => wake?.());
+  const readable = () =>
+    new Promise<void>((resolve) => {
+      wake = () => {
+        wake = null;
+        if (!closed) readinessLoop.setEvents(fd, 0);
+        resolve();
+      };
+      readinessLoop.setEvents(fd, C.POLLIN);
+    });
+  return {
+    // Taken one at a time as asked for: the rest wait in the kernel's backlog.
+    async accept() {
+      for (;;) {
+        if (closed) throw new Deno.errors.BadResource("the host's socket is closed");
+        let conn: number | "drained";
+        try {
+          conn = acceptNow(fd);
+        } catch {
+          await delay(ACCEPT_PAUSE_MS);
+          continue;
+        }
+        if (conn === "drained") await readable();
+        else if (admitPeer(conn, path)) return new SocketConn(conn, path);
+        else libc().close(conn);
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      readinessLoop.unregister(fd);
+      wake?.();
+    },
+  };
+}
+
+/** The uids already told about in the log, per socket: one line each, however often they try. */
+const refused = new Set<string>();
+
+/**
+ * Whether the process at the other end of `fd` (a connection to the host's
+ * socket `path`) is this user's; the first refusal of each other user is
+ * logged (the host's stderr).
+ */
+export function admitPeer(fd: number, path: string): boolean {
+  const me = process.getuid?.();
+  let uid: number;
+  try {
+    uid = peerUid(fd);
+  } catch {
+    return false;
+  }
+  if (uid === me) return true;
+  if (!refused.has(`${uid} ${path}`)) {
+    refused.add(`${uid} ${path}`);
+    console.error(
+      `portal: refused a connection to ${path} from user ${uid}: this host serves user ${me} ` +
+        "only (each user has a host of their own)",
+    );
+  }
+  return false;
 }
 
 /** Hands every caller that says hello in time to `serve`, until the listener closes. */
 export async function acceptCallers(
-  listener: Deno.Listener,
+  listener: Listener,
   serve: (caller: Caller) => Promise<void>,
 ): Promise<void> {
   for (;;) {

@@ -26,7 +26,9 @@
  * A shell that is not interactive (`-c`, a script), a POSIX-mode bash, a zsh
  * told to read no startup files (`-f`), or any other program is left alone.
  * The temporary files are removed by {@link Injection.cleanup} (at the first
- * signed mark, else when the process ends).
+ * signed mark, else when the process ends); their directories carry the
+ * server's pid, so those of a server that was killed (SIGKILL) are found and
+ * removed by the next host ({@link removeDeadInjections}).
  *
  * @example
  * ```ts
@@ -49,8 +51,47 @@
  * @module
  */
 import { basename, join } from "node:path";
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { errno, libc } from "../../../ffi/libc.ts";
+import { C } from "../../../ffi/os_constants.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
+
+/** The temporary directories' names: the prefix, the server's pid, a dash, a random part. */
+const BASH_PREFIX = "portal-bash-";
+const ZSH_PREFIX = "portal-zsh-";
+const FISH_PREFIX = "portal-fish-";
+const INJECTION_DIR = new RegExp(`^(?:${BASH_PREFIX}|${ZSH_PREFIX}|${FISH_PREFIX})(\\d+)-`);
+
+/**
+ * Removes the injection directories, in the temporary directory, of servers
+ * of this user that no longer run (killed, so their cleanups never ran); for
+ * a host that starts (POSIX). Returns how many.
+ */
+export function removeDeadInjections(): number {
+  const dir = tmpdir();
+  let removed = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    const pid = Number(INJECTION_DIR.exec(entry.name)?.[1] ?? NaN);
+    if (!(pid > 0) || pid === Deno.pid || runs(pid)) continue;
+    const path = join(dir, entry.name);
+    try {
+      const info = Deno.lstatSync(path);
+      if (!info.isDirectory || info.uid !== process.getuid?.()) continue;
+    } catch {
+      continue;
+    }
+    remover(path)();
+    removed++;
+  }
+  return removed;
+}
+
+/** Whether process `pid` exists (a signal 0 reaches it, or is refused). */
+function runs(pid: number): boolean {
+  return libc().kill(pid, 0) === 0 || errno() === C.EPERM;
+}
 
 /** A launch with the hooks in, their key, and what to remove once the shell has read it. */
 export interface Injection {
@@ -166,7 +207,7 @@ function bashInjection(launch: Launch, key: string): Injection | null {
       kept.push(option);
     }
   }
-  const dir = Deno.makeTempDirSync({ prefix: "portal-bash-" });
+  const dir = Deno.makeTempDirSync({ prefix: `${BASH_PREFIX}${Deno.pid}-` });
   if (norc && !login) {
     // No file is read (not even the system's bashrc, as --init-file would): the hooks are
     // sourced at the first prompt by PROMPT_COMMAND, which is then replaced, and not
@@ -226,7 +267,7 @@ function zshInjection(
       if (arg[0] === "-" ? option === "norcs" : option === "rcs") return null;
     }
   }
-  const dir = Deno.makeTempDirSync({ prefix: "portal-zsh-" });
+  const dir = Deno.makeTempDirSync({ prefix: `${ZSH_PREFIX}${Deno.pid}-` });
   const user = `"$PORTAL_USER_ZDOTDIR"`;
   // Each file runs the user's of the same name, with ZDOTDIR as the user has it meanwhile.
   const file = (name: string) =>
@@ -272,7 +313,7 @@ function fishInjection(launch: Launch, key: string): Injection | null {
     if (FISH_WITH_VALUE.includes(arg)) i++;
     else if (!arg.startsWith("-")) return null; // a script
   }
-  const dir = Deno.makeTempDirSync({ prefix: "portal-fish-" });
+  const dir = Deno.makeTempDirSync({ prefix: `${FISH_PREFIX}${Deno.pid}-` });
   const file = write(dir, "init.fish", hooksFor("fish", key));
   return {
     args: ["--init-command", `source ${shellQuote(file)}`, ...args],

@@ -28,7 +28,7 @@
  *
  * const dir = await Deno.makeTempDir();
  * const file = claimRecordsFile(`${dir}/r.db`);
- * assert.throws(() => claimRecordsFile(`${dir}/r.db`), /in use by another Portal server/);
+ * assert.throws(() => claimRecordsFile(`${dir}/r.db`), /in use by another Portal process/);
  * file.release();
  * await Deno.writeTextFile(`${dir}/notes.txt`, "my notes");
  * assert.throws(() => claimRecordsFile(`${dir}/notes.txt`), /not a Portal records database/);
@@ -194,7 +194,10 @@ function checkPages(path: string): string | undefined {
   }
 }
 
-/** Whether a live server holds the database at `path` (its lock), without creating anything. */
+/**
+ * Whether a live process holds `<path>.lock` (the server of the database at
+ * `path`, or the host of the socket at `path`), without creating anything.
+ */
 export function inUse(path: string): boolean {
   return heldBy(`${path}.lock`) !== undefined;
 }
@@ -263,10 +266,13 @@ function lockFile(path: string): Deno.FsFile {
     if (!file.tryLockSync(true)) {
       file.close();
       const holder = readHolder(lockPath);
+      // Never "leave --db unset": a host serves the user's database when it is unset, and a
+      // host of another Portal version holding it is the likely case.
       throw new Error(
-        `the records database ${path} is in use by another Portal server` +
-          `${holder ? ` (pid ${holder})` : ""}: each server needs its own. Leave --db and ` +
-          "PORTAL_DB_PATH unset for a new one, or stop the other server",
+        `the records database ${path} is in use by another Portal process` +
+          `${holder ? ` (pid ${holder})` : ""}, a host of another Portal version or a ` +
+          "server started with --no-host: each needs its own. Stop that one (its programs " +
+          "end with it), or give this one another file with --db PATH",
       );
     }
     if (sameFile(file, lockPath) || attempt === 3) {
@@ -279,7 +285,7 @@ function lockFile(path: string): Deno.FsFile {
 }
 
 /** Whether `file` is still what `path` names (its holder may have removed it meanwhile). */
-function sameFile(file: Deno.FsFile, path: string): boolean {
+export function sameFile(file: Deno.FsFile, path: string): boolean {
   try {
     const ino = file.statSync().ino;
     return ino === null || ino === Deno.statSync(path).ino;

@@ -3,8 +3,9 @@
  * doors send their stdin and stdout fds (stdio_handoff.ts). Deno's sockets
  * cannot carry fds, so this one is made through FFI and watched by the
  * readiness loop. Each fd pair comes with the token the host gave that door
- * in its welcome ({@link FdInbox.offer}); pairs with no such token, and
- * connections that send none in time, are closed.
+ * in its welcome ({@link FdInbox.offer}); pairs with no such token,
+ * connections that send none in time, and those of another user's
+ * processes (before anything is read), are closed.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { acceptNow, listenUnix, receiveFds } from "../../../ffi/unix_socket.ts";
 import { withTimeout } from "../../async.ts";
 import { HELLO_DEADLINE_MS } from "../../limits.ts";
 import { FD_PASSING } from "../../platform.ts";
+import { admitPeer } from "../listener.ts";
 
 /** A token's length: a random UUID's 32 hex digits. */
 const TOKEN_LENGTH = 32;
@@ -101,7 +103,10 @@ export class FdInbox {
 
   #accept(): void {
     try {
-      for (let fd; typeof (fd = acceptNow(this.#fd)) === "number";) this.#receive(fd);
+      for (let fd; typeof (fd = acceptNow(this.#fd)) === "number";) {
+        if (admitPeer(fd, this.path)) this.#receive(fd);
+        else libc().close(fd);
+      }
     } catch {
       // Out of fds, say: the socket stays readable, so pause rather than spin (the door's
       // connection waits in the backlog meanwhile).

@@ -10,10 +10,11 @@
  *
  * @module
  */
+import process from "node:process";
 import { cString } from "../../../ffi/c_strings.ts";
 import { libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
-import { connectUnix, sendFds } from "../../../ffi/unix_socket.ts";
+import { connectUnix, peerUid, sendFds } from "../../../ffi/unix_socket.ts";
 import type { Handoff } from "../hello.ts";
 import { FD_PASSING } from "../../platform.ts";
 
@@ -42,6 +43,10 @@ export function handoffRefusal(): string | undefined {
 export function handStdio(handoff: Handoff): void {
   const socket = connectUnix(handoff.socket);
   try {
+    const uid = peerUid(socket);
+    if (uid !== process.getuid?.()) {
+      throw new Error(`${handoff.socket} is served by user ${uid}, not by you`);
+    }
     sendFds(socket, new TextEncoder().encode(handoff.token), [0, 1]);
   } finally {
     libc().close(socket);
