@@ -22,6 +22,8 @@ export const PERMISSIONS = [
   "--allow-run",
   "--allow-ffi",
   "--allow-net",
+  // Who is at the other end of the host's socket, and which runtime directory is this user's.
+  "--allow-sys=uid",
 ];
 
 /** Release name → Rust target triple. */

@@ -88,9 +88,15 @@ export function removeDeadInjections(): number {
   return removed;
 }
 
-/** Whether process `pid` exists (a signal 0 reaches it, or is refused). */
+/** Whether process `pid` runs (a signal 0 reaches it, or is refused, and it is no zombie). */
 function runs(pid: number): boolean {
-  return libc().kill(pid, 0) === 0 || errno() === C.EPERM;
+  if (libc().kill(pid, 0) !== 0 && errno() !== C.EPERM) return false;
+  // A killed server its parent has not reaped yet (a zombie) runs no more; no /proc: it may.
+  try {
+    return !/^\d+ \(.*\) Z/s.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return true;
+  }
 }
 
 /** A launch with the hooks in, their key, and what to remove once the shell has read it. */
