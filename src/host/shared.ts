@@ -93,10 +93,19 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
-      // A sandboxed program that reached the host's socket or read the watch token could act
-      // outside its rules.
+      // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
+      // or read the watch token could act outside its rules) and the user's runtime directory
+      // (D-Bus and systemd --user start programs outside any sandbox).
+      const uid = Deno.uid();
+      const userRuntime = [paths.XDG_RUNTIME_DIR, uid === null ? "" : `/run/user/${uid}`];
       this.#pool.sandboxPlace = {
-        hidden: [recordsDir(paths), dirname(this.dbPath), dataDir(paths), runtimeDir(paths)],
+        hidden: [
+          recordsDir(paths),
+          dirname(this.dbPath),
+          dataDir(paths),
+          runtimeDir(paths),
+          ...userRuntime.filter((dir) => dir),
+        ],
         filesDir: dataDir(paths),
       };
       this.registry = new ProgramRegistry(dataDir(paths));

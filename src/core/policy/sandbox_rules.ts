@@ -29,7 +29,7 @@ const ALWAYS_HIDDEN = ["/run/docker.sock", "/var/run/docker.sock"];
 
 /** Where Portal keeps what a sandbox needs: its own files to hide, and a directory for its files. */
 export interface SandboxPlace {
-  /** Portal's own directories and files (runtime, records, data). */
+  /** Portal's own directories and files (runtime, records, data) and the user's runtime dir. */
   hidden: string[];
   /** A directory of Portal's for what the backend writes once (Sandbox.filesDir). */
   filesDir: string;
@@ -39,8 +39,6 @@ export interface SandboxPlace {
 export function sandboxOf(policy: Policy, place: SandboxPlace): Sandbox | undefined {
   if (policy.file === null) return undefined;
   const full = policy.mode === "full";
-  const uid = Deno.uid();
-  const runtime = [Deno.env.get("XDG_RUNTIME_DIR"), uid === null ? undefined : `/run/user/${uid}`];
   return {
     policyFile: policy.file,
     confined: needsSandbox(policy),
@@ -49,7 +47,6 @@ export function sandboxOf(policy: Policy, place: SandboxPlace): Sandbox | undefi
     hidden: [
       ...policy.hide,
       ...place.hidden,
-      ...runtime.filter((dir): dir is string => !!dir),
       ...ALWAYS_HIDDEN,
     ],
     readable: [],
