@@ -28,8 +28,8 @@
  *
  * @module
  */
-import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
-import { NO_HOST, readVar } from "./src/env_vars.ts";
+import { parseArgs, UsageError } from "./src/cli/args.ts";
+import { NO_HOST, readVar, withPathFlags } from "./src/env_vars.ts";
 import { usage } from "./src/cli/usage.ts";
 import { HOST_SUPPORTED } from "./src/platform.ts";
 import { VERSION } from "./src/version.ts";
