@@ -22,7 +22,7 @@ import { RecordStore } from "../core/store/record_store.ts";
 import { retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
-import { publishLink } from "../cli/watch_link.ts";
+import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
 import { runtimeDir } from "./runtime_dir.ts";
 
