@@ -30,7 +30,8 @@
  * @module
  */
 import { readSome, writeSome } from "./fd_io.ts";
-import { addStatusFlags, errno, libc, strerror } from "./libc.ts";
+import { errno, libc, strerror } from "./libc.ts";
+import { addStatusFlags } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
 import { readinessLoop } from "./readiness_loop.ts";
 

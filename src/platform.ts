@@ -4,10 +4,10 @@
  * stop the server, and where per-user files go. Whether a program waits for
  * input comes with each backend (its Terminal's `inputState`): Linux reads
  * /proc; macOS and Windows answer "unknown", and waits fall back to silence
- * and prompt-like lines. No other module tests the OS, except what lies
- * below it: libc's constants (ffi/os_constants.ts, Linux vs macOS), its
- * library and calling convention (ffi/libc.ts), system call numbers per CPU
- * (ffi/syscall_numbers.ts) and the signal numbers (src/signals.ts).
+ * and prompt-like lines. No other module tests the OS but ffi/libc.ts, for
+ * what lies below this one: which C library it is (glibc or macOS's), which
+ * libc's constants (ffi/os_constants.ts), its calling convention and the
+ * signal numbers (src/signals.ts) follow. tests/house_test.ts checks it.
  *
  * @example
  * ```ts

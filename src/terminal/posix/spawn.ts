@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { addStatusFlags, errno, libc, setCloexec, strerror } from "../../../ffi/libc.ts";
+import { errno, libc, strerror } from "../../../ffi/libc.ts";
+import { addStatusFlags, setCloexec } from "../../../ffi/fd_flags.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { cString, cStringArray } from "../../../ffi/c_strings.ts";
 import { PortalError } from "../../errors.ts";
