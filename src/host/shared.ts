@@ -120,7 +120,7 @@ export class Shared {
 
   /** The database for the startup line: its path, and whether an earlier server's records are in it. */
   get database(): string {
-    const first = this.#pool.ids.first!;
+    const first = this.#pool.firstId;
     return this.#file.existed
       ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
       : this.dbPath;
