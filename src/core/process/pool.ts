@@ -30,12 +30,16 @@ import { KILL_GRACE_MS } from "../../limits.ts";
 import { FULL_ACCESS, type Policy } from "../policy/policy.ts";
 import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
-import type { LaunchSpec } from "../model/schema.ts";
+import { earlierSpec, type LaunchSpec, type ProcessDetails } from "../model/schema.ts";
+import { spawnPipe, spawnPty } from "../../platform.ts";
+import { RecordedTerminal } from "../../terminal/recorded.ts";
+import type { Sandbox } from "../../terminal/sandbox.ts";
+import { launchWith } from "../shell/injection.ts";
 import { pickProcess } from "../model/process_target.ts";
 import type { Pattern } from "../steps/pattern.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
-import { ManagedProcess } from "./managed_process.ts";
+import { ManagedProcess, type Origin } from "./managed_process.ts";
 
 /** One client's connection (an MCP session); its identity is the object. */
 export interface Session {
@@ -114,11 +118,14 @@ export class ProcessPool {
   start(spec: LaunchSpec, owner: Session, prompt: Pattern | null): ManagedProcess {
     const { environment, policy = FULL_ACCESS } = owner;
     const sandbox = sandboxOf(policy, this.sandboxPlace);
-    const process = new ManagedProcess(this.#nextId, spec, this.store, {
+    const process = startProcess(this.#nextId, spec, this.store, {
       prompt,
       onEnd: (p) => this.#ended(p),
       attention: this.attention,
-    }, { baseEnv: environment?.env, policy, sandbox });
+      baseEnv: environment?.env,
+      policy,
+      sandbox,
+    });
     this.#nextId++;
     this.attention.named(process.id);
     this.add(process, owner);
@@ -154,7 +161,7 @@ export class ProcessPool {
   adoptEarlier(): number {
     const rows = this.store.restorableProcesses();
     for (const row of rows) {
-      const process = ManagedProcess.earlier(row, this.store);
+      const process = restoreProcess(row, this.store);
       this.#entries.set(row.id, { process, owner: null });
       if (row.status === "running") this.store.saveProcess(process.describe());
     }
@@ -247,4 +254,57 @@ export class ProcessPool {
 /** The idle timeout that applies now: only a running process has one. */
 function timeoutOf(process: ManagedProcess): number {
   return process.status === "running" ? process.spec.timeout_ms : 0;
+}
+
+/**
+ * Starts the program of `spec` (`cwd` absolute, every default applied) on
+ * pipes or, with `spec.pty`, on a new terminal with a screen, in `baseEnv`
+ * (default: the server's) and `sandbox`. Throws a PortalError when it
+ * cannot start.
+ */
+function startProcess(
+  id: number,
+  spec: LaunchSpec,
+  store: RecordStore,
+  options: Pick<Origin, "prompt" | "onEnd" | "attention" | "policy"> & {
+    baseEnv?: Record<string, string>;
+    sandbox?: Sandbox;
+  },
+): ManagedProcess {
+  // Nothing starts whose records could not be stored (a full disk).
+  store.checkWritable();
+  const inject = spec.pty && spec.shell_integration;
+  const { launch, injection } = launchWith(spec, inject, options.baseEnv, options.sandbox);
+  const { prompt, onEnd, attention, policy } = options;
+  return new ManagedProcess(id, spec, store, {
+    prompt,
+    onEnd,
+    attention,
+    terminal: (events) => (spec.pty ? spawnPty : spawnPipe)(launch, events),
+    injection,
+    policy,
+    startedAt: new Date(),
+  });
+}
+
+/**
+ * A program an earlier host held, as the database tells it (`row`): not
+ * started again (so nothing is injected into it), ended (`killed` when that
+ * host died while it ran), its records readable, its screen drawn from them.
+ */
+function restoreProcess(row: ProcessDetails, store: RecordStore): ManagedProcess {
+  return new ManagedProcess(row.id, earlierSpec(row), store, {
+    prompt: null,
+    onEnd: () => {},
+    terminal: () => new RecordedTerminal(row.os_pid),
+    injection: null,
+    policy: FULL_ACCESS,
+    startedAt: new Date(row.started_at),
+    stored: store.recordStats(row.id),
+    ended: {
+      at: new Date(row.ended_at ?? Date.now()),
+      status: row.status === "running" ? "killed" : row.status,
+      exit: { code: row.exit_code, signal: row.exit_signal },
+    },
+  });
 }
