@@ -21,13 +21,13 @@ import { ProcessInput } from "./input.ts";
 import type { Attention } from "./attention.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type { RecordStats } from "../store/frames/stored_frames.ts";
-import {
-  type LaunchSpec,
-  type ProcessDetails,
-  type ProcessState,
-  type ScreenRequest,
-  type ScreenSnapshot,
-  type Status,
+import type {
+  LaunchSpec,
+  ProcessDetails,
+  ProcessState,
+  ScreenRequest,
+  ScreenSnapshot,
+  Status,
 } from "../model/schema.ts";
 import type { Screen, TerminalModes } from "../screen/screen.ts";
 import { processScreen } from "../screen/process_screen.ts";
