@@ -129,7 +129,7 @@ export class ProcessManager {
       maxChars: options.max_chars ?? MAX_CHARS.default,
       encoding: options.encoding,
     });
-    return { ...page, ...process.watched.takePersonInput() };
+    return this.#answer(process, page);
   }
 
   /**
@@ -150,7 +150,7 @@ export class ProcessManager {
         maxChars: options.max_chars ?? MAX_CHARS.default,
       });
       const state = process.state(step.quietMs);
-      return { ...page, state, reason: "none", ...process.watched.takePersonInput() };
+      return this.#answer(process, { ...page, state, reason: "none" as const });
     }
     const reply = await this.#step(process, step, control);
     return {
@@ -229,7 +229,7 @@ export class ProcessManager {
 
   inspect(id: number): ProcessDetails {
     const process = this.#view.get(id);
-    return { ...process.describe(), ...process.watched.takePersonInput() };
+    return this.#answer(process, process.describe());
   }
 
   /**
@@ -325,7 +325,7 @@ export class ProcessManager {
       const size = process.describe();
       process.resize(cols ?? size.cols!, rows ?? size.rows!);
     }
-    return { ...await process.screen(view), ...process.watched.takePersonInput() };
+    return this.#answer(process, await process.screen(view));
   }
 
   /**
@@ -356,7 +356,14 @@ export class ProcessManager {
     control: CallControl,
     typing?: Typing,
   ): Promise<StepReply> {
-    const reply = await runStep(process, step, control, typing);
+    return this.#answer(process, await runStep(process, step, control, typing));
+  }
+
+  /**
+   * `reply` about `process`, with what a person typed into it since the
+   * agent's last reply about it: the one place that hands it over.
+   */
+  #answer<T extends object>(process: ManagedProcess, reply: T): T & { person_input?: string } {
     return { ...reply, ...process.watched.takePersonInput() };
   }
 }
