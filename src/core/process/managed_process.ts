@@ -14,7 +14,7 @@ import { QUIET_MS } from "../../limits.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
 import { Secrets } from "../input/secrets.ts";
 import { describePolicy, type Policy } from "../policy/policy.ts";
-import { OutputWatchers } from "../output/watchers.ts";
+import { OutputListeners } from "../output/listeners.ts";
 import { ProcessLog } from "./log.ts";
 import { ProcessOutput } from "./output.ts";
 import { ProcessInput } from "./input.ts";
@@ -79,7 +79,7 @@ export class ManagedProcess implements Waitable {
   /** What is kept out of its records (see secrets.ts). */
   readonly #secrets = new Secrets();
   /** Who listens to its output as it comes (waits). */
-  readonly #watchers: OutputWatchers;
+  readonly #listeners: OutputListeners;
   /** The shell in front, as its integration marks tell it (PTY). */
   readonly #shell: ShellTracker;
   /** Portal's shell integration added at launch, if any: its files go when the process ends. */
@@ -112,12 +112,12 @@ export class ManagedProcess implements Waitable {
     const injection = this.#injection = origin.injection;
     // Only the marks of the hooks put in count (tracker.ts).
     this.#shell = new ShellTracker({ cols: () => this.#size.cols, key: injection?.key ?? null });
-    this.#watchers = new OutputWatchers({ dropCR: spec.pty });
+    this.#listeners = new OutputListeners({ dropCR: spec.pty });
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
       secrets: this.#secrets,
       onOutput: (source, bytes, seq) => {
-        this.#watchers.hear(source, bytes);
+        this.#listeners.hear(source, bytes);
         this.#screen?.write(bytes, seq);
         this.#viewers.emit({ kind: "output", seq, bytes });
         this.#shell.feed(bytes, seq);
@@ -263,8 +263,8 @@ export class ManagedProcess implements Waitable {
     return this.#log.lastLine;
   }
 
-  watch(listener: (text: string | null) => void): () => void {
-    return this.#watchers.watch(listener);
+  listen(listener: (text: string | null) => void): () => void {
+    return this.#listeners.listen(listener);
   }
 
   /** The seq of the newest record (a screen taken now shows the output up to it). */
@@ -369,14 +369,14 @@ export class ManagedProcess implements Waitable {
    * unless a call (a wait, typing) is waiting on this output or a person holds its keyboard.
    */
   paceFlood(): boolean {
-    if (this.#watchers.active || this.watched.controlledBy === "person") return false;
+    if (this.#listeners.active || this.watched.controlledBy === "person") return false;
     return this.#hooks.attention?.elsewhere(this.id) ?? false;
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
     this.#log.end();
-    this.#watchers.end();
+    this.#listeners.end();
     this.#shell.end();
     this.#injection?.cleanup();
     this.exit = info;

@@ -44,7 +44,7 @@ export type LiveEvent =
 /** What a person typed that the agent has not been told (at most this much is kept). */
 const TYPED_MAX_CHARS = 4000;
 
-/** One process's watchers, and its keyboard: the agent's, or one page's. */
+/** One process's watch pages, and its keyboard: the agent's, or one page's. */
 export class Viewers {
   readonly #observers = new Set<(event: LiveEvent) => void>();
   /** The page that holds the keyboard, if any (any object that names it). */
