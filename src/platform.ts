@@ -72,7 +72,7 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
 
 /**
  * Whether `portal` on stdio is a door to a per-user host: on POSIX. Windows
- * has no session watchdog to end a host's programs if it is killed, so there
+ * has no session sentinel to end a host's programs if it is killed, so there
  * `portal` serves in its own process, as `--no-host` does.
  */
 export const HOST_SUPPORTED = !WINDOWS;

@@ -11,7 +11,7 @@
  * at once. It exits by itself once no caller is connected, nothing else
  * holds it, and no kept process runs, after {@link HOST_GRACE_MS}; on
  * SIGINT, SIGTERM or SIGHUP it kills every program, closes the database and
- * exits. Killed outright (SIGKILL), its session watchdog kills every program
+ * exits. Killed outright (SIGKILL), its session sentinel kills every program
  * it held, kept ones included: nothing outlives the host.
  *
  * @module

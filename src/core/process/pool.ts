@@ -155,7 +155,7 @@ export class ProcessPool {
   /**
    * Takes over what an earlier host left in the database: its kept
    * processes, and those it still held when it died (now `killed`: its
-   * watchdog ended them). They are ended, every session sees them, and
+   * sentinel ended them). They are ended, every session sees them, and
    * their records can be read. Returns how many.
    */
   adoptEarlier(): number {
