@@ -24,6 +24,7 @@ import { shortSleep } from "../ffi/short_sleep.ts";
 import { delay } from "./async.ts";
 import { spawnOnPipes } from "./terminal/pipe.ts";
 import { posixPipes } from "./terminal/posix/pipe_platform.ts";
+import { processRuns as posixProcessRuns } from "./terminal/posix/proc_tasks.ts";
 import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
 import { bubblewrapProblem } from "./terminal/posix/bubblewrap.ts";
 import type { Spawn } from "./terminal/terminal.ts";
@@ -132,3 +133,10 @@ export function userDirs(env: Record<string, string>): UserDirs {
 export const TERMINAL_PROBE: { command: string; args: string[] } = WINDOWS
   ? { command: "cmd.exe", args: ["/d", "/c", "echo", "console"] }
   : { command: "tty", args: [] };
+
+/**
+ * Whether process `pid` runs (a zombie does not); Windows: always, as
+ * nothing there asks (the shell integration's files, swept by a host, are
+ * POSIX's).
+ */
+export const processRuns: (pid: number) => boolean = WINDOWS ? () => true : posixProcessRuns;
