@@ -25,7 +25,7 @@ export class NotFound extends Error {
  * id, or a name: the live process of that name, else the newest).
  */
 export function watchLink(env: Record<string, string>, target?: string): string {
-  const live = databases(env).filter((db) => inUse(db) && exists(linkFile(db)));
+  const live = databases(env).filter((db) => inUse(db) && reachable(linkFile(db)));
   if (live.length === 0) {
     throw new NotFound(
       env.PORTAL_DB_PATH
@@ -76,7 +76,8 @@ function modified(path: string): number {
   }
 }
 
-function exists(path: string): boolean {
+/** Whether `path` can be stat'ed (any error: no; the command then says nothing runs). */
+function reachable(path: string): boolean {
   try {
     Deno.statSync(path);
     return true;
