@@ -151,17 +151,17 @@ export class SocketConn implements Deno.UnixConn {
       const wake = () => {
         if (kind === "read") this.#wakeReader = null;
         else this.#wakeWriter = null;
-        this.#watch();
+        this.#want();
         resolve();
       };
       if (kind === "read") this.#wakeReader = wake;
       else this.#wakeWriter = wake;
-      this.#watch();
+      this.#want();
     });
   }
 
-  /** Watches for what a waiting read or write needs, and nothing else. */
-  #watch(): void {
+  /** Asks the readiness loop for what a waiting read or write needs, and nothing else. */
+  #want(): void {
     if (this.#closed) return;
     const events = (this.#wakeReader ? C.POLLIN : 0) | (this.#wakeWriter ? C.POLLOUT : 0);
     readinessLoop.setEvents(this.#fd, events);
