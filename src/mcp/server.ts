@@ -60,12 +60,21 @@ type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 /**
  * The SDK's server with a `tools/call` screened before the SDK reads it: a
  * malformed one or an unknown tool is refused in one line that names what is
- * wrong (the SDK's own refusal quotes zod's issues as JSON). `_wrapHandler`
+ * wrong (the SDK's own refusal quotes zod's issues as JSON); and a
+ * `server/discover` that lists every revision Portal speaks. `_wrapHandler`
  * is the SDK's hook for exactly this (a subclass's own checks on a handler).
  */
 class PortalServer extends Server {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const wrapped = super._wrapHandler(method, handler);
+    // The SDK lists only the revisions of requests with `_meta`; a client that speaks both
+    // learns here that `initialize` reaches the older ones.
+    if (method === "server/discover") {
+      return async (request, ctx) => ({
+        ...await wrapped(request, ctx),
+        supportedVersions: PROTOCOL_VERSIONS,
+      });
+    }
     if (method !== "tools/call") return wrapped;
     return (request, ctx) => {
       try {
