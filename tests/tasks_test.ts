@@ -3,8 +3,10 @@
  * raw lines: the SDK v2 client does not speak the extension. A waiting call
  * of a client that declares it answers `resultType: "task"` once it has
  * waited {@link TASKS}.afterMs; `tasks/get` tells how it goes and then
- * gives the reply; `tasks/cancel` ends the wait, not the program; a task on
- * a kept process outlives its client; without the extension nothing changes.
+ * gives the reply; `tasks/cancel` ends the wait, not the program; a password
+ * prompt during the wait is a question answered by `tasks/update`; a task on
+ * a kept process outlives its client and its host; without the extension
+ * nothing changes.
  *
  * @module
  */
@@ -14,6 +16,7 @@ import { TASKS, WAIT_MS } from "../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { hostDir } from "./helpers/portal.ts";
+import { endHost, hostPid } from "../dev/portal_client.ts";
 import { type Message, modernMeta, type RawLines, rawLines } from "./helpers/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
@@ -164,22 +167,126 @@ posixTest(
   },
 );
 
-posixTest("a task on a kept process outlives its client: another polls it to the end", async () => {
-  await using host = await hostDir();
-  let taskId: string;
-  {
-    await using first = await rawLines(host.path);
-    const created = await call(first, "process_start", {
-      command: "sh",
-      args: ["-c", "sleep 5; echo finished"],
-      keep: true,
-      wait: "exit",
+posixTest(
+  "a task on a kept process outlives its client and its host: it is kept on disk",
+  async () => {
+    await using host = await hostDir();
+    let taskId: string;
+    let cutShort: string;
+    {
+      await using first = await rawLines(host.path);
+      const created = await call(first, "process_start", {
+        command: "sh",
+        args: ["-c", "sleep 5; echo finished"],
+        keep: true,
+        wait: "exit",
+      });
+      assertEquals(created.resultType, "task");
+      taskId = created.taskId;
+      const { id } = (await call(first, "process_start", {
+        command: "sleep",
+        args: ["30"], // Outlives the killed host a while; its wait would last longer.
+        keep: true,
+      })).structuredContent;
+      cutShort = (await call(first, "process_read_new", { id, wait: "exit", wait_ms: 900_000 }))
+        .taskId;
+    }
+    {
+      await using second = await rawLines(host.path);
+      const done = await settled(second, taskId);
+      assertEquals(done.status, "completed");
+      assertEquals(done.result.structuredContent.output, "finished\n");
+    }
+    // The host dies: the ended task's reply is still there, the cut one says so.
+    Deno.kill(hostPid(host.path)!, "SIGKILL");
+    await endHost(host.path);
+    await using third = await rawLines(host.path);
+    const again = await get(third, taskId);
+    assertEquals([again.status, again.result.structuredContent.output], [
+      "completed",
+      "finished\n",
+    ]);
+    const cut = await get(third, cutShort);
+    assertEquals(cut.status, "failed");
+    assertMatch(cut.error.message, /The server stopped during this wait/);
+  },
+);
+
+/** A python that asks for a password (echo off) after a second, then reports its length. */
+const ASKS = [
+  "-c",
+  "import getpass, time; time.sleep(1); p = getpass.getpass('Password: '); " +
+  "time.sleep(1); print('got', len(p))",
+];
+
+/** Starts {@link ASKS} and waits for its exit as a task; the task, once it asks. */
+async function askingTask(server: RawLines, capabilities: Record<string, unknown>) {
+  const { id } = (await call(server, "process_start", {
+    command: "python3",
+    args: ASKS,
+    pty: true,
+  }, capabilities)).structuredContent;
+  const created = await call(server, "process_read_new", {
+    id,
+    wait: "exit",
+    wait_ms: 60_000,
+  }, capabilities);
+  assertEquals(created.resultType, "task");
+  const asking = await waitFor("the task to ask", () => get(server, created.taskId), {
+    until: (task) => task.status !== "working",
+    intervalMs: 200,
+  });
+  return { id, taskId: created.taskId, asking };
+}
+
+posixTest(
+  "a password prompt during a task: input_required, tasks/update types it, the wait goes on",
+  async () => {
+    await using dir = await tempDir("portal-tasks-");
+    await using server = await rawLines(dir.path, { noHost: true });
+    const capabilities = { ...TASKS_ON, elicitation: { form: {} } };
+    const { taskId, asking } = await askingTask(server, capabilities);
+    assertEquals(asking.status, "input_required");
+    assertMatch(asking.statusMessage, /the person is asked for the secret/);
+    const question = asking.inputRequests["secret-1"];
+    assertEquals([question.method, question.params.mode], ["elicitation/create", "form"]);
+    assertMatch(question.params.message, /asks for: Password: \(process \d+\)/);
+    // An answer to no open question is ignored.
+    const { answer: ignored } = await server.request("tasks/update", {
+      taskId,
+      inputResponses: { "secret-9": { action: "accept", content: { secret: "no" } } },
+      _meta: modernMeta(capabilities),
     });
-    assertEquals(created.resultType, "task");
-    taskId = created.taskId;
-  }
-  await using second = await rawLines(host.path);
-  const done = await settled(second, taskId);
-  assertEquals(done.status, "completed");
-  assertEquals(done.result.structuredContent.output, "finished\n");
+    assertEquals(ignored.result.resultType, "complete");
+    const { answer } = await server.request("tasks/update", {
+      taskId,
+      inputResponses: { "secret-1": { action: "accept", content: { secret: "hunter22" } } },
+      _meta: modernMeta(capabilities),
+    });
+    assertEquals(answer.result.resultType, "complete");
+    const done = await settled(server, taskId);
+    assertEquals(done.status, "completed");
+    const reply = done.result.structuredContent;
+    assertEquals([reply.reason, reply.exit_code], ["exit", 0]);
+    assertMatch(reply.output, /got 8/);
+    assert(!JSON.stringify(server.messages).includes("hunter22"), "the secret went back out");
+  },
+);
+
+posixTest("a declined password ends the task's wait with a tool error; nothing typed", async () => {
+  await using dir = await tempDir("portal-tasks-");
+  await using server = await rawLines(dir.path, { noHost: true });
+  const capabilities = { ...TASKS_ON, elicitation: { form: {} } };
+  const { id, taskId } = await askingTask(server, capabilities);
+  await server.request("tasks/update", {
+    taskId,
+    inputResponses: { "secret-1": { action: "decline" } },
+    _meta: modernMeta(capabilities),
+  });
+  const done = await settled(server, taskId);
+  assertEquals([done.status, done.result.isError], ["completed", true]);
+  assertMatch(done.result.content[0].text, /did not give the secret \(decline\)/);
+  const process = (await call(server, "process_inspect", { id })).structuredContent;
+  assertEquals(process.state, "waiting_for_secret");
+  await call(server, "process_kill", { id });
 });

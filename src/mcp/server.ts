@@ -25,16 +25,18 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
 import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { verifyRequestState } from "./secret_rounds.ts";
+import { elicitationMode, verifyRequestState } from "./secret_rounds.ts";
 import {
   cancelTask,
   declaresTasks,
   getTask,
   runAsTask,
+  type SecretAsker,
   TASK_TOOLS,
   taskArguments,
   TASKS_EXTENSION,
-} from "./tasks.ts";
+  updateTask,
+} from "./tasks/tasks.ts";
 import { z } from "zod";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
@@ -149,6 +151,7 @@ export function createServer(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
         what,
         lastLine,
+        secretAsker(context, ctx, id),
       ) as CallToolResult;
     } finally {
       done();
@@ -162,8 +165,38 @@ export function createServer(
       { params: taskId },
       ({ taskId }) => cancelTask(taskId),
     );
+    // The SDK takes `inputResponses` out of the params for every request: they are in `ctx`.
+    server.setRequestHandler(
+      "tasks/update",
+      { params: taskId },
+      ({ taskId }, ctx) => updateTask(taskId, ctx.mcpReq.inputResponses ?? {}),
+    );
   }
   return { server, log };
+}
+
+/**
+ * How a task waiting on process `id` asks the person at the client of `ctx`
+ * for the secret its program waits for; none when the client declared no
+ * elicitation, or the call names no process (a start: its id is not known yet).
+ */
+function secretAsker(
+  context: ToolContext,
+  ctx: ServerContext,
+  id: number | undefined,
+): SecretAsker | undefined {
+  const mode = elicitationMode(ctx);
+  if (mode === undefined || id === undefined) return undefined;
+  return {
+    url: mode === "url",
+    label: () => {
+      const line = context.manager.lastLine(id).trim();
+      return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
+    },
+    type: async (secret) => {
+      await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
+    },
+  };
 }
 
 /** A connection served until its client leaves. */
