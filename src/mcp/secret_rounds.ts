@@ -75,8 +75,8 @@ export function secretByRounds(
 ): ((label: string) => Promise<string>) | undefined {
   const mode = elicitationMode(ctx);
   if (mode === undefined) return undefined;
-  const call = JSON.stringify(args);
   return async (label) => {
+    const call = JSON.stringify(args);
     const state = ctx.mcpReq.requestState<QuestionState>();
     if (state === undefined) throw new InputNeeded(await ask(label, mode === "url", call, ctx));
     const question = open.get(state.question);
