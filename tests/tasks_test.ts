@@ -139,7 +139,7 @@ posixTest("tasks/cancel ends the wait, not the program; an unknown task is an er
     assertMatch(unknown.message, /No task "no-such" on this server/);
   }
   await call(server, "process_kill", { id });
-});
+}, { only: "linux" });
 
 posixTest(
   "without the extension a long wait is as before: synchronous, wait_ms ≤ 300 s",
@@ -239,39 +239,53 @@ async function askingTask(server: RawLines, capabilities: Record<string, unknown
   return { id, taskId: created.taskId, asking };
 }
 
-posixTest(
-  "a password prompt during a task: input_required, tasks/update types it, the wait goes on",
-  async () => {
-    await using dir = await tempDir("portal-tasks-");
-    await using server = await rawLines(dir.path, { noHost: true });
-    const capabilities = { ...TASKS_ON, elicitation: { form: {} } };
-    const { taskId, asking } = await askingTask(server, capabilities);
-    assertEquals(asking.status, "input_required");
-    assertMatch(asking.statusMessage, /the person is asked for the secret/);
-    const question = asking.inputRequests["secret-1"];
-    assertEquals([question.method, question.params.mode], ["elicitation/create", "form"]);
-    assertMatch(question.params.message, /asks for: Password: \(process \d+\)/);
-    // An answer to no open question is ignored.
-    const { answer: ignored } = await server.request("tasks/update", {
-      taskId,
-      inputResponses: { "secret-9": { action: "accept", content: { secret: "no" } } },
-      _meta: modernMeta(capabilities),
-    });
-    assertEquals(ignored.result.resultType, "complete");
-    const { answer } = await server.request("tasks/update", {
-      taskId,
-      inputResponses: { "secret-1": { action: "accept", content: { secret: "hunter22" } } },
-      _meta: modernMeta(capabilities),
-    });
-    assertEquals(answer.result.resultType, "complete");
-    const done = await settled(server, taskId);
-    assertEquals(done.status, "completed");
-    const reply = done.result.structuredContent;
-    assertEquals([reply.reason, reply.exit_code], ["exit", 0]);
-    assertMatch(reply.output, /got 8/);
-    assert(!JSON.stringify(server.messages).includes("hunter22"), "the secret went back out");
-  },
-);
+for (const mode of ["form", "url"] as const) {
+  posixTest(
+    `a password prompt during a task (${mode} mode): input_required, tasks/update types it`,
+    async () => {
+      await using dir = await tempDir("portal-tasks-");
+      await using server = await rawLines(dir.path, { noHost: true });
+      const capabilities = { ...TASKS_ON, elicitation: { [mode]: {} } };
+      const { taskId, asking } = await askingTask(server, capabilities);
+      assertEquals(asking.status, "input_required");
+      assertMatch(asking.statusMessage, /the person is asked for the secret/);
+      const question = asking.inputRequests["secret-1"];
+      assertEquals([question.method, question.params.mode], ["elicitation/create", mode]);
+      assertMatch(question.params.message, /asks for: Password: \(process \d+\)/);
+      // An answer to no open question is ignored.
+      const { answer: ignored } = await server.request("tasks/update", {
+        taskId,
+        inputResponses: { "secret-9": { action: "accept", content: { secret: "no" } } },
+        _meta: modernMeta(capabilities),
+      });
+      assertEquals(ignored.result.resultType, "complete");
+      if (mode === "url") {
+        // The person sends it on Portal's page; the client only says they accepted.
+        const url = new URL(question.params.url);
+        assertEquals(url.hostname, "127.0.0.1");
+        const sent = await fetch(url, {
+          method: "POST",
+          body: new URLSearchParams({ secret: "hunter22" }),
+        });
+        await sent.body?.cancel();
+      }
+      const content = mode === "form" ? { content: { secret: "hunter22" } } : {};
+      const { answer } = await server.request("tasks/update", {
+        taskId,
+        inputResponses: { "secret-1": { action: "accept", ...content } },
+        _meta: modernMeta(capabilities),
+      });
+      assertEquals(answer.result.resultType, "complete");
+      const done = await settled(server, taskId);
+      assertEquals(done.status, "completed");
+      const reply = done.result.structuredContent;
+      assertEquals([reply.reason, reply.exit_code], ["exit", 0]);
+      assertMatch(reply.output, /got 8/);
+      assert(!JSON.stringify(server.messages).includes("hunter22"), "the secret went back out");
+    },
+    { only: "linux" }, // Where the kernel shows the echo-off prompt being read.
+  );
+}
 
 posixTest("a declined password ends the task's wait with a tool error; nothing typed", async () => {
   await using dir = await tempDir("portal-tasks-");
@@ -289,4 +303,4 @@ posixTest("a declined password ends the task's wait with a tool error; nothing t
   const process = (await call(server, "process_inspect", { id })).structuredContent;
   assertEquals(process.state, "waiting_for_secret");
   await call(server, "process_kill", { id });
-});
+}, { only: "linux" });
