@@ -71,7 +71,7 @@ posixTest(
     assertEquals(typeof created.taskId, "string");
     assertEquals(created.pollIntervalMs, TASKS.pollMs);
     assertMatch(created.createdAt, /^\d{4}-\d\d-\d\dT/);
-    assertMatch(created.statusMessage, /^process_start: waiting for \d+ s/);
+    assertMatch(created.statusMessage, /^process_start \(process \d+\): waiting for \d+ s/);
     const working = await get(server, created.taskId);
     assertEquals([working.resultType, working.status, working.result], [
       "complete",
@@ -80,7 +80,7 @@ posixTest(
     ]);
     const done = await settled(server, created.taskId);
     assertEquals(done.status, "completed");
-    assertMatch(done.statusMessage, /^process_start done after \d+ s\.$/);
+    assertMatch(done.statusMessage, /^process_start \(process \d+\) done after \d+ s\.$/);
     // The reply the call would have given.
     const reply = done.result;
     assertEquals(reply.structuredContent.output, "started\nhalf way\ndone\n");
@@ -219,34 +219,41 @@ const ASKS = [
   "time.sleep(1); print('got', len(p))",
 ];
 
-/** Starts {@link ASKS} and waits for its exit as a task; the task, once it asks. */
-async function askingTask(server: RawLines, capabilities: Record<string, unknown>) {
-  const { id } = (await call(server, "process_start", {
-    command: "python3",
-    args: ASKS,
-    pty: true,
-  }, capabilities)).structuredContent;
-  const created = await call(server, "process_read_new", {
-    id,
-    wait: "exit",
-    wait_ms: 60_000,
-  }, capabilities);
+/**
+ * Starts {@link ASKS} and waits for its exit as a task: by `process_read_new`,
+ * or by the start itself; the task, once it asks.
+ */
+async function askingTask(
+  server: RawLines,
+  capabilities: Record<string, unknown>,
+  by: "read" | "start" = "read",
+) {
+  const start = { command: "python3", args: ASKS, pty: true };
+  let created;
+  if (by === "start") {
+    created = await call(server, "process_start", { ...start, wait: "exit" }, capabilities);
+  } else {
+    const { id } = (await call(server, "process_start", start, capabilities)).structuredContent;
+    created = await call(server, "process_read_new", { id, wait: "exit" }, capabilities);
+  }
   assertEquals(created.resultType, "task");
   const asking = await waitFor("the task to ask", () => get(server, created.taskId), {
     until: (task) => task.status !== "working",
     intervalMs: 200,
   });
+  const id = Number(/process (\d+)/.exec(asking.statusMessage)?.[1]);
   return { id, taskId: created.taskId, asking };
 }
 
-for (const mode of ["form", "url"] as const) {
+for (const [mode, by] of [["form", "read"], ["url", "read"], ["form", "start"]] as const) {
   posixTest(
-    `a password prompt during a task (${mode} mode): input_required, tasks/update types it`,
+    `a password prompt during a task (${mode} mode, process_${by === "read" ? "read_new" : by}): ` +
+      "input_required, tasks/update types it",
     async () => {
       await using dir = await tempDir("portal-tasks-");
       await using server = await rawLines(dir.path, { noHost: true });
       const capabilities = { ...TASKS_ON, elicitation: { [mode]: {} } };
-      const { taskId, asking } = await askingTask(server, capabilities);
+      const { taskId, asking } = await askingTask(server, capabilities, by);
       assertEquals(asking.status, "input_required");
       assertMatch(asking.statusMessage, /the person is asked for the secret/);
       const question = asking.inputRequests["secret-1"];

@@ -144,14 +144,11 @@ export function createServer(
       const args = restore(screened.args);
       const call = { context, server, ctx, log };
       if (!asTask) return await callTool(tool, args, call);
-      const id = (args as { id?: number }).id;
-      const what = id === undefined ? tool.name : `${tool.name} (process ${id})`;
-      const lastLine = id === undefined ? undefined : () => context.manager.lastLine(id);
       return await runAsTask(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
-        what,
-        lastLine,
-        secretAsker(context, ctx, id),
+        { tool: tool.name, processId: (args as { id?: number }).id },
+        (id) => context.manager.lastLine(id),
+        secretAsker(context, ctx),
       ) as CallToolResult;
     } finally {
       done();
@@ -176,24 +173,19 @@ export function createServer(
 }
 
 /**
- * How a task waiting on process `id` asks the person at the client of `ctx`
- * for the secret its program waits for; none when the client declared no
- * elicitation, or the call names no process (a start: its id is not known yet).
+ * How a task asks the person at the client of `ctx` for the secret its
+ * program waits for; none when the client declared no elicitation.
  */
-function secretAsker(
-  context: ToolContext,
-  ctx: ServerContext,
-  id: number | undefined,
-): SecretAsker | undefined {
+function secretAsker(context: ToolContext, ctx: ServerContext): SecretAsker | undefined {
   const mode = elicitationMode(ctx);
-  if (mode === undefined || id === undefined) return undefined;
+  if (mode === undefined) return undefined;
   return {
     url: mode === "url",
-    label: () => {
+    label: (id) => {
       const line = context.manager.lastLine(id).trim();
       return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
     },
-    type: async (secret) => {
+    type: async (id, secret) => {
       await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
     },
   };

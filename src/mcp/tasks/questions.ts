@@ -26,10 +26,10 @@ import { secretIn, secretQuestion } from "../secret_rounds.ts";
 export interface SecretAsker {
   /** URL mode (Portal's page) rather than a form. */
   url: boolean;
-  /** What the person is told is asked for. */
-  label(): string;
-  /** Types the secret, then Enter, at the password prompt (refused if it is gone). */
-  type(secret: string): Promise<void>;
+  /** What the person is told is asked for by process `id`. */
+  label(id: number): string;
+  /** Types the secret, then Enter, at process `id`'s password prompt (refused if it is gone). */
+  type(id: number, secret: string): Promise<void>;
 }
 
 /** What the questions tell their task. */
@@ -44,7 +44,7 @@ export interface QuestionsListener {
 export class TaskQuestions {
   /** What went wrong with the last answer, for the status message. */
   note?: string;
-  #open?: { key: string; request: InputRequest; page?: SecretPage };
+  #open?: { key: string; request: InputRequest; page?: SecretPage; id: number };
   #asked = 0;
   #answered = false;
   readonly #asker: SecretAsker;
@@ -60,8 +60,8 @@ export class TaskQuestions {
     return this.#open && { [this.#open.key]: this.#open.request };
   }
 
-  /** Sees the program's state (each second of the wait): asks, or withdraws. */
-  see(state: string): void {
+  /** Sees process `id`'s state (each second of the wait): asks, or withdraws. */
+  see({ id, state }: { id: number; state: string }): void {
     if (state !== "waiting_for_secret") {
       this.#answered = false;
       if (this.#open) {
@@ -71,8 +71,8 @@ export class TaskQuestions {
       return;
     }
     if (this.#open || this.#answered) return;
-    const { request, page } = secretQuestion(this.#asker.label(), this.#asker.url);
-    this.#open = { key: `secret-${++this.#asked}`, request, page };
+    const { request, page } = secretQuestion(this.#asker.label(id), this.#asker.url);
+    this.#open = { key: `secret-${++this.#asked}`, request, page, id };
     this.#listener.asking(true);
   }
 
@@ -90,7 +90,7 @@ export class TaskQuestions {
     this.#listener.asking(false);
     void secretIn(answer, open.page, { signal })
       .then(async (secret) => {
-        await this.#asker.type(secret);
+        await this.#asker.type(open.id, secret);
         this.#answered = true;
         this.note = undefined;
       }, (error: Error) => this.#listener.declined(error.message))

@@ -57,6 +57,8 @@ type Status = "working" | "input_required" | "completed" | "failed" | "cancelled
 
 /** What a task's work reports while it waits. */
 export interface TaskProgress {
+  /** The process waited on. */
+  id: number;
   elapsedMs: number;
   state: string;
 }
@@ -75,11 +77,13 @@ interface Task {
   status: Status;
   created: Date;
   updated: Date;
-  /** What it waits for: the tool, and its process if known. */
+  /** What it waits for: the tool, and its process once known. */
   what: string;
+  /** The process it waits on, once known (a start's comes with its first progress). */
+  processId?: number;
   progress?: TaskProgress;
-  /** The last line of the process it waits on, when there is one. */
-  lastLine?: () => string;
+  /** The last line of a process. */
+  lastLine?: (id: number) => string;
   result?: CallToolResult;
   error?: { code: number; message: string };
   controller: AbortController;
@@ -133,8 +137,8 @@ export function taskArguments(args: unknown): {
  */
 export async function runAsTask(
   work: TaskWork,
-  what: string,
-  lastLine?: () => string,
+  call: { tool: string; processId?: number },
+  lastLine?: (id: number) => string,
   asker?: SecretAsker,
 ): Promise<CallToolResult | Record<string, unknown>> {
   const controller = new AbortController();
@@ -143,17 +147,23 @@ export async function runAsTask(
     status: "working",
     created: new Date(),
     updated: new Date(),
-    what,
+    what: call.tool,
     lastLine,
     controller,
   };
+  const named = (id: number) => {
+    task.processId = id;
+    task.what = `${call.tool} (process ${id})`;
+  };
+  if (call.processId !== undefined) named(call.processId);
   task.questions = asker && new TaskQuestions(asker, {
     asking: (open) => setStatus(task, open ? "input_required" : "working"),
     declined: (why) => controller.abort(new Declined(why)),
   });
   const running = work(controller.signal, (progress) => {
     task.progress = progress;
-    if (tasks.has(task.id) && !controller.signal.aborted) task.questions?.see(progress.state);
+    if (task.processId === undefined) named(progress.id);
+    if (tasks.has(task.id) && !controller.signal.aborted) task.questions?.see(progress);
   }).then(
     (result) => {
       const reason = controller.signal.reason;
@@ -282,8 +292,8 @@ function message(task: Task): string {
     ? "; the person is asked for the secret (inputRequests; answer with tasks/update)"
     : "";
   const note = task.questions?.note ? `; ${task.questions.note}` : "";
-  return `${task.what}: waiting for ${seconds(waited)}${state}${shownLine(task.lastLine)}` +
-    `${asked}${note}.`;
+  const line = task.processId === undefined ? "" : shownLine(() => task.lastLine!(task.processId!));
+  return `${task.what}: waiting for ${seconds(waited)}${state}${line}${asked}${note}.`;
 }
 
 function setStatus(task: Task, status: Status): void {
