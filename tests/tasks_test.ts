@@ -15,6 +15,7 @@ import { waitFor } from "../dev/wait.ts";
 import { TASKS, WAIT_MS } from "../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
+import { HttpPortal } from "./helpers/http_portal.ts";
 import { hostDir } from "./helpers/portal.ts";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { endHost, hostPid, Portal } from "../dev/portal_client.ts";
@@ -338,3 +339,44 @@ posixTest(
     assertEquals(refused, -32601);
   },
 );
+
+posixTest("over HTTP, with no session: a task is polled by its id (Mcp-Name)", async () => {
+  await using server = await HttpPortal.start();
+  let next = 1;
+  const post = async (method: string, params: Record<string, unknown>, name: string) => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        "mcp-name": name,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: next++,
+        method,
+        params: { ...params, _meta: modernMeta(TASKS_ON) },
+      }),
+    });
+    assertEquals(response.status, 200);
+    return (await response.json()).result;
+  };
+  const created = await post("tools/call", {
+    name: "process_start",
+    arguments: { command: "sh", args: ["-c", "sleep 4; echo over http"], wait: "exit" },
+  }, "process_start");
+  assertEquals(created.resultType, "task");
+  const done = await waitFor(
+    "the task to end",
+    () => post("tasks/get", { taskId: created.taskId }, created.taskId),
+    {
+      until: (task) => task.status !== "working",
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    },
+  );
+  assertEquals(done.result.structuredContent.output, "over http\n");
+});
