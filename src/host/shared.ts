@@ -22,6 +22,8 @@ import { RecordStore } from "../core/store/record_store.ts";
 import { retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
+import { keepTasksIn } from "../mcp/tasks/tasks.ts";
+import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
 import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
 import { runtimeDir } from "./runtime_dir.ts";
@@ -74,6 +76,7 @@ export class Shared {
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
   readonly #file: RecordsFile;
+  readonly #tasks: TaskFile;
   readonly #pool: ProcessPool;
   readonly #watch: WatchService;
   readonly #unpublish: () => void;
@@ -93,6 +96,8 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
+      this.#tasks = new TaskFile(taskFilePath(this.dbPath));
+      keepTasksIn(this.#tasks);
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).
@@ -151,6 +156,8 @@ export class Shared {
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.#unpublish();
     await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);
+    keepTasksIn(undefined);
+    this.#tasks.close();
     this.store.close();
     this.#file.release();
     this.registry.close();
