@@ -26,15 +26,15 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 export const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 /**
- * The median of the differences `after[i] - before[i]` of samples taken in
- * pairs, with its 95% interval (distribution-free: the order statistics a
- * binomial count puts around the median; needs at least 6 pairs).
+ * The median of `xs` with its 95% interval (distribution-free: the order
+ * statistics a binomial count puts around the median; from 6 samples on;
+ * with 10 or fewer, the smallest and the largest).
  */
-export function medianDifference(after: number[], before: number[]) {
-  const d = after.map((x, i) => x - before[i]).sort((a, b) => a - b);
+export function medianInterval(xs: number[]) {
+  const sorted = [...xs].sort((a, b) => a - b);
   // The j-th smallest and the j-th largest (j counted from 1).
-  const j = Math.max(1, Math.floor((d.length - 1.96 * Math.sqrt(d.length)) / 2));
-  return { median: median(d), low: d[j - 1], high: d[d.length - j] };
+  const j = Math.max(1, Math.floor((sorted.length - 1.96 * Math.sqrt(sorted.length)) / 2));
+  return { median: median(sorted), low: sorted[j - 1], high: sorted[sorted.length - j] };
 }
 export const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
 export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
