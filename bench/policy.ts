@@ -2,18 +2,20 @@
  * What a person's policy costs (issue 32): process_start of `echo` to its
  * first byte, and a python3 step on a PTY and on pipes, under a
  * workspace-write policy with network none (every program inside
- * bubblewrap) and without one.
+ * bubblewrap) and without one. Both run in one host: two clients (doors)
+ * of it, one started with `PORTAL_POLICY`; the host serves each client's
+ * calls itself, so one process runs both, as a person's Portal does.
  *
  * On a shared machine the noise is larger than the difference, and it comes
  * in two kinds, both handled so:
  * - load that comes and goes: every sample is taken in a pair, one from each
- *   server, the order swapped from pair to pair (ABBA), and the figure is a
+ *   client, the order swapped from pair to pair (ABBA), and the figure is a
  *   median of the pairs' differences;
- * - what favours one server or program for as long as it lives (its core,
- *   its heap): the run is made of blocks, each with two new servers and new
- *   programs, and the interval comes from the spread of the blocks' figures
- *   (a 95% interval of their median; with 10 blocks or fewer, from the
- *   smallest to the largest).
+ * - what favours one process for as long as it lives (its core, its heap):
+ *   the run is made of blocks, each with a new host and new programs, and
+ *   the interval comes from the spread of the blocks' figures (a 95%
+ *   interval of their median; with 10 blocks or fewer, from the smallest to
+ *   the largest).
  *
  * Goals: a start at most 20 ms slower; a step no slower: the interval's
  * upper end at most +0.05 ms (a slowdown beyond 5% of a 1 ms step ruled out).
@@ -22,7 +24,8 @@
  *
  * @module
  */
-import { Portal } from "../dev/portal_client.ts";
+import { endHost, Portal } from "../dev/portal_client.ts";
+import { tempDir } from "../dev/temp_dir.ts";
 import { median, medianInterval, ms, row } from "./lib.ts";
 
 const BLOCKS = Number(Deno.args[0] ?? 12);
@@ -77,10 +80,13 @@ try {
   const ptySteps = new Measure();
   const pipeSteps = new Measure();
   for (let block = 0; block < BLOCKS; block++) {
-    await using free = await Portal.start({ cwd: root, noHost: true });
+    await using dir = await tempDir("portal-bench-policy-host-");
+    // Ended after both clients have closed (the last declared is disposed of first).
+    await using _host = { [Symbol.asyncDispose]: () => endHost(dir.path) };
+    await using free = await Portal.start({ cwd: root, dir: dir.path });
     await using boxed = await Portal.start({
       cwd: root,
-      noHost: true,
+      dir: dir.path,
       env: { PORTAL_POLICY: file },
     });
 
@@ -144,7 +150,7 @@ try {
     ptySteps.add(...await steps(true));
     pipeSteps.add(...await steps(false));
   }
-  const when = `${BLOCKS} blocks of new servers, load ${loadBefore}→${load()}`;
+  const when = `${BLOCKS} blocks of a new host, load ${loadBefore}→${load()}`;
   console.error(
     "each block's difference, ms:",
     JSON.stringify(
