@@ -20,7 +20,7 @@
  * Goals: a start at most 20 ms slower; a step no slower: the interval's
  * upper end at most +0.05 ms (a slowdown beyond 5% of a 1 ms step ruled out).
  *
- * Run: deno run -A bench/policy.ts [blocks, default 12] [step pairs per block, default 150]
+ * Run: deno run -A bench/policy.ts [blocks, default 24] [step pairs per block, default 100]
  *
  * @module
  */
@@ -28,8 +28,8 @@ import { endHost, Portal } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { median, medianInterval, ms, row } from "./lib.ts";
 
-const BLOCKS = Number(Deno.args[0] ?? 12);
-const STEPS = Number(Deno.args[1] ?? 150);
+const BLOCKS = Number(Deno.args[0] ?? 24);
+const STEPS = Number(Deno.args[1] ?? 100);
 /** Start pairs per block. */
 const STARTS = 8;
 /** Pairs taken first in each block and left out: first runs are slow. */
