@@ -25,6 +25,17 @@ export function row(item: string, measure: string, figure: string, goal: string,
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+/**
+ * The median of `xs` with its 95% interval (distribution-free: the order
+ * statistics a binomial count puts around the median; from 6 samples on;
+ * with 10 or fewer, the smallest and the largest).
+ */
+export function medianInterval(xs: number[]) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  // The j-th smallest and the j-th largest (j counted from 1).
+  const j = Math.max(1, Math.floor((sorted.length - 1.96 * Math.sqrt(sorted.length)) / 2));
+  return { median: median(sorted), low: sorted[j - 1], high: sorted[sorted.length - j] };
+}
 export const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(0)} ms`;
 export const mb = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0)} MB`;
 

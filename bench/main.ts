@@ -27,7 +27,8 @@
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
  * - stalled_readers.ts: the host's RSS and another client's step p99 beside a stalled attach
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
- * - policy.ts: a start and a python3 step under a policy (bubblewrap) vs without (Linux).
+ * - policy.ts: a start and a python3 step (PTY, pipes) under a policy (bubblewrap) vs without,
+ *   two clients of one host, in pairs, in blocks of new programs (Linux).
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).

@@ -122,8 +122,8 @@ policyTest("workspace-write: no way of writing outside the workspace succeeds", 
   assertEquals(await Deno.readTextFile(file), before, "the policy file is unchanged");
   const inside = await run(portal, `echo fine > ${ws}/inside && cat ${ws}/inside`);
   assertEquals([inside.code, await Deno.readTextFile(`${ws}/inside`)], [0, "fine\n"]);
-  // A name no other run on this machine uses, so "private" is not judged by another's file.
-  const scratch = `/tmp/portal-scratch-${crypto.randomUUID()}`;
+  // A name of its own: the host's /tmp is shared, and may hold anything.
+  const scratch = `/tmp/portal-policy-${crypto.randomUUID()}`;
   const tmp = await run(portal, `echo scratch > ${scratch} && cat ${scratch}`);
   assertEquals([tmp.code, tmp.output.trim()], [0, "scratch"], "its own /tmp is writable");
   assert(!exists(scratch), "…and private");
@@ -274,6 +274,40 @@ policyTest("terminals inside: python, vim writing a file, job control", async ()
   assertMatch(stopped.output, /Stopped\s+sleep 30/);
   const jobs = await portal.call("process_write", { id: bash.id, content: "jobs\n" });
   assertMatch(jobs.output, /\[1\]\+\s+Stopped\s+sleep 30/);
+});
+
+policyTest("readiness inside: pipes, a program a shell started, a stopped program", async () => {
+  await using at = await places();
+  await using portal = await startUnder(`${at.root}/policy.json`, {
+    mode: "workspace-write",
+    workspace: [at.workspace],
+  }, { cwd: at.workspace });
+  // bwrap and its init share the program's group: only the program's own wait counts.
+  for (const pty of [true, false]) {
+    const { id, state } = await portal.call("process_start", {
+      command: "python3",
+      args: ["-q", "-i"],
+      pty,
+      wait: "ready",
+    });
+    assertEquals(state, "waiting_for_input", `pty: ${pty}`);
+    await portal.call("process_signal", { id, signal: "SIGSTOP" });
+    const stopped = await portal.call("process_read_new", { id, wait: "ready" });
+    assertEquals([stopped.state, stopped.reason], ["stopped", "ready"], `pty: ${pty}`);
+    await portal.call("process_signal", { id, signal: "SIGCONT" });
+    const step = await portal.call("process_write", { id, content: "6*7\n" });
+    assertEquals([step.state, step.output], ["waiting_for_input", "42\n>>> "], `pty: ${pty}`);
+  }
+  const bash = await portal.call("process_start", {
+    command: "bash",
+    args: ["--norc", "--noprofile", "-i"],
+    pty: true,
+    env: { PS1: "$ " },
+    wait: "ready",
+  });
+  await portal.call("process_write", { id: bash.id, content: "python3 -q\n" });
+  const inner = await portal.call("process_write", { id: bash.id, content: "6*7\n" });
+  assertEquals([inner.state, inner.output], ["waiting_for_input", "42\n>>> "]);
 });
 
 policyTest("process_kill and a killed host leave nothing of a sandbox running", async () => {

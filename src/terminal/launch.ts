@@ -44,6 +44,8 @@ export interface Launch {
   cwd: string;
   /** Files it gets open for reading at fds 3, 4, … (a sandbox's seccomp filter). */
   files?: string[];
+  /** How many of the sandbox's processes stand above the program (bwrap and its init: 2). */
+  wrappers?: number;
   /**
    * The child's complete environment: the server's without Portal's own
    * variables and the marked secrets (src/environment.ts), `opts.env` over it.

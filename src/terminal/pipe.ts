@@ -61,8 +61,11 @@ export interface PipePlatform {
   spawn(launch: Launch, opts: SpawnOptions): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
-  /** Starts telling whether the program `child`, just started, waits for its stdin. */
-  probeInput(child: PipeChild): PipeInputProbe;
+  /**
+   * Starts telling whether the program `child`, just started, waits for its
+   * stdin; `wrappers`: the sandbox's processes above the program ({@link Launch}).
+   */
+  probeInput(child: PipeChild, wrappers: number): PipeInputProbe;
 }
 
 /** Tells whether a program waits for input; told of every write before it happens. */
@@ -92,7 +95,7 @@ export function spawnOnPipes(
 ): Terminal {
   const { findExecutable, confine } = platform;
   const launch = prepareLaunch(opts, { pty: false, findExecutable, confine });
-  return new PipeTerminal(platform.spawn(launch, opts), events, platform);
+  return new PipeTerminal(platform.spawn(launch, opts), events, platform, launch.wrappers ?? 0);
 }
 
 class PipeTerminal implements Terminal {
@@ -107,11 +110,11 @@ class PipeTerminal implements Terminal {
   readonly #breakSignal: string;
   readonly #input: PipeInputProbe;
 
-  constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform) {
+  constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform, wrappers: number) {
     this.#child = child;
     this.#breakSignal = platform.breakSignal;
     this.pid = child.pid;
-    this.#input = platform.probeInput(child);
+    this.#input = platform.probeInput(child, wrappers);
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);

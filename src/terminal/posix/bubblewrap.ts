@@ -53,6 +53,8 @@ export interface Exec {
   env: Record<string, string>;
   /** Files the program gets open for reading at fds 3, 4, … (bwrap's seccomp filter). */
   files?: string[];
+  /** Processes above the program: bwrap and, in its PID namespace, its init. */
+  wrappers?: number;
 }
 
 /** bwrap's path, or null when it is not installed. */
@@ -75,7 +77,13 @@ export function confine(exec: Exec, sandbox: Sandbox): Exec {
     ? written(filesDir, `no-internet-${Deno.build.arch}.bpf`, noInternetFilter(), 0o644)
     : null;
   const argv = bubblewrapArgs(sandbox, exec, { stub, filterFd: filter ? 3 : null });
-  return { ...exec, path: bwrap, argv: ["bwrap", ...argv], files: filter ? [filter] : [] };
+  return {
+    ...exec,
+    path: bwrap,
+    argv: ["bwrap", ...argv],
+    files: filter ? [filter] : [],
+    wrappers: 2,
+  };
 }
 
 /** What a denied executable is inside a sandbox. */

@@ -42,6 +42,9 @@
  *   all times, so they say nothing about the far side: `unknown`, and the
  *   caller falls back to silence and a prompt-like line.
  * - **Secrets.** Reading with echo off in canonical mode is a password prompt.
+ * - **A sandbox's own processes** (bwrap and its init, above the program
+ *   under a person's policy) share the program's group but never read its
+ *   input: found once, they are walked through, never looked at.
  *
  * Without /proc (macOS) the activity is always `unknown`; the line modes
  * still tell a secret prompt.
@@ -126,19 +129,28 @@ interface Mark {
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
 const ESC = 0x1b;
 
-/** Tells whether the program led by `leader` waits for input from `source`. */
+/**
+ * Tells whether the program led by `leader` waits for input from `source`;
+ * `wrappers`: how many processes, `leader` first, each the only child of the
+ * one before, stand between it and the program (a sandbox's: 2 for bwrap).
+ */
 export class InputProbe {
   readonly #leader: number;
   readonly #source: InputSource;
+  readonly #wrapperCount: number;
+  /** The wrappers found so far, `leader` first: they never change while the program runs. */
+  readonly #wrappers: number[] = [];
   #mark: Mark | null = null;
   /** The slave's queues could not be looked at once: run counts stand in from then on. */
   #probeFailed = false;
   /** The processes the last look found (their /proc files are kept open meanwhile). */
   #pids = new Set<number>();
 
-  constructor(leader: number, source: InputSource) {
+  constructor(leader: number, source: InputSource, wrappers = 0) {
     this.#leader = leader;
     this.#source = source;
+    this.#wrapperCount = wrappers;
+    if (wrappers > 0) this.#wrappers.push(leader);
   }
 
   /** Call right before `bytes` go to the kernel: the next reader must have seen them. */
@@ -271,10 +283,13 @@ export class InputProbe {
     const group = foreground > 0 ? foreground : this.#leader;
     const threads: Thread[] = [];
     const targets = new Map<string, string | null>();
-    const seen = new Set<number>();
+    const wrappers = this.#knownWrappers();
+    const seen = new Set<number>(wrappers);
     // The leader's descendants hold the group; the group's own leader is looked up
-    // directly too, in case it was orphaned away from the tree.
-    const queue = [this.#leader, group];
+    // directly too, in case it was orphaned away from the tree. Wrappers are passed through.
+    const innermost = wrappers.at(-1);
+    const queue = innermost === undefined ? [this.#leader, group] : [group];
+    if (innermost !== undefined) queue.push(...childrenOf(innermost, [innermost]));
     while (queue.length > 0) {
       const pid = queue.pop()!;
       if (seen.has(pid)) continue;
@@ -294,6 +309,21 @@ export class InputProbe {
     forgetTasks([...this.#pids].filter((pid) => !seen.has(pid)));
     this.#pids = seen;
     return { group, threads };
+  }
+
+  /**
+   * The wrappers found so far (see the constructor): until the sandbox has
+   * started its next one, the last found has no child yet.
+   */
+  #knownWrappers(): number[] {
+    const wrappers = this.#wrappers;
+    while (wrappers.length > 0 && wrappers.length < this.#wrapperCount) {
+      const last = wrappers[wrappers.length - 1];
+      const children = childrenOf(last, [last]);
+      if (children.length !== 1) break;
+      wrappers.push(children[0]);
+    }
+    return wrappers;
   }
 
   /**

@@ -24,10 +24,10 @@ export const posixPipes: PipePlatform = {
   // it in every process that inherits it, and finds our write end. (Not so the output pipes: a
   // program that exits at once has no fds left to look at.) Without /proc the probe says
   // "unknown".
-  probeInput: ({ pid, outputFds }) =>
+  probeInput: ({ pid, outputFds }, wrappers) =>
     new InputProbe(pid, {
       pipe: fdTarget(pid, 0) ?? undefined,
       outputs: outputFds,
       input: ownFdsOf([fdTarget(pid, 0)])[0],
-    }),
+    }, wrappers),
 };

@@ -35,7 +35,7 @@ const CTTY_SCRIPT = `ioctl(STDIN, ${C.TIOCSCTTY}, 0) or die "portal: TIOCSCTTY: 
  * {@link PortalError} if the program cannot be started.
  */
 export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Terminal {
-  const { path, argv, env, files = [] } = prepareLaunch(opts, {
+  const { path, argv, env, files = [], wrappers = 0 } = prepareLaunch(opts, {
     pty: true,
     findExecutable: resolveExecutable,
     confine,
@@ -64,7 +64,7 @@ export function spawnPosixPty(opts: SpawnOptions, events: TerminalEvents): Termi
   } finally {
     libc().close(slave);
   }
-  return new PtyTerminal(pid, master, terminal, events);
+  return new PtyTerminal(pid, master, terminal, events, wrappers);
 }
 
 /** A master (close-on-exec, nonblocking) and its slave (close-on-exec), sized. */

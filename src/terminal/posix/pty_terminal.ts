@@ -74,14 +74,17 @@ export class PtyTerminal implements Terminal {
   /** Whether the program waits for its input: see input_state.ts. */
   readonly #probe: InputProbe;
 
-  /** `slave` is the slave's path, by which the program's processes name their terminal. */
-  constructor(pid: number, master: number, slave: string, events: TerminalEvents) {
+  /**
+   * `slave` is the slave's path, by which the program's processes name their
+   * terminal; `wrappers`: the sandbox's processes above the program (see InputProbe).
+   */
+  constructor(pid: number, master: number, slave: string, events: TerminalEvents, wrappers = 0) {
     this.pid = pid;
     this.#master = master;
     this.#events = events;
     this.#pace = new FloodPace(DRAIN_CAP, () => events.paceFlood?.() ?? false);
     this.#session = new Session(pid);
-    this.#probe = new InputProbe(pid, { master, terminal: slave });
+    this.#probe = new InputProbe(pid, { master, terminal: slave }, wrappers);
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
   }
