@@ -24,6 +24,7 @@ import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { publishLink } from "../cli/watch_link.ts";
 import { WatchService } from "../watch/service.ts";
+import { Remotes } from "../remote/remotes.ts";
 import { runtimeDir } from "./runtime_dir.ts";
 
 /**
@@ -73,6 +74,8 @@ export class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
+  /** The processes of this server's sessions on other machines (src/remote/). */
+  readonly remote: Remotes;
   readonly #file: RecordsFile;
   readonly #pool: ProcessPool;
   readonly #watch: WatchService;
@@ -93,6 +96,7 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
+      this.remote = new Remotes(this.#pool.ids, () => runtimeDir(paths));
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).
@@ -136,8 +140,9 @@ export class Shared {
    * too (an HTTP session's: no one can read them any more). Kept ones stay
    * for the other sessions.
    */
-  endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
-    return this.#pool.leave(session, options);
+  async endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
+    await settlesWithin(this.remote.leave(session), SHUTDOWN_DEADLINE_MS);
+    await this.#pool.leave(session, options);
   }
 
   /** Every process, every session's. */
@@ -147,7 +152,9 @@ export class Shared {
 
   /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
   async close(first: Promise<void> = Promise.resolve()): Promise<void> {
-    const killed = first.then(() => this.manager({ seesAll: true }).killAll());
+    const killed = first.then(() =>
+      Promise.all([this.manager({ seesAll: true }).killAll(), this.remote.close()])
+    );
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.#unpublish();
     await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);

@@ -1,6 +1,7 @@
 import { defineTool } from "./tool.ts";
 import {
   maxCharsParam,
+  name,
   processSummary,
   startRequest,
   stepReply,
@@ -18,6 +19,8 @@ export const processStart = defineTool({
   input: startRequest.extend({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
+    // Taken by the remote layer (src/remote/remotes.ts) before the core sees the call.
+    host: name().optional().describe("ssh destination: run it there, in its Portal."),
   }),
   // Nothing is typed before a start's reply, and no shell command has finished yet.
   output: processSummary.extend(

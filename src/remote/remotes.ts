@@ -1,0 +1,179 @@
+/**
+ * Where a tool call goes: to this server's processes, or to another
+ * machine's Portal. `process_start` with `host` starts the program there;
+ * a call whose `id` is a remote process's is relayed with the remote id,
+ * and its reply comes back with the local id (and `host`); `process_list`
+ * adds the remote processes the session sees. Each session has its own
+ * link per host (ssh multiplexes them onto one connection), so a session
+ * that ends ends its unkept remote programs as a local client's would;
+ * a call for a kept one after its link dropped, or from another session,
+ * opens a link first (within the call: at most 15 s).
+ *
+ * A remote watch page's link (and so its token) is never asked for: it
+ * stays on that machine.
+ *
+ * @module
+ */
+import type { IdCounter, Session } from "../core/process/pool.ts";
+import { PortalError } from "../errors.ts";
+import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
+import { RemoteLink } from "./remote_link.ts";
+import { transportOf } from "./transports.ts";
+
+type Args = Record<string, unknown>;
+type Result = Record<string, unknown>;
+
+/** Reply fields that list process ids. */
+const ID_LISTS = ["killed", "leftovers_killed", "left_running"];
+
+export class Remotes {
+  readonly ids: RemoteIds;
+  readonly #controlDir: () => string;
+  readonly #links = new Map<Session, Map<string, Promise<RemoteLink>>>();
+
+  /** Ids from `ids` (the server's one counter); ssh's control sockets in `controlDir()`. */
+  constructor(ids: IdCounter, controlDir: () => string) {
+    this.ids = new RemoteIds(ids);
+    this.#controlDir = controlDir;
+  }
+
+  /**
+   * Runs the call `tool(args)` of `session`: relayed when it concerns
+   * another machine, else `local()`.
+   */
+  async route(
+    tool: string,
+    args: Args,
+    session: Session,
+    signal: AbortSignal | undefined,
+    local: () => Promise<Result>,
+  ): Promise<Result> {
+    if (tool === "process_start" && typeof args.host === "string") {
+      return await this.#start(args, session, signal);
+    }
+    const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
+    if (entry && this.ids.sees(session, entry)) {
+      return await this.#relay(tool, args, entry, session, signal);
+    }
+    const result = await local();
+    if (tool === "process_list") {
+      const processes = result.processes as Result[];
+      return { ...result, processes: [...processes, ...await this.#list(session, signal)] };
+    }
+    return result;
+  }
+
+  /** The links of the session that ended are closed: its unkept remote programs end there. */
+  async leave(session: Session): Promise<void> {
+    const links = this.#links.get(session);
+    this.#links.delete(session);
+    this.ids.leave(session);
+    await Promise.all([...links?.values() ?? []].map(async (link) => {
+      await (await link.catch(() => undefined))?.close();
+    }));
+  }
+
+  /** Every link ends (the server is ending). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
+  }
+
+  /** The pids of the local commands carrying `session`'s links (for a person, or a test). */
+  async linkPids(): Promise<number[]> {
+    const links = [...this.#links.values()].flatMap((byHost) => [...byHost.values()]);
+    const open = await Promise.all(links.map((link) => link.catch(() => undefined)));
+    return open.filter((link) => link?.alive).map((link) => link!.pid);
+  }
+
+  async #start(args: Args, session: Session, signal?: AbortSignal): Promise<Result> {
+    const { host, ...rest } = args as Args & { host: string };
+    const policy = session.policy;
+    if (policy?.file && !policy.hosts.includes(host)) {
+      throw new PortalError(
+        `The person's policy (${policy.file}) lets no program run on ${JSON.stringify(host)}: ` +
+          `its \`hosts\` lists ${policy.hosts.length ? policy.hosts.join(", ") : "none"}. ` +
+          "Ask the person to add it, or start the program here.",
+      );
+    }
+    const link = await this.#link(session, host);
+    const result = await link.call("process_start", rest, signal);
+    const entry = this.ids.add({
+      host,
+      remoteId: result.id as number,
+      owner: session,
+      keep: rest.keep === true,
+      policy,
+    });
+    return this.#toLocal(result, entry.host);
+  }
+
+  async #relay(
+    tool: string,
+    args: Args,
+    entry: RemoteEntry,
+    session: Session,
+    signal?: AbortSignal,
+  ): Promise<Result> {
+    if (tool === "process_watch") {
+      throw new PortalError(
+        `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
+          `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.id}\` here.`,
+      );
+    }
+    const link = await this.#link(session, entry.host);
+    const result = await link.call(tool, { ...args, id: entry.remoteId }, signal);
+    if (tool === "process_cleanup") this.ids.remove(entry.id);
+    const local = this.#toLocal(result, entry.host);
+    return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
+  }
+
+  /** The remote processes `session` sees, as each host's process_list tells (last seen if unreachable). */
+  async #list(session: Session, signal?: AbortSignal): Promise<Result[]> {
+    const entries = this.ids.visibleTo(session);
+    const hosts = [...new Set(entries.map((entry) => entry.host))];
+    await Promise.all(hosts.map(async (host) => {
+      try {
+        const link = await this.#link(session, host);
+        const { processes } = await link.call("process_list", {}, signal);
+        for (const line of processes as Result[]) {
+          const id = this.ids.localOf(host, line.id as number);
+          const entry = id === undefined ? undefined : this.ids.get(id);
+          if (entry) entry.summary = { ...line, id, host };
+        }
+      } catch {
+        // Unreachable now: its processes are listed as last seen; a call on one says why.
+      }
+    }));
+    return entries.map((entry) => entry.summary ?? { id: entry.id, host: entry.host })
+      .filter((line) => "status" in line);
+  }
+
+  /** `session`'s link to `host`, opened (again) if it has none alive. */
+  async #link(session: Session, host: string): Promise<RemoteLink> {
+    const links = this.#links.get(session) ?? new Map<string, Promise<RemoteLink>>();
+    this.#links.set(session, links);
+    const held = await links.get(host)?.catch(() => undefined);
+    if (held?.alive) return held;
+    const env = session.environment?.env ?? Deno.env.toObject();
+    // A bad name throws in transportOf: as the opening's failure, so the next call tries again.
+    const opening = Promise.resolve().then(() =>
+      RemoteLink.open(host, transportOf(host, env, this.#controlDir()), env)
+    );
+    links.set(host, opening);
+    return await opening;
+  }
+
+  /** A remote reply with its process ids made local (and `host` beside a process's own). */
+  #toLocal(result: Result, host: string): Result {
+    const local = (id: unknown) => this.ids.localOf(host, id as number) ?? id;
+    const out: Result = { ...result };
+    if (typeof out.id === "number") Object.assign(out, { id: local(out.id), host });
+    for (const key of ID_LISTS) {
+      if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(local);
+    }
+    if (Array.isArray(out.failed)) {
+      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }));
+    }
+    return out;
+  }
+}
