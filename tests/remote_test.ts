@@ -44,3 +44,63 @@ Deno.test({
     await portal.call("process_kill", { id: started.id });
   },
 });
+
+/** A port nobody listens on now. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** `tool(args)`'s error message, and how long it took to come. */
+async function timedFailure(portal: Portal, args: Record<string, unknown>) {
+  const started = performance.now();
+  const message = await portal.fail("process_start", { command: "true", ...args });
+  const ms = performance.now() - started;
+  // The issue's bound on every such error (ssh's ConnectTimeout is 10 s of it).
+  assert(ms < 15_000, `${ms} ms for: ${message}`);
+  return message;
+}
+
+Deno.test({
+  name: `${skipped}unreachable, a key refused, no portal there: clear errors within 15 s`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const config = `${machine.configFile}.errors`;
+    await Deno.writeTextFile(
+      config,
+      (await Deno.readTextFile(machine.configFile)) +
+        [
+          "Host nowhere",
+          "  HostName 127.0.0.1",
+          `  Port ${closedPort()}`,
+          "Host stranger",
+          "  HostName 127.0.0.1",
+          `  Port ${machine.sshd.port}`,
+          `  User ${machine.user}`,
+          `  IdentityFile ${config}.missing-key`,
+          "  StrictHostKeyChecking no",
+          "  UserKnownHostsFile /dev/null",
+          "",
+        ].join("\n"),
+    );
+    {
+      await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: `ssh -F ${config}` } });
+      const unreachable = await timedFailure(portal, { host: "nowhere" });
+      assertMatch(unreachable, /ssh cannot reach nowhere: .*Connection refused/);
+      const refused = await timedFailure(portal, { host: "stranger" });
+      assertMatch(refused, /could not log in to stranger: .*Permission denied/);
+      assertMatch(refused, /ssh-copy-id stranger.*secret_prompt/);
+      const bad = await portal.fail("process_start", { command: "true", host: "-oProxyCommand=x" });
+      assertMatch(bad, /not an ssh destination/);
+    }
+    await using portal = await Portal.start({
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_REMOTE_COMMAND: "no-portal-here" },
+    });
+    const missing = await timedFailure(portal, { host: machine.alias });
+    assertMatch(missing, /calcbox has no Portal to run: .*no-portal-here: command not found/);
+    assertMatch(missing, /portal remote install calcbox.*PORTAL_REMOTE_COMMAND/);
+  },
+});
