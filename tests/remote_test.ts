@@ -10,6 +10,7 @@ import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
+import { waitFor } from "../dev/wait.ts";
 
 const ignore = Deno.build.os !== "linux" || !sshdAvailable();
 const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
@@ -102,5 +103,72 @@ Deno.test({
     const missing = await timedFailure(portal, { host: machine.alias });
     assertMatch(missing, /calcbox has no Portal to run: .*no-portal-here: command not found/);
     assertMatch(missing, /portal remote install calcbox.*PORTAL_REMOTE_COMMAND/);
+  },
+});
+
+/** The pids of the local ssh processes whose control socket is in `dir`'s runtime directory. */
+function linkPids(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline.startsWith("ssh") && cmdline.includes(`${dir}/run/portal/ssh-`)) {
+        pids.push(Number(entry.name));
+      }
+    } catch { /* ended meanwhile */ }
+  }
+  return pids;
+}
+
+function running(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: `${skipped}a dropped link ends unkept remote programs; kept calc answers a new client`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const env = { PORTAL_SSH_COMMAND: machine.sshCommand };
+    await using portal = await Portal.start({ env });
+    const host = machine.alias;
+    const calc = await portal.call("process_start", {
+      command: "python3",
+      host,
+      pty: true,
+      keep: true,
+      name: "calc",
+      wait: "ready",
+    });
+    await portal.call("process_write", { id: calc.id, content: "x = 6*7\n" });
+    const nap = await portal.call("process_start", { command: "sleep", args: ["600"], host });
+    assert(running(nap.os_pid), "the remote sleep runs");
+    const pids = linkPids(portal.dir);
+    assert(pids.length > 0, "an ssh carries the link");
+    for (const pid of pids) Deno.kill(pid, "SIGKILL");
+    // The remote door's connection ended: its unkept program ends there, as a local client's.
+    await waitFor(`remote sleep ${nap.os_pid} to end`, () => !running(nap.os_pid), {
+      timeoutMs: 5000,
+    });
+    assert(running(calc.os_pid), "the kept python lives");
+    const again = await portal.call("process_write", { id: calc.id, content: "x\n" });
+    assertMatch(again.output, /\b42\b/);
+    await portal.client.close();
+
+    await using next = await Portal.start({ env, dir: portal.dir });
+    const { processes } = await next.call("process_list");
+    const found = processes.find((p: { name: string }) => p.name === "calc");
+    assertEquals([found?.host, found?.status], [host, "running"]);
+    const step = await next.call("process_write", { id: found.id, content: "x + 1\n" });
+    assertMatch(step.output, /\b43\b/);
+    const page = await next.call("process_read", { id: found.id });
+    assertMatch(page.records.map((r: { content: string }) => r.content).join(""), /43/);
+    await next.call("process_kill", { id: found.id });
+    assert(!running(calc.os_pid), "process_kill ended it on the remote");
   },
 });
