@@ -7,10 +7,12 @@
  * @module
  */
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { Portal } from "../dev/portal_client.ts";
+import { MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
 import { waitFor } from "../dev/wait.ts";
+import { runCli } from "./helpers/cli.ts";
+import { Pane } from "./helpers/pane.ts";
 
 const ignore = Deno.build.os !== "linux" || !sshdAvailable();
 const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
@@ -42,6 +44,23 @@ Deno.test({
     const calc = processes.find((p: { id: number }) => p.id === started.id);
     assert(calc, JSON.stringify(processes));
     assertEquals([calc.host, calc.name, calc.status], [machine.alias, "calc", "running"]);
+
+    // A person sees it in `portal ps` and joins it with `portal attach HOST:NAME` (ssh -t there).
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(
+      ps.stdout,
+      new RegExp(`^${started.id}\\s+calc\\s.*python3\\s+${machine.alias}$`, "m"),
+    );
+    const env = await serverEnv(portal.dir, { env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+    await using pane = await Pane.open(portal.dir, [
+      Deno.execPath(),
+      ...["run", "-A", MAIN, "attach", `${machine.alias}:calc`],
+    ], env);
+    await pane.until("the banner and the prompt", (t) => t.includes("attached to calc"));
+    await pane.keys("print(6*7+1)", "Enter");
+    await pane.until("python's answer", (t) => /^43$/m.test(t));
+    await pane.keys("C-]");
+    await pane.until("the detach", (t) => /\[exit 0\]/.test(t));
     await portal.call("process_kill", { id: started.id });
   },
 });

@@ -21,7 +21,7 @@
  * assert.equal(attach.command === "attach" && attach.target, "calc");
  * assert.equal(parseArgs(["ps"]).command, "ps");
  * assert.throws(() => parseArgs(["--verbose"]), UsageError);
- * assert.throws(() => parseArgs(["attach"]), /attach needs one ID\|NAME/);
+ * assert.throws(() => parseArgs(["attach"]), /attach needs one \[HOST:\]ID\|NAME/);
  * ```
  * @module
  */
@@ -170,7 +170,7 @@ export interface CommandSpec {
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "attach",
-    operand: "ID|NAME",
+    operand: "[HOST:]ID|NAME",
     allFlags: false,
     help: "Join a running program from this terminal (Ctrl+] detaches; it runs on).",
   },

@@ -158,7 +158,10 @@ class Host {
       } else if (hello.role === "attach") {
         await serveAttach(conn, lines, hello.target, this.#shared, welcome);
       } else if (hello.role === "ps") {
-        const processes = this.#shared.manager({ seesAll: true }).list();
+        const processes = [
+          ...this.#shared.manager({ seesAll: true }).list(),
+          ...this.#shared.remote.known(),
+        ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));
       }

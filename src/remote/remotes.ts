@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { IdCounter, Session } from "../core/process/pool.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
@@ -104,7 +105,14 @@ export class Remotes {
       keep: rest.keep === true,
       policy,
     });
-    return this.#toLocal(result, entry.host);
+    const local = this.#toLocal(result, entry.host);
+    entry.summary = project(processSummary, local as ProcessSummary);
+    return local;
+  }
+
+  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
+  known(): Record<string, unknown>[] {
+    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) => entry.summary ? [entry.summary] : []);
   }
 
   async #relay(
@@ -117,7 +125,8 @@ export class Remotes {
     if (tool === "process_watch") {
       throw new PortalError(
         `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
-          `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.id}\` here.`,
+          `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
+          "here joins it from a terminal.",
       );
     }
     const link = await this.#link(session, entry.host);

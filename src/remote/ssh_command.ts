@@ -62,6 +62,14 @@ export function splitCommand(text: string): string[] {
   return words;
 }
 
+/** What else a command through ssh needs: arguments after Portal's, a terminal there. */
+export interface RemoteRun {
+  /** After `PORTAL_REMOTE_COMMAND` (`["attach", "calc"]`). */
+  args?: string[];
+  /** Give the remote command a terminal (`ssh -t`: `portal attach`). */
+  tty?: boolean;
+}
+
 /**
  * The argv that runs `PORTAL_REMOTE_COMMAND` on `destination` (an ssh
  * config alias, `user@host` or `user@host:port`), its control socket in
@@ -71,6 +79,7 @@ export function sshArgv(
   destination: string,
   env: Record<string, string | undefined>,
   controlDir: string,
+  run: RemoteRun = {},
 ): string[] {
   const match = /^([^\s:@/-][^\s@/]*@)?([^\s:@/]+)(?::(\d{1,5}))?$/.exec(destination);
   if (match === null || destination.startsWith("-")) {
@@ -93,8 +102,10 @@ export function sshArgv(
     ...["-o", `ControlPersist=${CONTROL_PERSIST_S}`],
     ...["-o", `ConnectTimeout=${CONNECT_TIMEOUT_S}`],
     ...port ? ["-p", port] : [],
+    ...run.tty ? ["-t"] : [],
     "--",
     `${user}${machine}`,
     ...remote,
+    ...run.args ?? [],
   ];
 }

@@ -18,7 +18,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { splitCommand, sshArgv } from "./ssh_command.ts";
+import { type RemoteRun, splitCommand, sshArgv } from "./ssh_command.ts";
 
 /** A command whose stdin and stdout are a Portal's on the other side. */
 export interface Transport {
@@ -32,12 +32,13 @@ export function transportOf(
   host: string,
   env: Record<string, string | undefined>,
   controlDir: string,
+  run: RemoteRun = {},
 ): Transport {
   const named = /^\w+$/.test(host) ? env[`PORTAL_HOST_${host}`]?.trim() : undefined;
   if (named) {
     const argv = splitCommand(named);
     if (argv.length === 0) throw new PortalError(`PORTAL_HOST_${host} names no command.`);
-    return { argv, ssh: false };
+    return { argv: [...argv, ...run.args ?? []], ssh: false };
   }
-  return { argv: sshArgv(host, env, controlDir), ssh: true };
+  return { argv: sshArgv(host, env, controlDir, run), ssh: true };
 }
