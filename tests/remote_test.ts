@@ -40,6 +40,12 @@ Deno.test({
     const answer = await portal.call("process_write", { id: started.id, content: "6*7\n" });
     assertEquals(answer.id, started.id);
     assertMatch(answer.output, /\b42\b/);
+    // Readiness is the remote kernel's: a pause is not the end of a step.
+    const paused = await portal.call("process_write", {
+      id: started.id,
+      content: "import time; print('a'); time.sleep(0.8); print('b')\n",
+    });
+    assertMatch(paused.output, /a\s+b/);
     const { processes } = await portal.call("process_list");
     const calc = processes.find((p: { id: number }) => p.id === started.id);
     assert(calc, JSON.stringify(processes));
@@ -189,5 +195,36 @@ Deno.test({
     assertMatch(page.records.map((r: { content: string }) => r.content).join(""), /43/);
     await next.call("process_kill", { id: found.id });
     assert(!running(calc.os_pid), "process_kill ended it on the remote");
+  },
+});
+
+Deno.test({
+  name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const policy = `${machine.configFile}.policy.json`;
+    await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", hosts: [machine.alias] }));
+    await using portal = await Portal.start({
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_POLICY: policy },
+    });
+    const refused = await portal.fail("process_start", { command: "true", host: "elsewhere" });
+    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
+    const nap = await portal.call("process_start", {
+      command: "sleep",
+      args: ["60"],
+      host: machine.alias,
+    });
+    // Everything of the link is in the runtime directory, which only this user may enter.
+    const runtime = `${portal.dir}/run/portal`;
+    assertEquals(Deno.statSync(runtime).mode! & 0o777, 0o700);
+    const sockets = [...Deno.readDirSync(runtime)].filter((e) => e.name.startsWith("ssh-"));
+    assertEquals(sockets.length, 1, "one control socket: one connection to the machine");
+    // The remote watch page's link is never fetched: its token stays on that machine.
+    const watch = await portal.fail("process_watch", { id: nap.id });
+    assertMatch(watch, new RegExp(`runs on ${machine.alias}: its watch page is there`));
+    const inspect = await portal.call("process_inspect", { id: nap.id });
+    assertEquals(inspect.host, machine.alias);
+    assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
   },
 });
