@@ -228,3 +228,14 @@ Deno.test({
     assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
   },
 });
+
+Deno.test("portal remote install, run by deno: says what to install, copies nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "portal-install-" });
+  try {
+    const run = await runCli(dir, ["remote", "install", "db1"]);
+    assertEquals(run.code, 1, run.stderr);
+    assertMatch(run.stderr, /runs under Deno .*nothing was copied.*On db1.*exec deno run -A/s);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

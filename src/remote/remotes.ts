@@ -112,7 +112,9 @@ export class Remotes {
 
   /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
   known(): Record<string, unknown>[] {
-    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) => entry.summary ? [entry.summary] : []);
+    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) =>
+      entry.summary ? [entry.summary] : []
+    );
   }
 
   async #relay(

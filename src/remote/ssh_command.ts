@@ -64,6 +64,8 @@ export function splitCommand(text: string): string[] {
 
 /** What else a command through ssh needs: arguments after Portal's, a terminal there. */
 export interface RemoteRun {
+  /** In place of `PORTAL_REMOTE_COMMAND` (a shell command line there). */
+  command?: string;
   /** After `PORTAL_REMOTE_COMMAND` (`["attach", "calc"]`). */
   args?: string[];
   /** Give the remote command a terminal (`ssh -t`: `portal attach`). */
@@ -90,7 +92,9 @@ export function sshArgv(
   }
   const [, user = "", machine, port] = match;
   const ssh = splitCommand(readVar(SSH_COMMAND, env));
-  const remote = splitCommand(readVar(REMOTE_COMMAND, env));
+  const remote = run.command === undefined
+    ? splitCommand(readVar(REMOTE_COMMAND, env))
+    : [run.command];
   // Not ssh's %C (40 characters, and ssh adds 17 while it binds): a socket's path is at most
   // 104-108 bytes. One socket per ssh command and destination, as %C is per destination.
   const key = createHash("sha256").update(JSON.stringify([ssh, destination])).digest("hex");
