@@ -226,6 +226,13 @@ Deno.test({
     const inspect = await portal.call("process_inspect", { id: nap.id });
     assertEquals(inspect.host, machine.alias);
     assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
+    // process_kill_all reaches the programs this client started there.
+    const killed = await portal.call("process_kill_all");
+    assertEquals(killed.killed, [nap.id]);
+    assert(!running(nap.os_pid), "the remote sleep is gone");
+    // An error about the remote process names the id this client knows.
+    const ended = await portal.fail("process_write", { id: nap.id, content: "x" });
+    assertMatch(ended, new RegExp(`process ${nap.id}\\b`));
   },
 });
 

@@ -14,6 +14,12 @@ import { delay } from "../async.ts";
 /** The end of stderr kept for the error messages. */
 const STDERR_KEPT = 4096;
 
+/**
+ * The longest line read from the other side: a Portal's reply stays far under it (it spends at
+ * most 4 MiB of output, twice); past it the link is ended rather than held in memory.
+ */
+const LINE_MAX_CHARS = 32 * 1024 * 1024;
+
 /** How long a closed link's command may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2000;
 
@@ -92,6 +98,11 @@ export class ChildTransport implements Transport {
           } catch (error) {
             this.onerror?.(error as Error);
           }
+        }
+        if (pending.length > LINE_MAX_CHARS) {
+          this.onerror?.(new Error(`a line over ${LINE_MAX_CHARS} characters: the link ends`));
+          this.#child.kill("SIGTERM");
+          break;
         }
       }
     } catch (error) {

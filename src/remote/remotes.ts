@@ -61,6 +61,7 @@ export class Remotes {
       const processes = result.processes as Result[];
       return { ...result, processes: [...processes, ...await this.#list(session, signal)] };
     }
+    if (tool === "process_kill_all") return await this.#killAll(result, session, signal);
     return result;
   }
 
@@ -77,13 +78,6 @@ export class Remotes {
   /** Every link ends (the server is ending). */
   async close(): Promise<void> {
     await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
-  }
-
-  /** The pids of the local commands carrying `session`'s links (for a person, or a test). */
-  async linkPids(): Promise<number[]> {
-    const links = [...this.#links.values()].flatMap((byHost) => [...byHost.values()]);
-    const open = await Promise.all(links.map((link) => link.catch(() => undefined)));
-    return open.filter((link) => link?.alive).map((link) => link!.pid);
   }
 
   async #start(args: Args, session: Session, signal?: AbortSignal): Promise<Result> {
@@ -132,10 +126,41 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, entry.host);
-    const result = await link.call(tool, { ...args, id: entry.remoteId }, signal);
+    const result = await link.call(tool, { ...args, id: entry.remoteId }, signal).catch(
+      (error) => {
+        // The remote words its own id: the agent knows this one.
+        if (!(error instanceof PortalError)) throw error;
+        const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
+        throw new PortalError(error.message.replace(named, `process ${entry.id}`));
+      },
+    );
     if (tool === "process_cleanup") this.ids.remove(entry.id);
     const local = this.#toLocal(result, entry.host);
     return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
+  }
+
+  /**
+   * process_kill_all: after this server's, each machine where `session` has started programs
+   * kills those of its link there; the outcomes merged, with local ids.
+   */
+  async #killAll(local: Result, session: Session, signal?: AbortSignal): Promise<Result> {
+    const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
+    const merged = { ...local } as Record<string, unknown[]>;
+    for (const host of new Set(mine.map((entry) => entry.host))) {
+      let outcome: Result;
+      try {
+        const link = await this.#link(session, host);
+        outcome = this.#toLocal(await link.call("process_kill_all", {}, signal), host);
+      } catch (error) {
+        const failed = mine.filter((entry) => entry.host === host)
+          .map((entry) => ({ id: entry.id, error: (error as Error).message }));
+        outcome = { failed };
+      }
+      for (const key of [...ID_LISTS, "failed"]) {
+        merged[key] = [...merged[key] ?? [], ...(outcome[key] as unknown[] | undefined) ?? []];
+      }
+    }
+    return merged;
   }
 
   /** The remote processes `session` sees, as each host's process_list tells (last seen if unreachable). */
@@ -174,16 +199,21 @@ export class Remotes {
     return await opening;
   }
 
-  /** A remote reply with its process ids made local (and `host` beside a process's own). */
+  /**
+   * A remote reply with its process ids made local (and `host` beside a process's own); in a
+   * list, a process this server did not start there (another client's) is left out.
+   */
   #toLocal(result: Result, host: string): Result {
-    const local = (id: unknown) => this.ids.localOf(host, id as number) ?? id;
+    const local = (id: unknown) => this.ids.localOf(host, id as number);
     const out: Result = { ...result };
-    if (typeof out.id === "number") Object.assign(out, { id: local(out.id), host });
+    if (typeof out.id === "number") Object.assign(out, { id: local(out.id) ?? out.id, host });
     for (const key of ID_LISTS) {
-      if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(local);
+      if (!Array.isArray(out[key])) continue;
+      out[key] = (out[key] as unknown[]).map(local).filter((id) => id !== undefined);
     }
     if (Array.isArray(out.failed)) {
-      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }));
+      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }))
+        .filter((f) => f.id !== undefined);
     }
     return out;
   }
