@@ -246,3 +246,22 @@ Deno.test("portal remote install, run by deno: says what to install, copies noth
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
+  await using portal = await Portal.start();
+  const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
+  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_HOST_box: box } });
+  const reply = await client.call("process_start", {
+    command: "sh",
+    args: ["-c", "echo from the box"],
+    host: "box",
+    wait: "exit",
+  });
+  assertEquals(reply.host, "box");
+  assertMatch(reply.output, /from the box/);
+  const { processes } = await client.call("process_list");
+  assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.host, "box");
+  // Unset, the same name is an ssh destination, which ssh cannot resolve.
+  const unknown = await portal.fail("process_start", { command: "true", host: "box" });
+  assertMatch(unknown, /ssh cannot reach box/);
+});
