@@ -195,6 +195,12 @@ Deno.test({
     assertMatch(page.records.map((r: { content: string }) => r.content).join(""), /43/);
     await next.call("process_kill", { id: found.id });
     assert(!running(calc.os_pid), "process_kill ended it on the remote");
+
+    // A machine that is gone says so, with ssh's own message, and the call does not hang.
+    const kept = await next.call("process_start", { command: "cat", host, keep: true });
+    await machine[Symbol.asyncDispose]();
+    const gone = await next.fail("process_write", { id: kept.id, content: "x\n" });
+    assertMatch(gone, /ssh cannot reach calcbox: .*Connection refused/);
   },
 });
 
