@@ -183,6 +183,8 @@ Deno.test({
     assert(running(calc.os_pid), "the kept python lives");
     const again = await portal.call("process_write", { id: calc.id, content: "x\n" });
     assertMatch(again.output, /\b42\b/);
+    const listed = (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
+    assertEquals([listed.includes(calc.id), listed.includes(nap.id)], [true, false]);
     await portal.client.close();
 
     await using next = await Portal.start({ env, dir: portal.dir });

@@ -163,25 +163,31 @@ export class Remotes {
     return merged;
   }
 
-  /** The remote processes `session` sees, as each host's process_list tells (last seen if unreachable). */
+  /**
+   * The remote processes `session` sees, as each host's process_list tells (last seen if
+   * unreachable). One the host no longer lists is gone there (an unkept one whose link
+   * dropped, one cleaned up): it is forgotten here too.
+   */
   async #list(session: Session, signal?: AbortSignal): Promise<Result[]> {
     const entries = this.ids.visibleTo(session);
     const hosts = [...new Set(entries.map((entry) => entry.host))];
     await Promise.all(hosts.map(async (host) => {
+      let processes: Result[];
       try {
         const link = await this.#link(session, host);
-        const { processes } = await link.call("process_list", {}, signal);
-        for (const line of processes as Result[]) {
-          const id = this.ids.localOf(host, line.id as number);
-          const entry = id === undefined ? undefined : this.ids.get(id);
-          if (entry) entry.summary = { ...line, id, host };
-        }
+        processes = (await link.call("process_list", {}, signal)).processes as Result[];
       } catch {
-        // Unreachable now: its processes are listed as last seen; a call on one says why.
+        return; // Unreachable now: listed as last seen; a call on one says why.
+      }
+      const listed = new Map(processes.map((line) => [line.id as number, line]));
+      for (const entry of entries.filter((entry) => entry.host === host)) {
+        const line = listed.get(entry.remoteId);
+        if (line) entry.summary = { ...line, id: entry.id, host };
+        else this.ids.remove(entry.id);
       }
     }));
-    return entries.map((entry) => entry.summary ?? { id: entry.id, host: entry.host })
-      .filter((line) => "status" in line);
+    return entries.filter((entry) => this.ids.get(entry.id))
+      .flatMap((entry) => entry.summary ? [entry.summary] : []);
   }
 
   /** `session`'s link to `host`, opened (again) if it has none alive. */
