@@ -46,6 +46,15 @@ Deno.test({
       content: "import time; print('a'); time.sleep(0.8); print('b')\n",
     });
     assertMatch(paused.output, /a\s+b/);
+    // A long wait there reports its progress here, as a local one does.
+    const notes: { message?: string }[] = [];
+    await portal.client.callTool(
+      { name: "process_write", arguments: { id: started.id, content: "time.sleep(2.5)\n" } },
+      undefined,
+      { onprogress: (note: { message?: string }) => notes.push(note) },
+    );
+    assert(notes.length > 0, "progress came through");
+    assertMatch(notes[0].message ?? "", /^waited \d s of 10 s; running/);
     const { processes } = await portal.call("process_list");
     const calc = processes.find((p: { id: number }) => p.id === started.id);
     assert(calc, JSON.stringify(processes));

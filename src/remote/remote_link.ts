@@ -12,7 +12,9 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type Progress } from "@modelcontextprotocol/client";
+import { processState } from "../core/model/schema.ts";
+import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
 import { WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
@@ -105,13 +107,21 @@ export class RemoteLink {
   async call(
     name: string,
     args: Record<string, unknown>,
-    signal?: AbortSignal,
+    control: CallControl = {},
   ): Promise<Record<string, unknown>> {
+    const { signal, onProgress } = control;
+    // The remote's progress (a long wait) goes on to this call's client, in the same words.
+    const onprogress = onProgress && (({ progress, total, message }: Progress) =>
+      onProgress({
+        elapsedMs: progress,
+        totalMs: total ?? 0,
+        state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
+      }));
     let result;
     try {
       result = await this.#client.callTool(
         { name, arguments: args },
-        { signal, timeout: CALL_TIMEOUT_MS },
+        { signal, timeout: CALL_TIMEOUT_MS, onprogress, resetTimeoutOnProgress: true },
       );
     } catch (error) {
       if (signal?.aborted) throw error;

@@ -16,6 +16,7 @@
  */
 import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { IdCounter, Session } from "../core/process/pool.ts";
+import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
@@ -46,22 +47,22 @@ export class Remotes {
     tool: string,
     args: Args,
     session: Session,
-    signal: AbortSignal | undefined,
+    control: CallControl,
     local: () => Promise<Result>,
   ): Promise<Result> {
     if (tool === "process_start" && typeof args.host === "string") {
-      return await this.#start(args, session, signal);
+      return await this.#start(args, session, control);
     }
     const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
     if (entry && this.ids.sees(session, entry)) {
-      return await this.#relay(tool, args, entry, session, signal);
+      return await this.#relay(tool, args, entry, session, control);
     }
     const result = await local();
     if (tool === "process_list") {
       const processes = result.processes as Result[];
-      return { ...result, processes: [...processes, ...await this.#list(session, signal)] };
+      return { ...result, processes: [...processes, ...await this.#list(session, control)] };
     }
-    if (tool === "process_kill_all") return await this.#killAll(result, session, signal);
+    if (tool === "process_kill_all") return await this.#killAll(result, session, control);
     return result;
   }
 
@@ -80,7 +81,7 @@ export class Remotes {
     await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
   }
 
-  async #start(args: Args, session: Session, signal?: AbortSignal): Promise<Result> {
+  async #start(args: Args, session: Session, control: CallControl): Promise<Result> {
     const { host, ...rest } = args as Args & { host: string };
     const policy = session.policy;
     if (policy?.file && !policy.hosts.includes(host)) {
@@ -91,7 +92,7 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, host);
-    const result = await link.call("process_start", rest, signal);
+    const result = await link.call("process_start", rest, control);
     const entry = this.ids.add({
       host,
       remoteId: result.id as number,
@@ -116,7 +117,7 @@ export class Remotes {
     args: Args,
     entry: RemoteEntry,
     session: Session,
-    signal?: AbortSignal,
+    control: CallControl,
   ): Promise<Result> {
     if (tool === "process_watch") {
       throw new PortalError(
@@ -126,7 +127,7 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, entry.host);
-    const result = await link.call(tool, { ...args, id: entry.remoteId }, signal).catch(
+    const result = await link.call(tool, { ...args, id: entry.remoteId }, control).catch(
       (error) => {
         // The remote words its own id: the agent knows this one.
         if (!(error instanceof PortalError)) throw error;
@@ -143,14 +144,14 @@ export class Remotes {
    * process_kill_all: after this server's, each machine where `session` has started programs
    * kills those of its link there; the outcomes merged, with local ids.
    */
-  async #killAll(local: Result, session: Session, signal?: AbortSignal): Promise<Result> {
+  async #killAll(local: Result, session: Session, control: CallControl): Promise<Result> {
     const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
     const merged = { ...local } as Record<string, unknown[]>;
     for (const host of new Set(mine.map((entry) => entry.host))) {
       let outcome: Result;
       try {
         const link = await this.#link(session, host);
-        outcome = this.#toLocal(await link.call("process_kill_all", {}, signal), host);
+        outcome = this.#toLocal(await link.call("process_kill_all", {}, control), host);
       } catch (error) {
         const failed = mine.filter((entry) => entry.host === host)
           .map((entry) => ({ id: entry.id, error: (error as Error).message }));
@@ -168,14 +169,14 @@ export class Remotes {
    * unreachable). One the host no longer lists is gone there (an unkept one whose link
    * dropped, one cleaned up): it is forgotten here too.
    */
-  async #list(session: Session, signal?: AbortSignal): Promise<Result[]> {
+  async #list(session: Session, control: CallControl): Promise<Result[]> {
     const entries = this.ids.visibleTo(session);
     const hosts = [...new Set(entries.map((entry) => entry.host))];
     await Promise.all(hosts.map(async (host) => {
       let processes: Result[];
       try {
         const link = await this.#link(session, host);
-        processes = (await link.call("process_list", {}, signal)).processes as Result[];
+        processes = (await link.call("process_list", {}, control)).processes as Result[];
       } catch {
         return; // Unreachable now: listed as last seen; a call on one says why.
       }

@@ -139,7 +139,7 @@ export async function callTool(
         tool.name,
         args as Record<string, unknown>,
         context.manager.session,
-        control.signal,
+        control,
         run,
       )
       : await run();
