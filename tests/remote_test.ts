@@ -7,6 +7,8 @@
  * @module
  */
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
@@ -224,6 +226,7 @@ Deno.test({
     await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", hosts: [machine.alias] }));
     await using portal = await Portal.start({
       env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_POLICY: policy },
+      capabilities: { elicitation: { form: {} } },
     });
     const refused = await portal.fail("process_start", { command: "true", host: "elsewhere" });
     assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
@@ -243,6 +246,30 @@ Deno.test({
     const inspect = await portal.call("process_inspect", { id: nap.id });
     assertEquals(inspect.host, machine.alias);
     assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
+    // secret_prompt at a remote prompt asks this client's person; the remote types it.
+    const asked: string[] = [];
+    portal.client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { secret: "hunter2" } };
+    });
+    const login = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", "import getpass; print('match' if getpass.getpass() == 'hunter2' else 'no')"],
+      host: machine.alias,
+      pty: true,
+      wait: "ready",
+    });
+    assertEquals(login.state, "waiting_for_secret");
+    const typed = await portal.call("process_write", {
+      id: login.id,
+      secret_prompt: "the db password",
+      keys: ["Enter"],
+      wait: "exit",
+    });
+    assertMatch(typed.output, /match/, JSON.stringify(typed));
+    assertEquals(asked.length, 1);
+    assertMatch(asked[0], /the db password/);
+
     // process_kill_all reaches the programs this client started there.
     const killed = await portal.call("process_kill_all");
     assertEquals(killed.killed, [nap.id]);

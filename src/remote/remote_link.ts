@@ -19,6 +19,7 @@ import { PortalError } from "../errors.ts";
 import { WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { linkFailure } from "./link_errors.ts";
+import { SecretRelay } from "./secret_relay.ts";
 import type { Transport } from "./transports.ts";
 
 /** The bound on opening a link (ssh's ConnectTimeout is 10 s of it): the issue's 15 s. */
@@ -34,10 +35,18 @@ export class RemoteLink {
   readonly #client: Client;
   readonly #transport: ChildTransport;
   readonly #ssh: boolean;
+  readonly #secrets: SecretRelay;
   #closed = false;
 
-  private constructor(host: string, ssh: boolean, client: Client, transport: ChildTransport) {
+  private constructor(
+    host: string,
+    ssh: boolean,
+    client: Client,
+    transport: ChildTransport,
+    secrets: SecretRelay,
+  ) {
     this.host = host;
+    this.#secrets = secrets;
     this.#ssh = ssh;
     this.#client = client;
     this.#transport = transport;
@@ -62,7 +71,12 @@ export class RemoteLink {
           `${(error as Error).message}. Set PORTAL_SSH_COMMAND (or PORTAL_HOST_${host}).`,
       );
     }
-    const client = new Client({ name: "portal-remote", version: "0" }, { capabilities: {} });
+    // A form is all the remote may ask for: its secret_prompt, passed on to this side's person.
+    const client = new Client({ name: "portal-remote", version: "0" }, {
+      capabilities: { elicitation: { form: {} } },
+    });
+    const secrets = new SecretRelay();
+    client.setRequestHandler("elicitation/create", (request) => secrets.answer(request));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
       client.connect(child).then(() => "connected" as const, () => "failed" as const),
@@ -72,7 +86,9 @@ export class RemoteLink {
     clearTimeout(timer);
     if (outcome === "connected") {
       const info = client.getServerVersion();
-      if (info?.name === "portal") return new RemoteLink(host, transport.ssh, client, child);
+      if (info?.name === "portal") {
+        return new RemoteLink(host, transport.ssh, client, child, secrets);
+      }
       await child.close();
       throw new PortalError(
         `What answers on ${host} is not Portal (it says it is ${JSON.stringify(info?.name)}). ` +
@@ -109,7 +125,7 @@ export class RemoteLink {
     args: Record<string, unknown>,
     control: CallControl = {},
   ): Promise<Record<string, unknown>> {
-    const { signal, onProgress } = control;
+    const { signal, onProgress, askSecret } = control;
     // The remote's progress (a long wait) goes on to this call's client, in the same words.
     const onprogress = onProgress && (({ progress, total, message }: Progress) =>
       onProgress({
@@ -117,22 +133,26 @@ export class RemoteLink {
         totalMs: total ?? 0,
         state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
       }));
-    let result;
-    try {
-      result = await this.#client.callTool(
-        { name, arguments: args },
-        { signal, timeout: CALL_TIMEOUT_MS, onprogress, resetTimeoutOnProgress: true },
-      );
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      if (this.alive) throw new PortalError(`${this.host}: ${(error as Error).message}`);
-      const status = await this.#transport.exited;
-      throw new PortalError(linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr));
-    }
-    const text = (result.content as { type: string; text?: string }[])
-      .map((block) => block.text ?? "").join("\n");
-    if (result.isError) throw new PortalError(`${this.host}: ${text}`);
-    return (result.structuredContent ?? {}) as Record<string, unknown>;
+    return await this.#secrets.during(askSecret, async () => {
+      let result;
+      try {
+        result = await this.#client.callTool(
+          { name, arguments: args },
+          { signal, timeout: CALL_TIMEOUT_MS, onprogress, resetTimeoutOnProgress: true },
+        );
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        if (this.alive) throw new PortalError(`${this.host}: ${(error as Error).message}`);
+        const status = await this.#transport.exited;
+        throw new PortalError(
+          linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
+        );
+      }
+      const text = (result.content as { type: string; text?: string }[])
+        .map((block) => block.text ?? "").join("\n");
+      if (result.isError) throw new PortalError(`${this.host}: ${text}`);
+      return (result.structuredContent ?? {}) as Record<string, unknown>;
+    });
   }
 
   /** Ends the link: the remote door's client has left. */
