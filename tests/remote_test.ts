@@ -149,7 +149,8 @@ function linkPids(dir: string): number[] {
     if (!/^\d+$/.test(entry.name)) continue;
     try {
       const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (cmdline.startsWith("ssh") && cmdline.includes(`${dir}/run/portal/ssh-`)) {
+      // The links' ssh (/usr/bin/ssh …) and the connection's master (ssh: <socket> [mux]).
+      if (/^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`)) {
         pids.push(Number(entry.name));
       }
     } catch { /* ended meanwhile */ }
@@ -230,11 +231,17 @@ Deno.test({
     });
     const refused = await portal.fail("process_start", { command: "true", host: "elsewhere" });
     assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
-    const nap = await portal.call("process_start", {
-      command: "sleep",
-      args: ["60"],
-      host: machine.alias,
-    });
+    // Two calls at once open one link between them.
+    const sleep = { command: "sleep", args: ["60"], host: machine.alias };
+    const [nap, twin] = await Promise.all([
+      portal.call("process_start", sleep),
+      portal.call("process_start", sleep),
+    ]);
+    const clients = linkPids(portal.dir).filter((pid) =>
+      !Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("[mux]")
+    );
+    assertEquals(clients.length, 1, "one ssh client: one link");
+    await portal.call("process_kill", { id: twin.id });
     // Everything of the link is in the runtime directory, which only this user may enter.
     const runtime = `${portal.dir}/run/portal`;
     assertEquals(Deno.statSync(runtime).mode! & 0o777, 0o700);

@@ -191,19 +191,24 @@ export class Remotes {
       .flatMap((entry) => entry.summary ? [entry.summary] : []);
   }
 
-  /** `session`'s link to `host`, opened (again) if it has none alive. */
-  async #link(session: Session, host: string): Promise<RemoteLink> {
+  /**
+   * `session`'s link to `host`, opened (again) if it has none alive. Calls at once share one
+   * opening: each is chained on the one before, set before anything is awaited.
+   */
+  #link(session: Session, host: string): Promise<RemoteLink> {
     const links = this.#links.get(session) ?? new Map<string, Promise<RemoteLink>>();
     this.#links.set(session, links);
-    const held = await links.get(host)?.catch(() => undefined);
-    if (held?.alive) return held;
-    const env = session.environment?.env ?? Deno.env.toObject();
-    // A bad name throws in transportOf: as the opening's failure, so the next call tries again.
-    const opening = Promise.resolve().then(() =>
-      RemoteLink.open(host, transportOf(host, env, this.#controlDir()), env)
+    const open = () => {
+      const env = session.environment?.env ?? Deno.env.toObject();
+      return RemoteLink.open(host, transportOf(host, env, this.#controlDir()), env);
+    };
+    // A failed opening (a bad name, an unreachable host) is tried again by the next call.
+    const next = (links.get(host) ?? Promise.reject()).then(
+      (link) => link.alive ? link : open(),
+      open,
     );
-    links.set(host, opening);
-    return await opening;
+    links.set(host, next);
+    return next;
   }
 
   /**
