@@ -9,7 +9,9 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { hostPid, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { delay } from "../src/async.ts";
+import { HOST_GRACE_MS } from "../src/limits.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
 import { waitFor } from "../dev/wait.ts";
@@ -197,7 +199,11 @@ Deno.test({
     assertMatch(again.output, /\b42\b/);
     const listed = (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
     assertEquals([listed.includes(calc.id), listed.includes(nap.id)], [true, false]);
+    const localHost = hostPid(portal.dir)!;
     await portal.client.close();
+    // No client, no kept local process: the host stays for the kept remote one, past its grace.
+    await delay(HOST_GRACE_MS + 1000);
+    assert(running(localHost), "the host outlived its grace for calc");
 
     await using next = await Portal.start({ env, dir: portal.dir });
     const { processes } = await next.call("process_list");

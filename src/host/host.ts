@@ -188,7 +188,8 @@ class Host {
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
   #checkIdle(): void {
-    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning;
+    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning &&
+      !this.#shared.remote.keepsRunning;
     if (!idle) {
       clearTimeout(this.#grace);
       this.#grace = undefined;

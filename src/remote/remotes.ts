@@ -105,6 +105,12 @@ export class Remotes {
     return local;
   }
 
+  /** Whether a kept remote process runs, as last seen (this host stays up to reach it). */
+  get keepsRunning(): boolean {
+    return this.ids.visibleTo({ seesAll: true })
+      .some((entry) => entry.keep && entry.summary?.status === "running");
+  }
+
   /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
   known(): Record<string, unknown>[] {
     return this.ids.visibleTo({ seesAll: true }).flatMap((entry) =>
@@ -137,6 +143,12 @@ export class Remotes {
     );
     if (tool === "process_cleanup") this.ids.remove(entry.id);
     const local = this.#toLocal(result, entry.host);
+    // What the reply tells of the process (a kill's status, a step's state) is its latest.
+    if (entry.summary) {
+      for (const key of ["status", "state"]) {
+        if (typeof local[key] === "string") entry.summary[key] = local[key];
+      }
+    }
     return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
   }
 
