@@ -28,9 +28,8 @@
  *
  * @module
  */
-import { parseArgs, UsageError, withPathFlags } from "./src/cli/args.ts";
-import { NO_HOST, readVar } from "./src/env_vars.ts";
-import { usage } from "./src/cli/usage.ts";
+import { parseArgs, UsageError } from "./src/cli/args.ts";
+import { NO_HOST, readVar, withPathFlags } from "./src/env_vars.ts";
 import { HOST_SUPPORTED } from "./src/platform.ts";
 import { VERSION } from "./src/version.ts";
 
@@ -41,14 +40,17 @@ if (import.meta.main) {
     invocation = parseArgs(Deno.args);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
+    const { usage } = await import("./src/cli/usage.ts");
     console.error(`portal: ${error.message}\n\n${usage(env)}`);
     Deno.exit(2);
   }
   // Each command loads only what it needs: a door starts in a few milliseconds.
   switch (invocation.command) {
-    case "help":
+    case "help": {
+      const { usage } = await import("./src/cli/usage.ts");
       console.log(usage(env));
       break;
+    }
     case "version":
       console.log(`portal ${VERSION}`);
       break;

@@ -2,7 +2,8 @@
  * MCP 2026-07-28 beside 2025-11-25, in one run (issue 30, item 8):
  * - a python3 step (process_write, PTY) through the SDK v2 client on
  *   2026-07-28 vs the SDK v1 client on 2025-11-25, each against its own
- *   `--no-host` server, steps alternating (goal: p50 at most +0.2 ms);
+ *   `--no-host` server, steps alternating (goal: p50 at most +0.2 ms); and
+ *   the same in raw lines, without a client library: the server's own share;
  * - spawn → first answer through a door with its host running: the reply
  *   to `server/discover` (2026-07-28) and to `initialize` (2025-11-25),
  *   median of 5 (goal < 200 ms);
@@ -94,6 +95,90 @@ const meta = (name = "bench") => ({
       "≤ 15,000",
       chars <= 15_000,
     );
+  }
+}
+
+// 1b. The same step in raw JSON-RPC lines, alternating: what the server alone adds per revision.
+{
+  await using dir = await tempDir("portal-bench-revisions-raw-");
+  const open = async (modern: boolean) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "--no-host"],
+      env: await serverEnv(`${dir.path}/${modern ? "modern" : "legacy"}`),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = "";
+    let next = 1;
+    const request = async (method: string, params: Record<string, unknown>) => {
+      const id = next++;
+      const message = {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: modern ? { ...params, _meta: meta() } : params,
+      };
+      await writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+      for (;;) {
+        const end = pending.indexOf("\n");
+        if (end >= 0) {
+          const answer = JSON.parse(pending.slice(0, end));
+          pending = pending.slice(end + 1);
+          if (answer.id === id) return answer.result;
+          continue;
+        }
+        const { value, done } = await lines.read();
+        if (done) throw new Error("the server ended");
+        pending += value;
+      }
+    };
+    if (!modern) await request("initialize", initializeRequest("bench").params);
+    return {
+      request,
+      close: async () => {
+        await writer.close();
+        await lines.cancel();
+        await child.status;
+      },
+    };
+  };
+  const sides = [await open(true), await open(false)];
+  try {
+    const ids = await Promise.all(sides.map(async (side) =>
+      (await side.request("tools/call", {
+        name: "process_start",
+        arguments: { command: "python3", args: ["-q"], pty: true, wait: "ready" },
+      })).structuredContent.id
+    ));
+    const times: number[][] = [[], []];
+    for (let i = 0; i < WARMUP + STEPS; i++) {
+      for (const [n, side] of sides.entries()) {
+        const start = performance.now();
+        const reply = await side.request("tools/call", {
+          name: "process_write",
+          arguments: { id: ids[n], content: `${1000 + i}*7\n` },
+        });
+        const took = performance.now() - start;
+        if (!reply.structuredContent.output.includes(String((1000 + i) * 7))) {
+          throw new Error(`early reply: ${reply.structuredContent.output}`);
+        }
+        if (i >= WARMUP) times[n].push(took);
+      }
+    }
+    const [ours, theirs] = times.map(median);
+    row(
+      "30 revisions",
+      `python3 step p50 in raw lines (no client library), 2026-07-28 ${ms(ours)}, ` +
+        `2025-11-25 ${ms(theirs)}: the server's own difference (alternating)`,
+      `${ours - theirs >= 0 ? "+" : ""}${(ours - theirs).toFixed(2)} ms`,
+      "≤ +0.2 ms",
+      ours - theirs <= 0.2,
+    );
+  } finally {
+    for (const side of sides) await side.close();
   }
 }
 

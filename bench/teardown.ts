@@ -1,12 +1,12 @@
 /**
  * How long after the server ends nothing it started is left (goal: 2 s), for
- * a SIGKILLed server (the session watchdog's work) and for a client closing
+ * a SIGKILLed server (the session sentinel's work) and for a client closing
  * stdin (the server's own shutdown). Each round starts a server with 8 pipe
  * and 8 PTY programs with a grandchild each, an interactive bash with a
  * background job that ignores SIGHUP, and a pipe program that exited leaving
  * a job behind; it then ends the server and polls /proc every 2 ms.
  *
- * Then how soon a new session watchdog runs after the server's is SIGKILLed
+ * Then how soon a new session sentinel runs after the server's is SIGKILLed
  * (it takes over every session; the server's children polled every 1 ms).
  *
  * Linux only (/proc). Run: deno run -A bench/teardown.ts [rounds]
@@ -108,8 +108,8 @@ for (const ending of ["SIGKILL", "stdin closed"] as const) {
   );
 }
 
-/** The server's children that run the watchdog's script (its main thread's children). */
-function watchdogs(server: number): number[] {
+/** The server's children that run the sentinel's script (its main thread's children). */
+function sentinels(server: number): number[] {
   const children = Deno.readTextFileSync(`/proc/${server}/task/${server}/children`);
   return children.split(" ").filter((pid) => pid !== "").map(Number).filter((pid) => {
     try {
@@ -126,20 +126,20 @@ function watchdogs(server: number): number[] {
   await portal.spawn("sleep", ["300"]);
   const takeovers: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    // A watchdog dead in its first second makes the next wait: each lives longer than that.
+    // A sentinel dead in its first second makes the next wait: each lives longer than that.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const [old] = watchdogs(server);
+    const [old] = sentinels(server);
     const start = performance.now();
     Deno.kill(old, "SIGKILL");
-    while (!watchdogs(server).some((pid) => pid !== old)) {
-      if (performance.now() - start > 5000) throw new Error("no new watchdog after 5 s");
+    while (!sentinels(server).some((pid) => pid !== old)) {
+      if (performance.now() - start > 5000) throw new Error("no new sentinel after 5 s");
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     takeovers.push(performance.now() - start);
   }
   row(
     "9 teardown",
-    `watchdog SIGKILLed → a new one running, told every session, ${rounds} rounds`,
+    `sentinel SIGKILLed → a new one running, told every session, ${rounds} rounds`,
     `median ${median(takeovers).toFixed(1)} ms, max ${Math.max(...takeovers).toFixed(1)} ms`,
     "≤ 50 ms",
     Math.max(...takeovers) <= 50,

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { libc } from "./libc.ts";
+import { IS_LINUX, libc } from "./libc.ts";
 
 /** How much nicer than the server a bulk thread is (capped at 19 by the kernel). */
 const BULK_NICE_STEP = 10;
@@ -23,5 +23,5 @@ const BULK_NICE_STEP = 10;
 /** Makes the calling thread a bulk thread (see the module doc); a refusal changes nothing. */
 export function asBulkThread(): void {
   // On Linux, nice() sets the calling thread's nice value, not the whole process's.
-  if (Deno.build.os === "linux") libc().nice(BULK_NICE_STEP);
+  if (IS_LINUX) libc().nice(BULK_NICE_STEP);
 }

@@ -2,7 +2,8 @@
  * The C library, reached through `Deno.dlopen`: the symbols the POSIX
  * backends call, and the calls that need care (errno, and the variadic
  * `fcntl` and `ioctl`, whose argument goes where this ABI wants it). The
- * values of this OS are in os_constants.ts.
+ * values of this OS are in os_constants.ts, chosen by what this module says
+ * the OS is; a descriptor's flags are set in fd_flags.ts.
  *
  * The library is opened on first use, so importing this module costs nothing
  * and does nothing on Windows. Supported: Linux glibc (x86_64, aarch64) and
@@ -10,10 +11,11 @@
  *
  * @module
  */
-import { C } from "./os_constants.ts";
-
 const OS = Deno.build.os;
-const IS_DARWIN = OS === "darwin";
+/** The C library is glibc's (Linux): the one place below src/platform.ts that tests the OS. */
+export const IS_LINUX = OS === "linux";
+/** The C library is macOS's libSystem. */
+export const IS_DARWIN = OS === "darwin";
 
 /**
  * Apple arm64 passes variadic arguments on the stack, not in registers, so a
@@ -129,7 +131,7 @@ let opened: Libc | null = null;
 /** Opens libc on first call (never on import) and returns its symbols. */
 export function libc(): Libc {
   if (opened === null) {
-    if (OS !== "linux" && !IS_DARWIN) {
+    if (!IS_LINUX && !IS_DARWIN) {
       throw new Error(`libc FFI is not available on ${OS}`);
     }
     opened = Deno.dlopen(IS_DARWIN ? "libSystem.B.dylib" : "libc.so.6", SYMBOLS).symbols;
@@ -166,15 +168,4 @@ export function ioctl(fd: number, request: bigint, arg: Uint8Array): number {
 export function ioctlInt(fd: number, request: bigint, arg: number): number {
   const call = libc().ioctlInt as unknown as (...args: (number | bigint)[]) => number;
   return call(fd, request, ...PAD_VALUES, BigInt(arg));
-}
-
-/** Adds `flags` to the file status flags (F_SETFL) of `fd`; returns false on failure. */
-export function addStatusFlags(fd: number, flags: number): boolean {
-  const current = fcntl(fd, C.F_GETFL);
-  return current >= 0 && fcntl(fd, C.F_SETFL, current | flags) === 0;
-}
-
-/** Sets FD_CLOEXEC on `fd` so children never inherit it; returns false on failure. */
-export function setCloexec(fd: number): boolean {
-  return fcntl(fd, C.F_SETFD, C.FD_CLOEXEC) === 0;
 }

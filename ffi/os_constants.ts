@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { IS_DARWIN } from "./libc.ts";
 
 /** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
 export interface OsConstants {
@@ -229,7 +230,7 @@ const DARWIN: OsConstants = {
 const LINUX_ARM64: OsConstants = { ...LINUX, O_DIRECTORY: 0o40000, O_NOFOLLOW: 0o100000 };
 
 /** The constants of the OS this process runs on. */
-export const C: Readonly<OsConstants> = Deno.build.os === "darwin"
+export const C: Readonly<OsConstants> = IS_DARWIN
   ? DARWIN
   : Deno.build.arch === "aarch64"
   ? LINUX_ARM64

@@ -18,7 +18,8 @@
  * @module
  */
 import { yieldTurn } from "../src/async.ts";
-import { addStatusFlags, libc, setCloexec } from "./libc.ts";
+import { libc } from "./libc.ts";
+import { addStatusFlags, setCloexec } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
 import { readSome } from "./fd_io.ts";
 

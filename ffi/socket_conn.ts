@@ -30,7 +30,8 @@
  * @module
  */
 import { readSome, writeSome } from "./fd_io.ts";
-import { addStatusFlags, errno, libc, strerror } from "./libc.ts";
+import { errno, libc, strerror } from "./libc.ts";
+import { addStatusFlags } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
 import { readinessLoop } from "./readiness_loop.ts";
 
@@ -150,17 +151,17 @@ export class SocketConn implements Deno.UnixConn {
       const wake = () => {
         if (kind === "read") this.#wakeReader = null;
         else this.#wakeWriter = null;
-        this.#watch();
+        this.#want();
         resolve();
       };
       if (kind === "read") this.#wakeReader = wake;
       else this.#wakeWriter = wake;
-      this.#watch();
+      this.#want();
     });
   }
 
-  /** Watches for what a waiting read or write needs, and nothing else. */
-  #watch(): void {
+  /** Asks the readiness loop for what a waiting read or write needs, and nothing else. */
+  #want(): void {
     if (this.#closed) return;
     const events = (this.#wakeReader ? C.POLLIN : 0) | (this.#wakeWriter ? C.POLLOUT : 0);
     readinessLoop.setEvents(this.#fd, events);

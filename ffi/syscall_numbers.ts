@@ -1,13 +1,13 @@
 /**
  * Linux system call numbers, as `/proc/<pid>/syscall` shows what a thread is
- * blocked in: the input watch (input_state.ts) tells a program reading its
+ * blocked in: the input probe (input_state.ts) tells a program reading its
  * terminal from one busy or waiting for its child by them.
  *
  * @module
  */
 
 /**
- * The calls the input watch looks for, by number. x86_64 has its own table;
+ * The calls the input probe looks for, by number. x86_64 has its own table;
  * aarch64 uses the asm-generic one, which has no `poll`, `select` or
  * `epoll_wait`, only their `p` variants.
  */

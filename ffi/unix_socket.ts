@@ -27,7 +27,8 @@
  * ```
  * @module
  */
-import { addStatusFlags, errno, libc, setCloexec, strerror } from "./libc.ts";
+import { errno, libc, strerror } from "./libc.ts";
+import { addStatusFlags, setCloexec } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
 
 /** At most this many fds are taken from one message; more are closed by the kernel. */

@@ -213,3 +213,25 @@ export function retentionDays(env: Env = Deno.env.toObject()): number {
 export function sessionLimits(env: Env = Deno.env.toObject()): { idleMs: number; max: number } {
   return { idleMs: readVar(SESSION_IDLE_S, env) * 1000, max: readVar(MAX_SESSIONS, env) };
 }
+
+/** The flags that stand for a variable: `--db`, `--data-dir`, `--policy`. */
+export interface PathFlags {
+  db?: string;
+  dataDir?: string;
+  policy?: string;
+}
+
+/**
+ * The environment with the path flags applied: `--db` and `--data-dir` mean
+ * exactly what `PORTAL_DB_PATH` and `PORTAL_DATA_DIR` mean, and win over them.
+ */
+export function withPathFlags(
+  flags: PathFlags,
+  env: Record<string, string>,
+): Record<string, string> {
+  const set: Record<string, string> = {};
+  if (flags.db !== undefined) set[DB_PATH.name] = flags.db;
+  if (flags.dataDir !== undefined) set[DATA_DIR.name] = flags.dataDir;
+  if (flags.policy !== undefined) set[POLICY.name] = flags.policy;
+  return { ...env, ...set };
+}

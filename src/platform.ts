@@ -4,10 +4,10 @@
  * stop the server, and where per-user files go. Whether a program waits for
  * input comes with each backend (its Terminal's `inputState`): Linux reads
  * /proc; macOS and Windows answer "unknown", and waits fall back to silence
- * and prompt-like lines. No other module tests the OS, except what lies
- * below it: libc's constants (ffi/os_constants.ts, Linux vs macOS), its
- * library and calling convention (ffi/libc.ts), system call numbers per CPU
- * (ffi/syscall_numbers.ts) and the signal numbers (src/signals.ts).
+ * and prompt-like lines. No other module tests the OS but ffi/libc.ts, for
+ * what lies below this one: which C library it is (glibc or macOS's), which
+ * libc's constants (ffi/os_constants.ts), its calling convention and the
+ * signal numbers (src/signals.ts) follow. tests/house_test.ts checks it.
  *
  * @example
  * ```ts
@@ -24,6 +24,7 @@ import { shortSleep } from "../ffi/short_sleep.ts";
 import { delay } from "./async.ts";
 import { spawnOnPipes } from "./terminal/pipe.ts";
 import { posixPipes } from "./terminal/posix/pipe_platform.ts";
+import { processRuns as posixProcessRuns } from "./terminal/posix/proc_tasks.ts";
 import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
 import { bubblewrapProblem } from "./terminal/posix/bubblewrap.ts";
 import type { Spawn } from "./terminal/terminal.ts";
@@ -72,7 +73,7 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
 
 /**
  * Whether `portal` on stdio is a door to a per-user host: on POSIX. Windows
- * has no session watchdog to end a host's programs if it is killed, so there
+ * has no session sentinel to end a host's programs if it is killed, so there
  * `portal` serves in its own process, as `--no-host` does.
  */
 export const HOST_SUPPORTED = !WINDOWS;
@@ -132,3 +133,10 @@ export function userDirs(env: Record<string, string>): UserDirs {
 export const TERMINAL_PROBE: { command: string; args: string[] } = WINDOWS
   ? { command: "cmd.exe", args: ["/d", "/c", "echo", "console"] }
   : { command: "tty", args: [] };
+
+/**
+ * Whether process `pid` runs (a zombie does not); Windows: always, as
+ * nothing there asks (the shell integration's files, swept by a host, are
+ * POSIX's).
+ */
+export const processRuns: (pid: number) => boolean = WINDOWS ? () => true : posixProcessRuns;

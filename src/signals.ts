@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { IS_DARWIN, IS_LINUX } from "../ffi/libc.ts";
 import { PortalError, quote } from "./errors.ts";
 
 const LINUX: Record<string, number> = {
@@ -106,11 +107,11 @@ export const CTRL_C_EVENT = "CTRL_C_EVENT";
 export const CTRL_BREAK_EVENT = "CTRL_BREAK_EVENT";
 
 /** The signal table of the OS the server runs on: name → number. */
-export const SIGNALS: Readonly<Record<string, number>> = Deno.build.os === "linux"
+export const SIGNALS: Readonly<Record<string, number>> = IS_LINUX
   ? LINUX
-  : Deno.build.os === "windows"
-  ? WINDOWS
-  : DARWIN;
+  : IS_DARWIN
+  ? DARWIN
+  : WINDOWS;
 
 /** A signal the agent asked for, in canonical form. */
 export interface ResolvedSignal {

@@ -54,7 +54,7 @@ posixTest(
   async () => {
     await using portal = await Portal.start();
     const server = portal.serverPid;
-    // Warm up what is made once (the watchdog with the first program, the readiness loop, the
+    // Warm up what is made once (the sentinel with the first program, the readiness loop, the
     // commit Worker with the first commit), twice: the runtime keeps an eventfd and an epoll of
     // its own from the first time a Worker (the emulators') ends while another (the commit
     // Worker) runs.
@@ -66,7 +66,7 @@ posixTest(
       }
       await endAll(portal);
     }
-    const watchdog = descendants(server).map((row) => row.pid);
+    const sentinel = descendants(server).map((row) => row.pid);
     const files = openFiles(server);
     const rss = rssMiB(server);
 
@@ -91,8 +91,8 @@ posixTest(
     }
     // Everything ended and removed: nothing it started lives on, no descriptor is left open.
     await endAll(portal);
-    await waitFor("only the watchdog to be left", () => descendants(server).map((r) => r.pid), {
-      until: (pids: number[]) => pids.join() === watchdog.join(),
+    await waitFor("only the sentinel to be left", () => descendants(server).map((r) => r.pid), {
+      until: (pids: number[]) => pids.join() === sentinel.join(),
     });
     // None more of any kind than before: under load the first look can still see a warm-up
     // program's pipe or socket on its way to being closed, which is no leak of the fuzz.

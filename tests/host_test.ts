@@ -283,7 +283,7 @@ posixTest(
       assertMatch(own.stderr, new RegExp(`through its host \\(pid \\d+, ${other.path}/run/`));
     } finally {
       await endHost(other.path);
-      // Its host's watchdog leaves just after the host.
+      // Its host's sentinel leaves just after the host.
       await waitFor(`${user}'s processes to end`, () => {
         const { stdout } = new Deno.Command("ps", { args: ["-u", user, "-o", "pid="] })
           .outputSync();

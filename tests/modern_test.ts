@@ -7,7 +7,10 @@
  *
  * @module
  */
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  StreamableHTTPClientTransport,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/client";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { MODERN, modernClient, ModernPortal } from "../dev/modern_client.ts";
 import { callTool, Portal } from "../dev/portal_client.ts";
@@ -41,7 +44,8 @@ for (const noHost of [false, true]) {
       assertEquals(client.getProtocolEra(), "modern");
       assertEquals(client.getNegotiatedProtocolVersion(), MODERN);
       const discovered = client.getDiscoverResult()!;
-      assertEquals(discovered.supportedVersions, [MODERN]);
+      // Both revisions: 2025-11-25 (and older) by an initialize.
+      assertEquals(discovered.supportedVersions.slice(0, 2), [MODERN, "2025-11-25"]);
       assert(discovered.capabilities.tools, "the tools capability");
       const { extensions } = discovered.capabilities as { extensions?: Record<string, unknown> };
       assertEquals(extensions, { "io.modelcontextprotocol/tasks": {} });
@@ -85,7 +89,7 @@ posixTest("2026-07-28 on the wire: resultType, ttlMs and cacheScope, serverInfo"
   await using server = await rawServer();
   const discover = (await server.request("server/discover", { _meta: meta() })).answer.result;
   assertEquals(discover.resultType, "complete");
-  assertEquals(discover.supportedVersions, [MODERN]);
+  assertEquals(discover.supportedVersions, [MODERN, ...SUPPORTED_PROTOCOL_VERSIONS]);
   assertEquals(discover._meta["io.modelcontextprotocol/serverInfo"].name, "portal");
   const list = (await server.request("tools/list", { _meta: meta() })).answer.result;
   assertEquals([list.resultType, list.ttlMs, list.cacheScope], ["complete", 3_600_000, "public"]);
@@ -174,6 +178,10 @@ posixTest(
     const second = await connect(server.token, "second");
     try {
       assertEquals(first.getProtocolEra(), "modern");
+      assertEquals(first.getDiscoverResult()?.supportedVersions.slice(0, 2), [
+        MODERN,
+        "2025-11-25",
+      ]);
       const { id } = await callTool(first, "process_start", { command: "cat" });
       // Another client of the same revision sees it: there is no session to keep it apart.
       const listed = await callTool(second, "process_list");

@@ -2,7 +2,7 @@
  * Nothing the server started outlives it: leftovers of exited programs can be
  * killed through Portal, and whichever way the server ends (stdin closed,
  * SIGINT, SIGTERM, SIGHUP, SIGKILL) every program, grandchild, background
- * job and watchdog is gone within 2 s, also when the watchdog was SIGKILLed
+ * job and sentinel is gone within 2 s, also when the sentinel was SIGKILLed
  * first (a new one takes over at once); a shutdown (anything but SIGKILL)
  * also closes the records database cleanly, with the last output in it. In
  * host mode a door's end, however it comes, ends what its client started
@@ -10,7 +10,7 @@
  * everything.
  *
  * Linux only: the sessions are read with procps `ps -s`, and macOS's
- * watchdog reaches only the leader's process group (see docs/platforms.md).
+ * sentinel reaches only the leader's process group (see docs/platforms.md).
  */
 import { DatabaseSync } from "node:sqlite";
 import { Portal } from "../dev/portal_client.ts";
@@ -71,7 +71,7 @@ portalTest(
 /**
  * Starts every kind of program that could outlive the server; returns the
  * pids to watch: each program, the pids they report, every member of their
- * sessions, and every descendant of the server (its session watchdog too).
+ * sessions, and every descendant of the server (its session sentinel too).
  */
 async function startEverything(portal: Portal): Promise<{ key: number[]; all: number[] }> {
   const reported = await Promise.all([
@@ -118,8 +118,8 @@ async function startEverything(portal: Portal): Promise<{ key: number[]; all: nu
 const ENDINGS = ["stdin closed", "SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"] as const;
 type Ending = typeof ENDINGS[number];
 
-/** The server's session watchdog (see session/watchdog.ts), if one runs. */
-function watchdogOf(server: number): number | undefined {
+/** The server's session sentinel (see session/sentinel.ts), if one runs. */
+function sentinelOf(server: number): number | undefined {
   return descendants(server).find((row) => {
     if (row.ppid !== server || row.comm !== "sh") return false;
     try {
@@ -176,18 +176,18 @@ async function noOrphans(target: Target, ending: Ending): Promise<void> {
   // What could survive is alive before the end, so the check below means something.
   assertEquals(alive(key).sort(), [...key].sort(), `${target} ${ending}: alive at first`);
   if (ending === "SIGKILL" && target !== "door") {
-    // Every program runs: the watchdog dies, and a new one takes over at once, unasked.
-    const watchdog = watchdogOf(server)!;
-    Deno.kill(watchdog, "SIGKILL");
-    const next = await waitFor("a new watchdog", () => watchdogOf(server), {
-      until: (pid) => pid !== undefined && pid !== watchdog,
+    // Every program runs: the sentinel dies, and a new one takes over at once, unasked.
+    const sentinel = sentinelOf(server)!;
+    Deno.kill(sentinel, "SIGKILL");
+    const next = await waitFor("a new sentinel", () => sentinelOf(server), {
+      until: (pid) => pid !== undefined && pid !== sentinel,
     });
     all.push(next!);
     await waitFor("the server to say so", () => portal.stderr, {
-      until: (text) => text.includes("the session watchdog died"),
+      until: (text) => text.includes("the session sentinel died"),
     });
   }
-  // A door's end leaves its host (and the host's watchdog) running: they are not watched.
+  // A door's end leaves its host (and the host's sentinel) running: they are not watched.
   const lives = target === "door" ? [server, ...descendants(server).map((row) => row.pid)] : [];
   const watched = all.filter((pid) => !lives.includes(pid));
   const ended = target === "door" ? portal.transport.pid! : server;
@@ -246,29 +246,29 @@ function processTableOf(pids: number[]): string[] {
 }
 
 posixTest(
-  "the watchdog is watched: killed, it is replaced at once; killed as it starts, after a pause",
+  "the sentinel is guarded: killed, it is replaced at once; killed as it starts, after a pause",
   async () => {
     await using portal = await Portal.start({ captureStderr: true });
     const server = portal.serverPid;
     await portal.spawn("sleep", ["300"]);
-    const first = watchdogOf(server)!;
-    // A watchdog that dies in its first second makes the next one wait: this one lived longer.
-    await waitFor("the watchdog to be a second old", () => ageMs(first), {
+    const first = sentinelOf(server)!;
+    // A sentinel that dies in its first second makes the next one wait: this one lived longer.
+    await waitFor("the sentinel to be a second old", () => ageMs(first), {
       until: (ms) => ms > 1100,
       timeoutMs: 5000,
     });
     Deno.kill(first, "SIGKILL");
-    const second = await waitFor("a new watchdog", () => watchdogOf(server), {
+    const second = await waitFor("a new sentinel", () => sentinelOf(server), {
       until: (pid) => pid !== undefined && pid !== first,
     });
     // Dead within a second of its start: the next one waits 0.1 s (a crash loop costs little).
     Deno.kill(second!, "SIGKILL");
-    await waitFor("another watchdog", () => watchdogOf(server), {
+    await waitFor("another sentinel", () => sentinelOf(server), {
       until: (pid) => pid !== undefined && pid !== second,
     });
     await waitFor("the server to say both", () => portal.stderr, {
       until: (text) =>
-        text.includes("the session watchdog died; started another") &&
+        text.includes("the session sentinel died; started another") &&
         text.includes("died as it started (1 in a row); the next starts in 0.1 s"),
     });
   },

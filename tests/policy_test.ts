@@ -122,9 +122,11 @@ policyTest("workspace-write: no way of writing outside the workspace succeeds", 
   assertEquals(await Deno.readTextFile(file), before, "the policy file is unchanged");
   const inside = await run(portal, `echo fine > ${ws}/inside && cat ${ws}/inside`);
   assertEquals([inside.code, await Deno.readTextFile(`${ws}/inside`)], [0, "fine\n"]);
-  const tmp = await run(portal, "echo scratch > /tmp/scratch && cat /tmp/scratch");
+  // A name no other run on this machine uses, so "private" is not judged by another's file.
+  const scratch = `/tmp/portal-scratch-${crypto.randomUUID()}`;
+  const tmp = await run(portal, `echo scratch > ${scratch} && cat ${scratch}`);
   assertEquals([tmp.code, tmp.output.trim()], [0, "scratch"], "its own /tmp is writable");
-  assert(!exists("/tmp/scratch"), "…and private");
+  assert(!exists(scratch), "…and private");
 });
 
 policyTest("read-only: nothing is writable but a private /tmp", async () => {

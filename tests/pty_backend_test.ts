@@ -13,7 +13,8 @@ import { spawnPty } from "../src/platform.ts";
 import { PortalError } from "../src/errors.ts";
 import { SIGNALS } from "../src/signals.ts";
 import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";
-import { addStatusFlags, fcntl, libc } from "../ffi/libc.ts";
+import { fcntl, libc } from "../ffi/libc.ts";
+import { addStatusFlags } from "../ffi/fd_flags.ts";
 import { C } from "../ffi/os_constants.ts";
 import { ReadinessLoop } from "../ffi/readiness_loop.ts";
 

@@ -312,21 +312,6 @@ export function parseArgs(args: readonly string[]): Invocation {
   }
 }
 
-/**
- * The environment with the path flags applied: `--db` and `--data-dir` mean
- * exactly what `PORTAL_DB_PATH` and `PORTAL_DATA_DIR` mean, and win over them.
- */
-export function withPathFlags(
-  options: Options,
-  env: Record<string, string>,
-): Record<string, string> {
-  const flags: Record<string, string> = {};
-  if (options.db !== undefined) flags.PORTAL_DB_PATH = options.db;
-  if (options.dataDir !== undefined) flags.PORTAL_DATA_DIR = options.dataDir;
-  if (options.policy !== undefined) flags.PORTAL_POLICY = options.policy;
-  return { ...env, ...flags };
-}
-
 function parsePort(flag: string, value: string): number {
   const port = Number(value);
   if (!/^\d{1,5}$/.test(value) || port > 65535) {

@@ -22,7 +22,8 @@ import { VERSION } from "../version.ts";
 import { WATCH_PATH } from "../watch/access.ts";
 import type { WatchService } from "../watch/service.ts";
 import type { Policy } from "../core/policy/policy.ts";
-import { type Options, withPathFlags } from "./args.ts";
+import type { Options } from "./args.ts";
+import { withPathFlags } from "../env_vars.ts";
 
 /** Serves until stopped; then exits the process. */
 export function serve(options: Options, env: Record<string, string>, policy: Policy): void {

@@ -11,23 +11,12 @@
 import { join } from "node:path";
 import { inUse } from "../core/store/database_file.ts";
 import { DatabaseReader } from "../core/store/database_reader.ts";
-import { ensurePrivateFile, recordsDir } from "../core/store/paths.ts";
+import { recordsDir } from "../core/store/paths.ts";
+import { linkFile } from "../watch/link_file.ts";
 
 /** A command's failure, in one line for the person (exit 1). */
 export class NotFound extends Error {
   override name = "NotFound";
-}
-
-/** Leaves `link` beside the database for `portal watch`; the returned function takes it away. */
-export function publishLink(dbPath: string, link: string): () => void {
-  const path = `${dbPath}.watch`;
-  ensurePrivateFile(path);
-  Deno.writeTextFileSync(path, `${link}\n`);
-  return () => {
-    try {
-      Deno.removeSync(path);
-    } catch { /* gone already */ }
-  };
 }
 
 /**
@@ -36,7 +25,7 @@ export function publishLink(dbPath: string, link: string): () => void {
  * id, or a name: the live process of that name, else the newest).
  */
 export function watchLink(env: Record<string, string>, target?: string): string {
-  const live = databases(env).filter((db) => inUse(db) && exists(`${db}.watch`));
+  const live = databases(env).filter((db) => inUse(db) && reachable(linkFile(db)));
   if (live.length === 0) {
     throw new NotFound(
       env.PORTAL_DB_PATH
@@ -45,7 +34,7 @@ export function watchLink(env: Record<string, string>, target?: string): string 
           "the server)",
     );
   }
-  const link = new URL(Deno.readTextFileSync(`${live[0]}.watch`).trim());
+  const link = new URL(Deno.readTextFileSync(linkFile(live[0])).trim());
   if (target !== undefined) link.searchParams.set("id", String(pick(live[0], target)));
   return link.href;
 }
@@ -87,7 +76,8 @@ function modified(path: string): number {
   }
 }
 
-function exists(path: string): boolean {
+/** Whether `path` can be stat'ed (any error: no; the command then says nothing runs). */
+function reachable(path: string): boolean {
   try {
     Deno.statSync(path);
     return true;

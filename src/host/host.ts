@@ -11,16 +11,16 @@
  * at once. It exits by itself once no caller is connected, nothing else
  * holds it, and no kept process runs, after {@link HOST_GRACE_MS}; on
  * SIGINT, SIGTERM or SIGHUP it kills every program, closes the database and
- * exits. Killed outright (SIGKILL), its session watchdog kills every program
+ * exits. Killed outright (SIGKILL), its session sentinel kills every program
  * it held, kept ones included: nothing outlives the host.
  *
  * @module
  */
 import { dirname } from "node:path";
 import { HOST_GRACE_MS } from "../limits.ts";
-import { Log } from "../mcp/logging.ts";
+import { type PathFlags, withPathFlags } from "../env_vars.ts";
+import { Log, type LoggingLevel } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
-import { type Options, withPathFlags } from "../cli/args.ts";
 import { type HostAddress, hostAddress } from "./address.ts";
 import { serveAttach } from "./attach/session.ts";
 import { encodeLine, type Welcome } from "./hello.ts";
@@ -36,7 +36,10 @@ import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "./socket_lock
 import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */
-export async function serveHost(options: Options, env: Record<string, string>): Promise<void> {
+export async function serveHost(
+  options: PathFlags & { logLevel: LoggingLevel; watchPort?: number },
+  env: Record<string, string>,
+): Promise<void> {
   keepStdoutForProtocol();
   // Before any program could read the environment the host was started with.
   hideSecretValues(env);

@@ -22,7 +22,9 @@ import { RecordStore } from "../core/store/record_store.ts";
 import { retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
-import { publishLink } from "../cli/watch_link.ts";
+import { keepTasksIn } from "../mcp/tasks/tasks.ts";
+import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
+import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
 import { Remotes } from "../remote/remotes.ts";
 import { runtimeDir } from "./runtime_dir.ts";
@@ -77,6 +79,7 @@ export class Shared {
   /** The processes of this server's sessions on other machines (src/remote/). */
   readonly remote: Remotes;
   readonly #file: RecordsFile;
+  readonly #tasks: TaskFile;
   readonly #pool: ProcessPool;
   readonly #watch: WatchService;
   readonly #unpublish: () => void;
@@ -96,7 +99,9 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
-      this.remote = new Remotes(this.#pool.ids, () => runtimeDir(paths));
+      this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
+      this.#tasks = new TaskFile(taskFilePath(this.dbPath));
+      keepTasksIn(this.#tasks);
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).
@@ -124,7 +129,7 @@ export class Shared {
 
   /** The database for the startup line: its path, and whether an earlier server's records are in it. */
   get database(): string {
-    const first = this.#pool.ids.first!;
+    const first = this.#pool.firstId;
     return this.#file.existed
       ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
       : this.dbPath;
@@ -158,6 +163,8 @@ export class Shared {
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.#unpublish();
     await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);
+    keepTasksIn(undefined);
+    this.#tasks.close();
     this.store.close();
     this.#file.release();
     this.registry.close();

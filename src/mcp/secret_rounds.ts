@@ -19,6 +19,7 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
+  type InputRequest,
   inputRequired,
   type InputRequiredResult,
   inputResponse,
@@ -72,17 +73,12 @@ export function secretByRounds(
   ctx: ServerContext,
   args: unknown,
 ): ((label: string) => Promise<string>) | undefined {
-  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: { url?: object; form?: object } }
-    | undefined;
-  const modes = capabilities?.elicitation;
-  if (modes === undefined) return undefined;
-  // A bare `elicitation: {}` is form mode, as before modes had names.
-  const url = modes.url !== undefined;
-  const call = JSON.stringify(args);
+  const mode = elicitationMode(ctx);
+  if (mode === undefined) return undefined;
   return async (label) => {
+    const call = JSON.stringify(args);
     const state = ctx.mcpReq.requestState<QuestionState>();
-    if (state === undefined) throw new InputNeeded(await ask(label, url, call, ctx));
+    if (state === undefined) throw new InputNeeded(await ask(label, mode === "url", call, ctx));
     const question = open.get(state.question);
     if (question === undefined || question.call !== call) {
       throw new PortalError(
@@ -92,18 +88,70 @@ export function secretByRounds(
     }
     open.delete(state.question);
     clearTimeout(question.timer);
-    try {
-      const answer = inputResponse(ctx.mcpReq.inputResponses, "secret");
-      if (answer.kind !== "elicit") throw notGiven("no answer");
-      if (answer.action !== "accept") throw notGiven(answer.action);
-      if (question.page) return await fromPage(question.page, ctx.mcpReq.signal);
-      const secret = answer.content?.secret;
-      if (typeof secret !== "string") throw notGiven("no text");
-      return secret;
-    } finally {
-      await question.page?.close();
-    }
+    return await secretIn(inputResponse(ctx.mcpReq.inputResponses, "secret"), question.page, {
+      signal: ctx.mcpReq.signal,
+    });
   };
+}
+
+/**
+ * How the person at the client of the 2026-07-28 request `ctx` can be asked:
+ * on Portal's page (`url`), in a form, or not at all (no elicitation declared).
+ */
+export function elicitationMode(ctx: ServerContext): "url" | "form" | undefined {
+  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
+    | { elicitation?: { url?: object; form?: object } }
+    | undefined;
+  const modes = capabilities?.elicitation;
+  if (modes === undefined) return undefined;
+  // A bare `elicitation: {}` is form mode, as before modes had names.
+  return modes.url !== undefined ? "url" : "form";
+}
+
+/** The elicitation that asks for a secret labelled `label`: on a page of its own in URL mode. */
+export function secretQuestion(
+  label: string,
+  url: boolean,
+): { request: InputRequest; page?: SecretPage } {
+  if (url) {
+    const page = openSecretPage(label);
+    return {
+      request: inputRequired.elicitUrl({ url: page.url, message: intro(label) + PAGE_TEXT }),
+      page,
+    };
+  }
+  return {
+    request: inputRequired.elicit({
+      message: intro(label) + FORM_TEXT,
+      requestedSchema: {
+        type: "object",
+        properties: { secret: { type: "string", title: label } },
+        required: ["secret"],
+      },
+    }),
+  };
+}
+
+/**
+ * The secret `answer` gives to the question {@link secretQuestion} made
+ * (from its `page` in URL mode, once the person sent it), or a
+ * {@link PortalError} saying it was not given; the page is closed either way.
+ */
+export async function secretIn(
+  answer: ReturnType<typeof inputResponse>,
+  page: SecretPage | undefined,
+  { signal }: { signal: AbortSignal },
+): Promise<string> {
+  try {
+    if (answer.kind !== "elicit") throw notGiven("no answer");
+    if (answer.action !== "accept") throw notGiven(answer.action);
+    if (page) return await fromPage(page, signal);
+    const secret = answer.content?.secret;
+    if (typeof secret !== "string") throw notGiven("no text");
+    return secret;
+  } finally {
+    await page?.close();
+  }
 }
 
 /** Opens a question: its page in URL mode; the result that asks it. */
@@ -115,20 +163,10 @@ async function ask(
 ): Promise<InputRequiredResult> {
   if (open.size >= OPEN_MAX) withdraw(open.keys().next().value!);
   const id = crypto.randomUUID();
-  const page = url ? openSecretPage(label) : undefined;
+  const { request: secret, page } = secretQuestion(label, url);
   const timer = setTimeout(() => withdraw(id), SECRET_PROMPT_MS);
   Deno.unrefTimer(timer);
   open.set(id, { call, page, timer });
-  const secret = page
-    ? inputRequired.elicitUrl({ url: page.url, message: intro(label) + PAGE_TEXT })
-    : inputRequired.elicit({
-      message: intro(label) + FORM_TEXT,
-      requestedSchema: {
-        type: "object",
-        properties: { secret: { type: "string", title: label } },
-        required: ["secret"],
-      },
-    });
   return inputRequired({
     inputRequests: { secret },
     requestState: await codec.mint({ question: id }, ctx),

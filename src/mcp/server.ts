@@ -25,16 +25,18 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
 import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { verifyRequestState } from "./secret_rounds.ts";
+import { elicitationMode, verifyRequestState } from "./secret_rounds.ts";
 import {
   cancelTask,
   declaresTasks,
   getTask,
   runAsTask,
+  type SecretAsker,
   TASK_TOOLS,
   taskArguments,
   TASKS_EXTENSION,
-} from "./tasks.ts";
+  updateTask,
+} from "./tasks/tasks.ts";
 import { z } from "zod";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
@@ -60,12 +62,21 @@ type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 /**
  * The SDK's server with a `tools/call` screened before the SDK reads it: a
  * malformed one or an unknown tool is refused in one line that names what is
- * wrong (the SDK's own refusal quotes zod's issues as JSON). `_wrapHandler`
+ * wrong (the SDK's own refusal quotes zod's issues as JSON); and a
+ * `server/discover` that lists every revision Portal speaks. `_wrapHandler`
  * is the SDK's hook for exactly this (a subclass's own checks on a handler).
  */
 class PortalServer extends Server {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const wrapped = super._wrapHandler(method, handler);
+    // The SDK lists only the revisions of requests with `_meta`; a client that speaks both
+    // learns here that `initialize` reaches the older ones.
+    if (method === "server/discover") {
+      return async (request, ctx) => ({
+        ...await wrapped(request, ctx),
+        supportedVersions: PROTOCOL_VERSIONS,
+      });
+    }
     if (method !== "tools/call") return wrapped;
     return (request, ctx) => {
       try {
@@ -133,13 +144,11 @@ export function createServer(
       const args = restore(screened.args);
       const call = { context, server, ctx, log };
       if (!asTask) return await callTool(tool, args, call);
-      const id = (args as { id?: number }).id;
-      const what = id === undefined ? tool.name : `${tool.name} (process ${id})`;
-      const lastLine = id === undefined ? undefined : () => context.manager.lastLine(id);
       return await runAsTask(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
-        what,
-        lastLine,
+        { tool: tool.name, processId: (args as { id?: number }).id },
+        (id) => context.manager.lastLine(id),
+        secretAsker(context, ctx),
       ) as CallToolResult;
     } finally {
       done();
@@ -153,8 +162,33 @@ export function createServer(
       { params: taskId },
       ({ taskId }) => cancelTask(taskId),
     );
+    // The SDK takes `inputResponses` out of the params for every request: they are in `ctx`.
+    server.setRequestHandler(
+      "tasks/update",
+      { params: taskId },
+      ({ taskId }, ctx) => updateTask(taskId, ctx.mcpReq.inputResponses ?? {}),
+    );
   }
   return { server, log };
+}
+
+/**
+ * How a task asks the person at the client of `ctx` for the secret its
+ * program waits for; none when the client declared no elicitation.
+ */
+function secretAsker(context: ToolContext, ctx: ServerContext): SecretAsker | undefined {
+  const mode = elicitationMode(ctx);
+  if (mode === undefined) return undefined;
+  return {
+    url: mode === "url",
+    label: (id) => {
+      const line = context.manager.lastLine(id).trim();
+      return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
+    },
+    type: async (id, secret) => {
+      await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
+    },
+  };
 }
 
 /** A connection served until its client leaves. */

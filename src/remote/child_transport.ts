@@ -46,11 +46,6 @@ export class ChildTransport implements Transport {
     this.exited = this.#child.status.then((status) => this.#exit = status);
   }
 
-  /** The child's pid (ssh's, for a person or a test that ends the link). */
-  get pid(): number {
-    return this.#child.pid;
-  }
-
   /** How the child ended, once it has. */
   get exit(): Deno.CommandStatus | undefined {
     return this.#exit;

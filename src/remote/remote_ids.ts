@@ -11,7 +11,8 @@
  * import assert from "node:assert/strict";
  * import { RemoteIds } from "./remote_ids.ts";
  *
- * const ids = new RemoteIds({ next: 7 });
+ * let next = 7;
+ * const ids = new RemoteIds(() => next++);
  * const mine = {};
  * const entry = ids.add({ host: "db1", remoteId: 3, owner: mine, keep: false, policy: undefined });
  * assert.equal(entry.id, 7);
@@ -22,7 +23,7 @@
  * ```
  * @module
  */
-import type { IdCounter, Session } from "../core/process/pool.ts";
+import type { Session } from "../core/process/pool.ts";
 import { type Policy, samePolicy } from "../core/policy/policy.ts";
 
 /** One remote process as this server knows it. */
@@ -40,16 +41,17 @@ export interface RemoteEntry {
 }
 
 export class RemoteIds {
-  readonly #ids: IdCounter;
+  readonly #takeId: () => number;
   readonly #byId = new Map<number, RemoteEntry>();
 
-  constructor(ids: IdCounter) {
-    this.#ids = ids;
+  /** Local ids come from `takeId` (the server's one counter). */
+  constructor(takeId: () => number) {
+    this.#takeId = takeId;
   }
 
   /** Gives a new remote process its local id. */
   add(entry: Omit<RemoteEntry, "id">): RemoteEntry {
-    const added = { ...entry, id: this.#ids.next++ };
+    const added = { ...entry, id: this.#takeId() };
     this.#byId.set(added.id, added);
     return added;
   }

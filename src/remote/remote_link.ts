@@ -111,34 +111,38 @@ export class RemoteLink {
     return !this.#closed && this.#transport.exit === undefined;
   }
 
-  /** The pid of the local command that carries the link. */
-  get pid(): number {
-    return this.#transport.pid;
-  }
-
   /**
    * Calls `name` on the remote Portal: its structured result, or a
    * {@link PortalError} with its error text (or with why the link ended).
+   * A wait on process `id` (the local id) reports its progress through `control`.
    */
   async call(
     name: string,
     args: Record<string, unknown>,
     control: CallControl = {},
+    id?: number,
   ): Promise<Record<string, unknown>> {
     const { signal, onProgress, askSecret } = control;
     // The remote's progress (a long wait) goes on to this call's client, in the same words.
-    const onprogress = onProgress && (({ progress, total, message }: Progress) =>
-      onProgress({
-        elapsedMs: progress,
-        totalMs: total ?? 0,
-        state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
-      }));
+    const onprogress = onProgress && id !== undefined &&
+      (({ progress, total, message }: Progress) =>
+        onProgress({
+          id,
+          elapsedMs: progress,
+          totalMs: total ?? 0,
+          state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
+        }));
     return await this.#secrets.during(askSecret, async () => {
       let result;
       try {
         result = await this.#client.callTool(
           { name, arguments: args },
-          { signal, timeout: CALL_TIMEOUT_MS, onprogress, resetTimeoutOnProgress: true },
+          {
+            signal,
+            timeout: CALL_TIMEOUT_MS,
+            onprogress: onprogress || undefined,
+            resetTimeoutOnProgress: true,
+          },
         );
       } catch (error) {
         if (signal?.aborted) throw error;

@@ -15,7 +15,7 @@
  * @module
  */
 import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
-import type { IdCounter, Session } from "../core/process/pool.ts";
+import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
@@ -33,9 +33,9 @@ export class Remotes {
   readonly #controlDir: () => string;
   readonly #links = new Map<Session, Map<string, Promise<RemoteLink>>>();
 
-  /** Ids from `ids` (the server's one counter); ssh's control sockets in `controlDir()`. */
-  constructor(ids: IdCounter, controlDir: () => string) {
-    this.ids = new RemoteIds(ids);
+  /** Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`. */
+  constructor(takeId: () => number, controlDir: () => string) {
+    this.ids = new RemoteIds(takeId);
     this.#controlDir = controlDir;
   }
 
@@ -133,7 +133,7 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, entry.host);
-    const result = await link.call(tool, { ...args, id: entry.remoteId }, control).catch(
+    const result = await link.call(tool, { ...args, id: entry.remoteId }, control, entry.id).catch(
       (error) => {
         // The remote words its own id: the agent knows this one.
         if (!(error instanceof PortalError)) throw error;

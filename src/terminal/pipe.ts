@@ -61,17 +61,17 @@ export interface PipePlatform {
   spawn(launch: Launch, opts: SpawnOptions): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
-  /** Starts watching whether the program `child`, just started, waits for its stdin. */
-  watchInput(child: PipeChild): InputWatcher;
+  /** Starts telling whether the program `child`, just started, waits for its stdin. */
+  probeInput(child: PipeChild): PipeInputProbe;
 }
 
 /** Tells whether a program waits for input; told of every write before it happens. */
-export interface InputWatcher {
+export interface PipeInputProbe {
   beforeInput(bytes: Uint8Array): void;
   state(): InputState;
   /** Whether the program's stdout or stderr pipe holds bytes not read yet. */
   outputPending(): boolean;
-  /** The program has ended: what the watch holds open is let go. */
+  /** The program has ended: what the probe holds open is let go. */
   close(): void;
 }
 
@@ -105,13 +105,13 @@ class PipeTerminal implements Terminal {
   #exited: Promise<void>;
   #running = true;
   readonly #breakSignal: string;
-  readonly #input: InputWatcher;
+  readonly #input: PipeInputProbe;
 
   constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform) {
     this.#child = child;
     this.#breakSignal = platform.breakSignal;
     this.pid = child.pid;
-    this.#input = platform.watchInput(child);
+    this.#input = platform.probeInput(child);
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);

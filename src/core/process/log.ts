@@ -86,7 +86,7 @@ export class ProcessLog {
   /**
    * `dropCR`: the output comes through a terminal, whose line ends are
    * `\r\n`; `secrets`: what to keep out of the records; `onOutput` hears
-   * each output record as stored (the screen, the watchers).
+   * each output record as stored (the screen, the listeners).
    * `ended`: the records of a program that ended under an earlier host, as
    * the file holds them: the log starts after them, ended.
    */

@@ -11,35 +11,52 @@
  * @module
  */
 import { QUIET_MS } from "../../limits.ts";
-import { spawnPipe, spawnPty } from "../../platform.ts";
-import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { ExitInfo, InputState, OutputSource, Terminal } from "../../terminal/terminal.ts";
-import type { Sandbox } from "../../terminal/sandbox.ts";
 import { Secrets } from "../input/secrets.ts";
-import { describePolicy, FULL_ACCESS, type Policy } from "../policy/policy.ts";
-import { OutputWatchers } from "../output/watchers.ts";
+import { describePolicy, type Policy } from "../policy/policy.ts";
+import { OutputListeners } from "../output/listeners.ts";
 import { ProcessLog } from "./log.ts";
 import { ProcessOutput } from "./output.ts";
 import { ProcessInput } from "./input.ts";
 import type { Attention } from "./attention.ts";
 import type { RecordStore } from "../store/record_store.ts";
-import {
-  earlierSpec,
-  type LaunchSpec,
-  type ProcessDetails,
-  type ProcessState,
-  type ScreenRequest,
-  type ScreenSnapshot,
-  type Status,
+import type { RecordStats } from "../store/frames/stored_frames.ts";
+import type {
+  LaunchSpec,
+  ProcessDetails,
+  ProcessState,
+  ScreenRequest,
+  ScreenSnapshot,
+  Status,
 } from "../model/schema.ts";
-import { Screen, type TerminalModes } from "../screen/screen.ts";
+import type { Screen, TerminalModes } from "../screen/screen.ts";
+import { processScreen } from "../screen/process_screen.ts";
 import type { Pattern } from "../steps/pattern.ts";
 import { readiness, type Waitable } from "../steps/wait.ts";
 import { Viewers } from "../watch/viewers.ts";
 import { WatchedProcess } from "../watch/watched_process.ts";
-
-import { type Injection, launchWith } from "../shell/injection.ts";
+import type { Injection } from "../shell/injection.ts";
 import { type Command, type MarkReadiness, ShellTracker } from "../shell/tracker.ts";
+
+/** How a process comes to be: a program started now, or one an earlier host held (pool.ts). */
+export interface Origin {
+  /** `spec.prompt` compiled (null for none). */
+  prompt: Pattern | null;
+  /** Runs once it ended. */
+  onEnd: (process: ManagedProcess) => void;
+  /** Where the agent works, which paces a flood of this process (attention.ts). */
+  attention?: Attention;
+  /** Its terminal, made once the process can hear its events. */
+  terminal: (events: ManagedProcess) => Terminal;
+  /** Portal's shell integration added at launch, if any. */
+  injection: Injection | null;
+  policy: Policy;
+  startedAt: Date;
+  /** What the store holds of it already (an earlier host's process): its log goes on from there. */
+  stored?: RecordStats;
+  /** How it ended, if it has (an earlier host's process, as its row says). */
+  ended?: { at: Date; status: Status; exit: ExitInfo };
+}
 
 /** A program under Portal's management. */
 export class ManagedProcess implements Waitable {
@@ -47,7 +64,7 @@ export class ManagedProcess implements Waitable {
   readonly spec: LaunchSpec;
   /** The person's rules it runs under (process_inspect shows them). */
   readonly policy: Policy;
-  readonly startedAt: Date = new Date();
+  readonly startedAt: Date;
   status: Status = "running";
   exit: ExitInfo | null = null;
   endedAt: Date | null = null;
@@ -62,7 +79,7 @@ export class ManagedProcess implements Waitable {
   /** What is kept out of its records (see secrets.ts). */
   readonly #secrets = new Secrets();
   /** Who listens to its output as it comes (waits). */
-  readonly #watchers: OutputWatchers;
+  readonly #listeners: OutputListeners;
   /** The shell in front, as its integration marks tell it (PTY). */
   readonly #shell: ShellTracker;
   /** Portal's shell integration added at launch, if any: its files go when the process ends. */
@@ -77,61 +94,37 @@ export class ManagedProcess implements Waitable {
   #lastActivity = performance.now();
   #killing = false;
   #markEnded!: () => void;
-  readonly #onEnd: (process: ManagedProcess) => void;
-  readonly #attention: Attention | undefined;
+  /** What it calls back: its end, and where the agent works (which paces its floods). */
+  readonly #hooks: Pick<Origin, "onEnd" | "attention">;
   /** Its watch pages, and who types into it: the agent, or a person who took over. */
   readonly #viewers = new Viewers();
 
   /**
-   * Starts the program of `spec` (`cwd` absolute, every default applied) on
-   * pipes or, with `spec.pty`, on a new terminal with a screen. Throws
-   * a PortalError when it cannot start. `prompt`: `spec.prompt`
-   * compiled (null for none); `onEnd` runs once it ended; `attention`: where
-   * the agent works, which paces a flood of this process (attention.ts).
+   * A process of `spec` on the terminal `origin` makes (see pool.ts: a
+   * program started now, or one an earlier host held).
    */
-  constructor(
-    id: number,
-    spec: LaunchSpec,
-    store: RecordStore,
-    hooks: {
-      prompt: Pattern | null;
-      onEnd: (process: ManagedProcess) => void;
-      attention?: Attention;
-    },
-    options: {
-      baseEnv?: Record<string, string>;
-      earlier?: ProcessDetails;
-      policy?: Policy;
-      sandbox?: Sandbox;
-    } = {},
-  ) {
-    // Nothing starts whose records could not be stored (a full disk).
-    if (!options.earlier) store.checkWritable();
+  constructor(id: number, spec: LaunchSpec, store: RecordStore, origin: Origin) {
     this.id = id;
     this.spec = spec;
-    this.policy = options.policy ?? FULL_ACCESS;
+    this.policy = origin.policy;
+    this.startedAt = origin.startedAt;
     this.#size = { cols: spec.cols, rows: spec.rows };
-    const { earlier } = options;
-    const stored = earlier && store.recordStats(id);
-    // A program an earlier host held is not started again, so nothing is injected into it.
-    const inject = spec.pty && spec.shell_integration && !earlier;
-    const { launch, injection } = launchWith(spec, inject, options.baseEnv, options.sandbox);
-    this.#injection = injection;
+    const injection = this.#injection = origin.injection;
     // Only the marks of the hooks put in count (tracker.ts).
     this.#shell = new ShellTracker({ cols: () => this.#size.cols, key: injection?.key ?? null });
-    this.#watchers = new OutputWatchers({ dropCR: spec.pty });
+    this.#listeners = new OutputListeners({ dropCR: spec.pty });
     this.#log = new ProcessLog(store, id, {
       dropCR: spec.pty,
       secrets: this.#secrets,
       onOutput: (source, bytes, seq) => {
-        this.#watchers.hear(source, bytes);
+        this.#listeners.hear(source, bytes);
         this.#screen?.write(bytes, seq);
         this.#viewers.emit({ kind: "output", seq, bytes });
         this.#shell.feed(bytes, seq);
         // The shell has read its hooks and their key: the files holding them go now.
         if (this.#shell.active) this.#injection?.cleanup();
       },
-      ended: stored,
+      ended: origin.stored,
     });
     if (spec.pty) this.#log.resized(spec.cols, spec.rows);
     this.output = new ProcessOutput({
@@ -140,22 +133,13 @@ export class ManagedProcess implements Waitable {
       status: () => this.status,
       size: () => spec.pty ? this.#size : undefined,
     });
-    this.prompt = hooks.prompt;
-    this.#onEnd = hooks.onEnd;
-    this.#attention = hooks.attention;
+    this.prompt = origin.prompt;
+    // Not the whole origin: its terminal's launch holds the client's environment.
+    this.#hooks = { onEnd: origin.onEnd, attention: origin.attention };
     this.ended = new Promise((resolve) => this.#markEnded = resolve);
-    // The screen reads its backlog from the store, and the store keeps what it has not parsed.
-    const cap = store.maxOutputBytes;
-    const screen = spec.pty
-      ? new Screen(spec.cols, spec.rows, {
-        backlog: (afterSeq, maxBytes) => store.raw(id, "stdout", afterSeq, maxBytes),
-        maxLag: cap > 0 ? Math.ceil(cap / 4) : Infinity,
-      })
-      : undefined;
+    const screen = spec.pty ? processScreen(id, spec, store, (b) => this.#answer(b)) : undefined;
     try {
-      this.#terminal = earlier
-        ? new RecordedTerminal(earlier.os_pid)
-        : (spec.pty ? spawnPty : spawnPipe)(launch, this);
+      this.#terminal = origin.terminal(this);
     } catch (error) {
       screen?.dispose();
       this.#injection?.cleanup();
@@ -189,33 +173,20 @@ export class ManagedProcess implements Waitable {
         if (record.source === "stdout") screen?.historyDropped();
       },
     });
-    // A real terminal answers the program's queries (cursor position, device attributes).
-    screen?.onReply((data) => {
-      if (this.status !== "running") return;
-      try {
-        this.#terminal.write(new TextEncoder().encode(data));
-      } catch { /* the program stopped reading: it no longer cares */ }
-    });
-    if (earlier) {
+    if (origin.ended) {
       // Its screen is drawn again from its records, when asked for.
-      screen?.write(new Uint8Array(), stored!.lastSeq);
-      this.startedAt = new Date(earlier.started_at);
-      this.endedAt = new Date(earlier.ended_at ?? Date.now());
-      this.status = earlier.status === "running" ? "killed" : earlier.status;
-      this.exit = { code: earlier.exit_code, signal: earlier.exit_signal };
+      screen?.write(new Uint8Array(), origin.stored?.lastSeq ?? 0);
+      ({ at: this.endedAt, status: this.status, exit: this.exit } = origin.ended);
       this.#markEnded();
     }
   }
 
-  /**
-   * A program an earlier host held, as the database tells it (`row`): ended
-   * (`killed` when that host died while it ran), its records readable, its
-   * screen drawn from them.
-   */
-  static earlier(row: ProcessDetails, store: RecordStore): ManagedProcess {
-    return new ManagedProcess(row.id, earlierSpec(row), store, { prompt: null, onEnd: () => {} }, {
-      earlier: row,
-    });
+  /** Answers the program's query to its terminal (processScreen), while it runs. */
+  #answer(bytes: Uint8Array): void {
+    if (this.status !== "running") return;
+    try {
+      this.#terminal.write(bytes);
+    } catch { /* the program stopped reading: it no longer cares */ }
   }
 
   /** OS process id of the program (the leader of its process group). */
@@ -292,8 +263,8 @@ export class ManagedProcess implements Waitable {
     return this.#log.lastLine;
   }
 
-  watch(listener: (text: string | null) => void): () => void {
-    return this.#watchers.watch(listener);
+  listen(listener: (text: string | null) => void): () => void {
+    return this.#listeners.listen(listener);
   }
 
   /** The seq of the newest record (a screen taken now shows the output up to it). */
@@ -398,14 +369,14 @@ export class ManagedProcess implements Waitable {
    * unless a call (a wait, typing) is waiting on this output or a person holds its keyboard.
    */
   paceFlood(): boolean {
-    if (this.#watchers.active || this.watched.controlledBy === "person") return false;
-    return this.#attention?.elsewhere(this.id) ?? false;
+    if (this.#listeners.active || this.watched.controlledBy === "person") return false;
+    return this.#hooks.attention?.elsewhere(this.id) ?? false;
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
     this.#log.end();
-    this.#watchers.end();
+    this.#listeners.end();
     this.#shell.end();
     this.#injection?.cleanup();
     this.exit = info;
@@ -413,7 +384,7 @@ export class ManagedProcess implements Waitable {
     this.status = this.#killing ? "killed" : "exited";
     const holder = this.#viewers.holder;
     if (holder !== null) this.#viewers.giveBack(holder);
-    this.#onEnd(this);
+    this.#hooks.onEnd(this);
     this.#markEnded();
     this.#viewers.emit({ kind: "end" });
   }

@@ -1,9 +1,9 @@
 /**
  * The core of Portal: the processes one session (one client) sees in its
- * server's {@link ProcessPool}, by id (session_view.ts). It starts programs, routes each
- * operation to its {@link ManagedProcess}, keeps the idle timers, and words
- * what goes wrong for the agent. It knows nothing of
- * the MCP protocol, but its messages speak the tools' vocabulary (they name
+ * server's {@link ProcessPool}, by id (session_view.ts). It starts programs
+ * (the pool gives their ids and keeps their idle timers), routes each
+ * operation to its {@link ManagedProcess}, and words what goes wrong for the
+ * agent. It knows nothing of the MCP protocol, but its messages speak the tools' vocabulary (they name
  * process_list, process_kill, …), because the agent acts on them.
  *
  * @example
@@ -35,7 +35,7 @@ import {
 } from "../../limits.ts";
 import { sleep } from "../../platform.ts";
 import { CTRL_BREAK_EVENT, resolveSignal } from "../../signals.ts";
-import { ManagedProcess } from "./managed_process.ts";
+import type { ManagedProcess } from "./managed_process.ts";
 import type { WatchedProcess } from "../watch/watched_process.ts";
 import type { ProcessPool, Session } from "./pool.ts";
 import { notRunning, SessionView } from "./session_view.ts";
@@ -68,8 +68,6 @@ import {
   type Typing,
 } from "../steps/step.ts";
 import { Pacing } from "../steps/pacing.ts";
-import { FULL_ACCESS } from "../policy/policy.ts";
-import { sandboxOf } from "../policy/sandbox_rules.ts";
 import { secretOf } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
 
@@ -107,21 +105,9 @@ export class ProcessManager {
   ): Promise<ProcessSummary & Partial<Omit<StepReply, "command" | "commands">>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
     const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
-    const { environment, policy = FULL_ACCESS } = this.session;
-    const spec = launchSpec(request, environment?.cwd ?? Deno.cwd());
+    const spec = launchSpec(request, this.session.environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
-    const { ids, store, attention } = this.#pool;
-    const sandbox = sandboxOf(policy, this.#pool.sandboxPlace);
-    const process = new ManagedProcess(ids.next, spec, store, {
-      prompt,
-      onEnd: (p) => this.#ended(p),
-      attention,
-    }, { baseEnv: environment?.env, policy, sandbox });
-    ids.next++;
-    attention.named(process.id);
-    this.#pool.add(process, this.session);
-    store.saveProcess(process.describe(), { now: true });
-    this.#pool.idle.arm(process, this.#timeoutOf(process));
+    const process = this.#pool.start(spec, this.session, prompt);
     // `command` there is the program; no shell command can have finished before the first input.
     const { command: _, commands: __, ...reply } = await this.#step(process, step, control);
     // As it is once the wait ended: a program that exited meanwhile is no longer running.
@@ -136,14 +122,14 @@ export class ProcessManager {
     id: number,
     options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
   ): RecordPage {
-    const process = this.#touch(this.#view.get(id));
+    const process = this.#pool.touch(this.#view.get(id));
     const page = process.output.read({
       sources: sourcesOf(options.source ?? "both"),
       windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
       maxChars: options.max_chars ?? MAX_CHARS.default,
       encoding: options.encoding,
     });
-    return { ...page, ...process.watched.takePersonInput() };
+    return this.#answer(process, page);
   }
 
   /**
@@ -155,7 +141,7 @@ export class ProcessManager {
     options: { source?: OutputSource | "both"; max_chars?: number } & StepRequest = {},
     control: CallControl = {},
   ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
-    const process = this.#touch(this.#view.get(id));
+    const process = this.#pool.touch(this.#view.get(id));
     const sources = sourcesOf(options.source ?? "both") as OutputSource[];
     const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
     if (step.wait === "none") {
@@ -164,7 +150,7 @@ export class ProcessManager {
         maxChars: options.max_chars ?? MAX_CHARS.default,
       });
       const state = process.state(step.quietMs);
-      return { ...page, state, reason: "none", ...process.watched.takePersonInput() };
+      return this.#answer(process, { ...page, state, reason: "none" as const });
     }
     const reply = await this.#step(process, step, control);
     return {
@@ -194,17 +180,17 @@ export class ProcessManager {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
     checkWriteRequest(request);
     const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
-    const process = this.#touch(this.#view.running(id, "write to"));
+    const process = this.#pool.touch(this.#view.running(id, "write to"));
     if (process.watched.controlledBy === "person") throw personIsTyping(id);
     if (integrate) {
-      return await this.#holding(process, async () => {
+      return await this.#pool.holding(process, async () => {
         const bytes_written = await process.input.integrate();
         const reply = await this.#reply(process, step, control);
         return { id, bytes_written, ...reply, shell_integration: process.shellIntegration };
       });
     }
     const secret = await secretOf(request, control, process, this.session.environment?.env);
-    return await this.#holding(process, async () => {
+    return await this.#pool.holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {
         const typed = await process.input.type({ content, keys, secret, paste }, pacing?.next);
@@ -243,7 +229,7 @@ export class ProcessManager {
 
   inspect(id: number): ProcessDetails {
     const process = this.#view.get(id);
-    return { ...process.describe(), ...process.watched.takePersonInput() };
+    return this.#answer(process, process.describe());
   }
 
   /**
@@ -327,7 +313,7 @@ export class ProcessManager {
           "or process_read_new, or start the program with pty: true to get a screen.",
       );
     }
-    this.#touch(process);
+    this.#pool.touch(process);
     const { cols, rows, ...view } = options;
     if (cols !== undefined || rows !== undefined) {
       if (process.status !== "running") {
@@ -339,7 +325,7 @@ export class ProcessManager {
       const size = process.describe();
       process.resize(cols ?? size.cols!, rows ?? size.rows!);
     }
-    return { ...await process.screen(view), ...process.watched.takePersonInput() };
+    return this.#answer(process, await process.screen(view));
   }
 
   /**
@@ -360,7 +346,7 @@ export class ProcessManager {
 
   /** Runs one waiting step; the idle timeout holds off while the agent waits. */
   #step(process: ManagedProcess, step: Step, control: CallControl): Promise<StepReply> {
-    return this.#holding(process, () => this.#reply(process, step, control));
+    return this.#pool.holding(process, () => this.#reply(process, step, control));
   }
 
   /** A step's reply (after `typing`, for a write), with what a person typed meanwhile. */
@@ -370,39 +356,15 @@ export class ProcessManager {
     control: CallControl,
     typing?: Typing,
   ): Promise<StepReply> {
-    const reply = await runStep(process, step, control, typing);
+    return this.#answer(process, await runStep(process, step, control, typing));
+  }
+
+  /**
+   * `reply` about `process`, with what a person typed into it since the
+   * agent's last reply about it: the one place that hands it over.
+   */
+  #answer<T extends object>(process: ManagedProcess, reply: T): T & { person_input?: string } {
     return { ...reply, ...process.watched.takePersonInput() };
-  }
-
-  /** Runs `work` (typing, waiting) with the idle timeout held off while the agent waits. */
-  async #holding<T>(process: ManagedProcess, work: () => Promise<T>): Promise<T> {
-    this.#pool.idle.hold(process);
-    try {
-      return await work();
-    } finally {
-      process.touch();
-      this.#pool.idle.release(process, this.#timeoutOf(process));
-    }
-  }
-
-  /** Marks agent interaction, which restarts the idle timeout. */
-  #touch(process: ManagedProcess): ManagedProcess {
-    process.touch();
-    this.#pool.idle.arm(process, this.#timeoutOf(process));
-    return process;
-  }
-
-  /** The idle timeout that applies now: only a running process has one. */
-  #timeoutOf(process: ManagedProcess): number {
-    return process.status === "running" ? process.spec.timeout_ms : 0;
-  }
-
-  #ended(process: ManagedProcess): void {
-    this.#pool.idle.clear(process);
-    if (this.#pool.get(process.id)?.process === process) {
-      this.#pool.store.saveProcess(process.describe());
-    }
-    this.#pool.changed();
   }
 }
 

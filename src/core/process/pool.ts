@@ -1,7 +1,7 @@
 /**
- * Every process of one server, whichever session started it: the id counter
- * of its records database, the processes by id and by name, which session
- * owns each, and their idle timers. A session sees the pool through its own
+ * Every process of one server, whichever session started it: their ids (on
+ * from the highest its records database has seen), the processes by id and
+ * by name, which session owns each, and their idle timers. A session sees the pool through its own
  * {@link ProcessManager}: its own processes, the kept ones (`keep: true`) and
  * those no live session owns (a former host's, read back from the database).
  * A session that ends leaves its unkept processes to be killed
@@ -27,19 +27,19 @@
  * @module
  */
 import { KILL_GRACE_MS } from "../../limits.ts";
-import type { Policy } from "../policy/policy.ts";
-import type { SandboxPlace } from "../policy/sandbox_rules.ts";
+import { FULL_ACCESS, type Policy } from "../policy/policy.ts";
+import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
+import { earlierSpec, type LaunchSpec, type ProcessDetails } from "../model/schema.ts";
+import { spawnPipe, spawnPty } from "../../platform.ts";
+import { RecordedTerminal } from "../../terminal/recorded.ts";
+import type { Sandbox } from "../../terminal/sandbox.ts";
+import { launchWith } from "../shell/injection.ts";
 import { pickProcess } from "../model/process_target.ts";
+import type { Pattern } from "../steps/pattern.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
-import { ManagedProcess } from "./managed_process.ts";
-
-/** The next process id, shared by the sessions of a store; ids below `first` were a former server's. */
-export interface IdCounter {
-  next: number;
-  first?: number;
-}
+import { ManagedProcess, type Origin } from "./managed_process.ts";
 
 /** One client's connection (an MCP session); its identity is the object. */
 export interface Session {
@@ -78,7 +78,9 @@ export type Gone = "cleaned up" | "left with its client";
 /** The processes of one server, by id. */
 export class ProcessPool {
   readonly store: RecordStore;
-  readonly ids: IdCounter;
+  /** The first id of this server: lower ones were a former server's, on the same database. */
+  readonly firstId: number;
+  #nextId: number;
   /** The process the agent's latest call named, whichever session made it. */
   readonly attention: Attention = new Attention();
   /** Portal's own files, hidden from every sandboxed program, and where its stub goes. */
@@ -88,32 +90,83 @@ export class ProcessPool {
   readonly #gone = new Map<number, Gone>();
   readonly #listeners = new Set<() => void>();
   /** The idle timeout: no read or write for `timeout_ms` → kill and remove all data. */
-  readonly idle: IdleTimeouts<ManagedProcess> = new IdleTimeouts(async (process) => {
+  readonly #idle: IdleTimeouts<ManagedProcess> = new IdleTimeouts(async (process) => {
     // A person typing into it (the watch page) is attention too.
     if (process.watched.controlledBy === "person") {
-      return this.idle.arm(process, process.spec.timeout_ms);
+      return this.#idle.arm(process, process.spec.timeout_ms);
     }
     await process.kill(KILL_GRACE_MS);
     if (this.get(process.id)?.process === process) this.remove(process, "cleaned up");
   });
 
-  /** `ids` default to going on after the highest id the store has seen. */
-  constructor(store: RecordStore, ids?: IdCounter) {
+  /** Ids go on after the highest id the store has seen. */
+  constructor(store: RecordStore) {
     this.store = store;
-    const next = store.highestProcessId() + 1;
-    this.ids = ids ?? { next, first: next };
+    this.firstId = this.#nextId = store.highestProcessId() + 1;
+  }
+
+  /** The id the next process started will get. */
+  get nextId(): number {
+    return this.#nextId;
+  }
+
+  /** Takes the next id for a process held elsewhere (another machine's: src/remote/), so no process here gets it. */
+  takeId(): number {
+    return this.#nextId++;
+  }
+
+  /**
+   * Starts `spec` for `owner`, in its environment and under its policy,
+   * under the next id (throws a PortalError when it cannot start), and arms
+   * its idle timer. `prompt`: `spec.prompt` compiled.
+   */
+  start(spec: LaunchSpec, owner: Session, prompt: Pattern | null): ManagedProcess {
+    const { environment, policy = FULL_ACCESS } = owner;
+    const sandbox = sandboxOf(policy, this.sandboxPlace);
+    const process = startProcess(this.#nextId, spec, this.store, {
+      prompt,
+      onEnd: (p) => this.#ended(p),
+      attention: this.attention,
+      baseEnv: environment?.env,
+      policy,
+      sandbox,
+    });
+    this.#nextId++;
+    this.attention.named(process.id);
+    this.add(process, owner);
+    this.store.saveProcess(process.describe(), { now: true });
+    this.#idle.arm(process, timeoutOf(process));
+    return process;
+  }
+
+  /** Marks agent interaction (a read or a write), which restarts the idle timeout. */
+  touch(process: ManagedProcess): ManagedProcess {
+    process.touch();
+    this.#idle.arm(process, timeoutOf(process));
+    return process;
+  }
+
+  /** Runs `work` (typing, waiting) with the idle timeout held off while the agent waits. */
+  async holding<T>(process: ManagedProcess, work: () => Promise<T>): Promise<T> {
+    this.#idle.hold(process);
+    try {
+      return await work();
+    } finally {
+      process.touch();
+      this.#idle.release(process, timeoutOf(process));
+    }
   }
 
   /**
    * Takes over what an earlier host left in the database: its kept
    * processes, and those it still held when it died (now `killed`: its
-   * watchdog ended them). They are ended, every session sees them, and
+   * sentinel ended them). They are ended, every session sees them, and
    * their records can be read. Returns how many.
    */
   adoptEarlier(): number {
     const rows = this.store.restorableProcesses();
     for (const row of rows) {
-      const process = ManagedProcess.earlier(row, this.store);
+      const process = restoreProcess(row, this.store);
       this.#entries.set(row.id, { process, owner: null });
       if (row.status === "running") this.store.saveProcess(process.describe());
     }
@@ -188,11 +241,75 @@ export class ProcessPool {
     for (const listener of this.#listeners) listener();
   }
 
+  #ended(process: ManagedProcess): void {
+    this.#idle.clear(process);
+    if (this.get(process.id)?.process === process) this.store.saveProcess(process.describe());
+    this.changed();
+  }
+
   #drop(process: ManagedProcess, why: Gone): void {
     this.#entries.delete(process.id);
     this.#gone.set(process.id, why);
-    this.idle.clear(process);
+    this.#idle.clear(process);
     process.dispose();
     this.changed();
   }
+}
+
+/** The idle timeout that applies now: only a running process has one. */
+function timeoutOf(process: ManagedProcess): number {
+  return process.status === "running" ? process.spec.timeout_ms : 0;
+}
+
+/**
+ * Starts the program of `spec` (`cwd` absolute, every default applied) on
+ * pipes or, with `spec.pty`, on a new terminal with a screen, in `baseEnv`
+ * (default: the server's) and `sandbox`. Throws a PortalError when it
+ * cannot start.
+ */
+function startProcess(
+  id: number,
+  spec: LaunchSpec,
+  store: RecordStore,
+  options: Pick<Origin, "prompt" | "onEnd" | "attention" | "policy"> & {
+    baseEnv?: Record<string, string>;
+    sandbox?: Sandbox;
+  },
+): ManagedProcess {
+  // Nothing starts whose records could not be stored (a full disk).
+  store.checkWritable();
+  const inject = spec.pty && spec.shell_integration;
+  const { launch, injection } = launchWith(spec, inject, options.baseEnv, options.sandbox);
+  const { prompt, onEnd, attention, policy } = options;
+  return new ManagedProcess(id, spec, store, {
+    prompt,
+    onEnd,
+    attention,
+    terminal: (events) => (spec.pty ? spawnPty : spawnPipe)(launch, events),
+    injection,
+    policy,
+    startedAt: new Date(),
+  });
+}
+
+/**
+ * A program an earlier host held, as the database tells it (`row`): not
+ * started again (so nothing is injected into it), ended (`killed` when that
+ * host died while it ran), its records readable, its screen drawn from them.
+ */
+function restoreProcess(row: ProcessDetails, store: RecordStore): ManagedProcess {
+  return new ManagedProcess(row.id, earlierSpec(row), store, {
+    prompt: null,
+    onEnd: () => {},
+    terminal: () => new RecordedTerminal(row.os_pid),
+    injection: null,
+    policy: FULL_ACCESS,
+    startedAt: new Date(row.started_at),
+    stored: store.recordStats(row.id),
+    ended: {
+      at: new Date(row.ended_at ?? Date.now()),
+      status: row.status === "running" ? "killed" : row.status,
+      exit: { code: row.exit_code, signal: row.exit_signal },
+    },
+  });
 }

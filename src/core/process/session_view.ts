@@ -57,16 +57,15 @@ export class SessionView {
       this.#pool.attention.named(id);
       return entry.process;
     }
-    const { ids } = this.#pool;
     const why = entry
       ? " you can use: it belongs to another client's session, and only processes started " +
         "with keep: true are shared between clients"
       : this.#pool.goneWhy(id) === "left with its client"
       ? ": it belonged to a client that has left, and ended with it (it was not started with " +
         "keep: true)"
-      : id >= ids.next
+      : id >= this.#pool.nextId
       ? ""
-      : id < (ids.first ?? 1)
+      : id < this.#pool.firstId
       ? " here (an earlier server's on this records database, which keeps its records)"
       : " (it was cleaned up, or removed by its idle timeout)";
     throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);

@@ -53,8 +53,7 @@
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import { errno, libc } from "../../../ffi/libc.ts";
-import { C } from "../../../ffi/os_constants.ts";
+import { processRuns } from "../../platform.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
 
@@ -74,7 +73,7 @@ export function removeDeadInjections(): number {
   let removed = 0;
   for (const entry of Deno.readDirSync(dir)) {
     const pid = Number(INJECTION_DIR.exec(entry.name)?.[1] ?? NaN);
-    if (!(pid > 0) || pid === Deno.pid || runs(pid)) continue;
+    if (!(pid > 0) || pid === Deno.pid || processRuns(pid)) continue;
     const path = join(dir, entry.name);
     try {
       const info = Deno.lstatSync(path);
@@ -86,17 +85,6 @@ export function removeDeadInjections(): number {
     removed++;
   }
   return removed;
-}
-
-/** Whether process `pid` runs (a signal 0 reaches it, or is refused, and it is no zombie). */
-function runs(pid: number): boolean {
-  if (libc().kill(pid, 0) !== 0 && errno() !== C.EPERM) return false;
-  // A killed server its parent has not reaped yet (a zombie) runs no more; no /proc: it may.
-  try {
-    return !/^\d+ \(.*\) Z/s.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
-  } catch {
-    return true;
-  }
 }
 
 /** A launch with the hooks in, their key, and what to remove once the shell has read it. */

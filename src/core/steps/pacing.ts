@@ -22,13 +22,13 @@ export class Pacing {
   readonly #control: CallControl;
   readonly #started = performance.now();
   #seen = "";
-  #unwatch: (() => void) | null;
+  #stopListening: (() => void) | null;
 
   constructor(process: Waitable, step: Step, control: CallControl) {
     this.#process = process;
     this.#step = step;
     this.#control = control;
-    this.#unwatch = process.watch((chunk) => this.#seen += chunk ?? "");
+    this.#stopListening = process.listen((chunk) => this.#seen += chunk ?? "");
   }
 
   /** Waits until the next line may be typed; false: type the rest at once. */
@@ -46,8 +46,8 @@ export class Pacing {
 
   /** Ends the typing: the output seen meanwhile and the time it took, for the step. */
   finish(): Typing {
-    this.#unwatch?.();
-    this.#unwatch = null;
+    this.#stopListening?.();
+    this.#stopListening = null;
     return { seen: this.#seen, spentMs: performance.now() - this.#started };
   }
 }

@@ -30,7 +30,10 @@ import { compactRows } from "../output/screen_rows.ts";
  */
 export interface CallControl {
   signal?: AbortSignal;
-  onProgress?: (progress: { elapsedMs: number; totalMs: number; state: ProcessState }) => void;
+  /** Each second of a wait; `id`: the process waited on (a start's, once it has one). */
+  onProgress?: (
+    progress: { id: number; elapsedMs: number; totalMs: number; state: ProcessState },
+  ) => void;
   askSecret?: (label: string) => Promise<string>;
 }
 
@@ -130,6 +133,7 @@ function wait(
     onProgress: onProgress &&
       ((elapsedMs) =>
         onProgress({
+          id: process.id,
           elapsedMs: elapsedMs + Math.round(spentMs),
           totalMs: step.waitMs,
           state: process.state(step.quietMs),

@@ -74,7 +74,7 @@ export interface Waitable {
   /** What a shell's integration marks say about the last input (shell/tracker.ts). */
   shellReadiness(): MarkReadiness;
   /** Calls `listener` with new output, and with null once the program ended; returns an unsubscribe. */
-  watch(listener: (text: string | null) => void): () => void;
+  listen(listener: (text: string | null) => void): () => void;
 }
 
 /** What to wait for, and for how long. */
@@ -158,7 +158,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
   let wake: (() => void) | null = null;
   const nudge = () => wake?.();
   let fresh = false;
-  const unwatch = p.watch((chunk) => {
+  const stopListening = p.listen((chunk) => {
     if (chunk !== null) scan?.add(chunk);
     fresh = true;
     nudge();
@@ -235,7 +235,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       wake = null;
     }
   } finally {
-    unwatch();
+    stopListening();
     signal?.removeEventListener("abort", nudge);
   }
 }

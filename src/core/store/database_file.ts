@@ -48,7 +48,7 @@ const SQLITE_MAGIC = "SQLite format 3\0";
 /** Where SQLite keeps `application_id` in the header. */
 const APPLICATION_ID_OFFSET = 68;
 /** The files of one database: the database, its journals, its lock, its server's watch link. */
-const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock", ".watch"];
+const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock", ".watch", ".tasks"];
 /** A per-instance database in the records directory (`recordsDbPath`'s default). */
 const INSTANCE_DB = /^portal-\d+-\d+\.db$/;
 /** SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB. */
@@ -127,7 +127,7 @@ export function removeOldRecords(
       continue; // A live server holds it (or it cannot be opened): keep it.
     }
     try {
-      for (const suffix of ["", "-journal", "-wal", "-shm", ".watch"]) {
+      for (const suffix of ["", "-journal", "-wal", "-shm", ".watch", ".tasks"]) {
         removeIfPresent(path + suffix);
       }
       removeIfPresent(`${path}.lock`);

@@ -13,7 +13,7 @@ import type { Recording } from "../recording/asciicast.ts";
 import { pickProcess } from "../model/process_target.ts";
 import { readLive } from "./live_reads.ts";
 import { ProcessesTable } from "./processes_table.ts";
-import { StoredFrames } from "./stored_frames.ts";
+import { StoredFrames } from "./frames/stored_frames.ts";
 import { prepareStatements, SEQ_SPAN } from "./tables.ts";
 
 /** One process's row as the file keeps it. */

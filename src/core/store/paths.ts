@@ -72,6 +72,7 @@ export function ensurePrivateFile(path: string): void {
   if (HAS_FILE_MODES) Deno.chmodSync(path, 0o600);
 }
 
+/** Whether `path` exists; an error other than "not found" (no permission, say) is thrown. */
 function exists(path: string): boolean {
   try {
     Deno.statSync(path);

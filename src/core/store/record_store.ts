@@ -45,11 +45,11 @@ import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../env_vars.ts";
 import { RecordDecoder } from "../output/record_decoder.ts";
 import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
-import { packFrames } from "./frames.ts";
+import { packFrames } from "./frames/packing.ts";
 import { transaction } from "./commit/batch.ts";
 import { type CommitThread, commitThread } from "./commit/thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
-import { type RecordStats, StoredFrames } from "./stored_frames.ts";
+import { type RecordStats, StoredFrames } from "./frames/stored_frames.ts";
 import {
   markFile,
   PRAGMAS,

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { frameRecords, type FrameRow } from "./frames.ts";
+import { frameRecords, type FrameRow } from "./frames/packing.ts";
 import { type RawRecord, SOURCE_NAME } from "./records.ts";
 import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
 

@@ -2,7 +2,7 @@
  * The records database's settings, its tables, and the statements the store
  * runs on them: `processes` (metadata) and `records` (raw bytes in frames: a
  * run of records of one source keyed by `process_id · 2³² + seq` of the
- * first, see record_frames.ts), `terminal_sizes` (a PTY's size at its start
+ * first, see frames/packing.ts), `terminal_sizes` (a PTY's size at its start
  * and after each resize, for recordings), and the `process_records` view that shows
  * them by process, first seq and source name, with how many records each row
  * holds, for people and tools reading the file.

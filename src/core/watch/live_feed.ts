@@ -13,7 +13,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { LiveFeed, type LiveEvent, type LiveSource } from "./live_feed.ts";
+ * import { LiveFeed, type LiveSource } from "./live_feed.ts";
+ * import type { LiveEvent } from "./viewers.ts";
  *
  * let listener: (event: LiveEvent) => void = () => {};
  * const source: LiveSource = {
@@ -40,7 +41,7 @@
  * @module
  */
 import { concatBytes } from "../../bytes.ts";
-import type { Controller } from "./viewers.ts";
+import type { Controller, LiveEvent } from "./viewers.ts";
 import { OutputTail } from "./output_tail.ts";
 
 /** At most one update per this many ms (about 60 a second). */
@@ -56,15 +57,6 @@ export const BACKLOG_BYTES = 1024 * 1024;
 export const RESYNC_MS = 500;
 /** A flood's picture is drawn from this much of its latest output. */
 export const TAIL_BYTES = 64 * 1024;
-
-/** What a process tells whoever observes it, in the order it happened. */
-export type LiveEvent =
-  | { kind: "output"; seq: number; bytes: Uint8Array }
-  /** The terminal was resized once the output up to `afterSeq` had been drawn. */
-  | { kind: "resize"; afterSeq: number; cols: number; rows: number }
-  /** Who holds the keyboard now: a page, or nobody (the agent). */
-  | { kind: "control"; holder: object | null; controlledBy: Controller }
-  | { kind: "end" };
 
 /** The whole terminal as of record `seq`: `data` redraws it on an empty terminal. */
 export interface LiveScreen {

@@ -29,15 +29,22 @@
  * ```
  * @module
  */
-import type { LiveEvent } from "./live_feed.ts";
-
 /** Who types into a process now. */
 export type Controller = "agent" | "person";
+
+/** What a process tells whoever observes it, in the order it happened. */
+export type LiveEvent =
+  | { kind: "output"; seq: number; bytes: Uint8Array }
+  /** The terminal was resized once the output up to `afterSeq` had been drawn. */
+  | { kind: "resize"; afterSeq: number; cols: number; rows: number }
+  /** Who holds the keyboard now: a page, or nobody (the agent). */
+  | { kind: "control"; holder: object | null; controlledBy: Controller }
+  | { kind: "end" };
 
 /** What a person typed that the agent has not been told (at most this much is kept). */
 const TYPED_MAX_CHARS = 4000;
 
-/** One process's watchers, and its keyboard: the agent's, or one page's. */
+/** One process's watch pages, and its keyboard: the agent's, or one page's. */
 export class Viewers {
   readonly #observers = new Set<(event: LiveEvent) => void>();
   /** The page that holds the keyboard, if any (any object that names it). */

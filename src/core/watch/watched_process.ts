@@ -14,9 +14,9 @@ import type { ProcessInput } from "../process/input.ts";
 import type { ProcessLog } from "../process/log.ts";
 import type { Recording } from "../recording/asciicast.ts";
 import type { Screen } from "../screen/screen.ts";
-import type { LiveEvent, LiveScreen, LiveSource } from "./live_feed.ts";
+import type { LiveScreen, LiveSource } from "./live_feed.ts";
 import type { OutputTail } from "./output_tail.ts";
-import type { Controller, Viewers } from "./viewers.ts";
+import type { Controller, LiveEvent, Viewers } from "./viewers.ts";
 
 /** The tail of a pipe process's output a watcher's page starts with. */
 const PIPE_TAIL_CHARS = 16_000;

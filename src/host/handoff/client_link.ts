@@ -12,7 +12,8 @@
  * @module
  */
 import { C } from "../../../ffi/os_constants.ts";
-import { addStatusFlags, libc } from "../../../ffi/libc.ts";
+import { libc } from "../../../ffi/libc.ts";
+import { addStatusFlags } from "../../../ffi/fd_flags.ts";
 import { withTimeout } from "../../async.ts";
 import { HELLO_DEADLINE_MS } from "../../limits.ts";
 import type { BytePort } from "../../mcp/stdio.ts";

@@ -111,7 +111,7 @@ export function bubblewrapArgs(
     "/proc",
     ...sandbox.privateTmp ? ["--tmpfs", "/tmp"] : [],
   ];
-  const existing = (paths: string[]) => paths.filter(exists).map(realPath);
+  const existing = (paths: string[]) => paths.filter(named).map(realPath);
   const writable = existing(sandbox.writable).filter((dir) => dir !== "/");
   const readable = existing(sandbox.readable);
   for (const dir of writable) args.push("--bind", dir, dir);
@@ -129,7 +129,7 @@ export function bubblewrapArgs(
   }
   for (const dir of emptied) args.push("--remount-ro", dir);
   // After the writable binds, so that a policy file inside the workspace stays read-only.
-  if (sandbox.policyFile && exists(sandbox.policyFile)) {
+  if (sandbox.policyFile && named(sandbox.policyFile)) {
     const file = realPath(sandbox.policyFile);
     args.push("--ro-bind", file, file);
   }
@@ -151,7 +151,7 @@ function deniedFiles(deny: string[], env: Record<string, string>): string[] {
   const files = new Set<string>();
   for (const rule of deny) {
     const candidates = rule.includes("/") ? [rule] : dirs.map((dir) => join(dir, rule));
-    for (const candidate of candidates) if (exists(candidate)) files.add(realPath(candidate));
+    for (const candidate of candidates) if (named(candidate)) files.add(realPath(candidate));
   }
   return [...files];
 }
@@ -201,7 +201,8 @@ function written(dir: string, name: string, bytes: Uint8Array, mode: number): st
   return path;
 }
 
-function exists(path: string): boolean {
+/** Whether `path` names anything, a link to nothing included (any error: no). */
+function named(path: string): boolean {
   try {
     Deno.lstatSync(path);
     return true;

@@ -126,8 +126,8 @@ interface Mark {
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
 const ESC = 0x1b;
 
-/** Watches whether the program led by `leader` waits for input from `source`. */
-export class InputWatch {
+/** Tells whether the program led by `leader` waits for input from `source`. */
+export class InputProbe {
   readonly #leader: number;
   readonly #source: InputSource;
   #mark: Mark | null = null;

@@ -9,7 +9,7 @@
 import type { PipePlatform } from "../pipe.ts";
 import { confine } from "./bubblewrap.ts";
 import { resolveExecutable } from "./executable.ts";
-import { InputWatch } from "./input_state.ts";
+import { InputProbe } from "./input_state.ts";
 import { fdTarget, ownFdsOf } from "./proc_tasks.ts";
 import { spawnPipeChild } from "./pipe_child.ts";
 
@@ -22,10 +22,10 @@ export const posixPipes: PipePlatform = {
   breakSignal: "SIGQUIT",
   // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
   // it in every process that inherits it, and finds our write end. (Not so the output pipes: a
-  // program that exits at once has no fds left to look at.) Without /proc the watch says
+  // program that exits at once has no fds left to look at.) Without /proc the probe says
   // "unknown".
-  watchInput: ({ pid, outputFds }) =>
-    new InputWatch(pid, {
+  probeInput: ({ pid, outputFds }) =>
+    new InputProbe(pid, {
       pipe: fdTarget(pid, 0) ?? undefined,
       outputs: outputFds,
       input: ownFdsOf([fdTarget(pid, 0)])[0],

@@ -22,7 +22,7 @@
  * ```
  * @module
  */
-import { libc } from "../../../ffi/libc.ts";
+import { errno, libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 
 /** A process's (or thread's) line of /proc/<pid>/stat, the fields Portal uses. */
@@ -209,4 +209,15 @@ export function epollTargets(pid: number, epfd: number): { fd: number; events: n
     fd: Number(m[1]),
     events: parseInt(m[2], 16),
   }));
+}
+
+/** Whether process `pid` runs (a signal 0 reaches it, or is refused, and it is no zombie). */
+export function processRuns(pid: number): boolean {
+  if (libc().kill(pid, 0) !== 0 && errno() !== C.EPERM) return false;
+  // A killed server its parent has not reaped yet (a zombie) runs no more; no /proc: it may.
+  try {
+    return !/^\d+ \(.*\) Z/s.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return true;
+  }
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { addStatusFlags, errno, libc, setCloexec, strerror } from "../../../ffi/libc.ts";
+import { errno, libc, strerror } from "../../../ffi/libc.ts";
+import { addStatusFlags, setCloexec } from "../../../ffi/fd_flags.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { winsize } from "../../../ffi/terminal_calls.ts";
 import { PortalError } from "../../errors.ts";

@@ -28,7 +28,7 @@ import type {
   TerminalEvents,
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
-import { InputWatch } from "./input_state.ts";
+import { InputProbe } from "./input_state.ts";
 import { Session } from "./session/session.ts";
 
 /**
@@ -72,7 +72,7 @@ export class PtyTerminal implements Terminal {
   #killing: Promise<void> | undefined;
   readonly #exit = Promise.withResolvers<void>();
   /** Whether the program waits for its input: see input_state.ts. */
-  readonly #watch: InputWatch;
+  readonly #probe: InputProbe;
 
   /** `slave` is the slave's path, by which the program's processes name their terminal. */
   constructor(pid: number, master: number, slave: string, events: TerminalEvents) {
@@ -81,7 +81,7 @@ export class PtyTerminal implements Terminal {
     this.#events = events;
     this.#pace = new FloodPace(DRAIN_CAP, () => events.paceFlood?.() ?? false);
     this.#session = new Session(pid);
-    this.#watch = new InputWatch(pid, { master, terminal: slave });
+    this.#probe = new InputProbe(pid, { master, terminal: slave });
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
   }
@@ -137,11 +137,11 @@ export class PtyTerminal implements Terminal {
     if (this.#outputEnded) return { activity: "busy", secret: false, taken: false };
     // Input still queued here has not reached the program: it cannot be waiting for it.
     if (this.#input.pending) return { activity: "busy", secret: false, taken: false };
-    return this.#watch.state();
+    return this.#probe.state();
   }
 
   lineModes(): LineModes | null {
-    return this.#outputEnded ? null : this.#watch.modes();
+    return this.#outputEnded ? null : this.#probe.modes();
   }
 
   collectOutput(): boolean {
@@ -247,7 +247,7 @@ export class PtyTerminal implements Terminal {
 
   /** Writes as much of `chunk` as the master takes; -1 if the terminal is gone. */
   #writeSome(chunk: Uint8Array): number {
-    this.#watch.beforeInput(chunk);
+    this.#probe.beforeInput(chunk);
     const { written, error } = writeSome(this.#master, chunk);
     return error === 0 ? written : -1;
   }
@@ -282,7 +282,7 @@ export class PtyTerminal implements Terminal {
     clearTimeout(this.#graceTimer);
     clearTimeout(this.#pause);
     this.#input.clear();
-    this.#watch.close();
+    this.#probe.close();
     if (this.#reaped) {
       this.#closeMaster();
       return;

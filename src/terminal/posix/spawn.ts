@@ -2,12 +2,13 @@
  * `posix_spawn` (never `fork`: the runtime is multi-threaded) of a program as
  * the leader of a new session, with fds 0-2 set up by the caller and nothing
  * else inherited: the one way every POSIX child of the server starts (PTY
- * programs, pipe programs, the session watchdog). The child is ours alone:
+ * programs, pipe programs, the session sentinel). The child is ours alone:
  * Deno never waits for it, so {@link childReaper} reaps it without a race.
  *
  * @module
  */
-import { addStatusFlags, errno, libc, setCloexec, strerror } from "../../../ffi/libc.ts";
+import { errno, libc, strerror } from "../../../ffi/libc.ts";
+import { addStatusFlags, setCloexec } from "../../../ffi/fd_flags.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { cString, cStringArray } from "../../../ffi/c_strings.ts";
 import { PortalError } from "../../errors.ts";

@@ -19,7 +19,7 @@ export const windowsPipes: PipePlatform = {
   findExecutable: (command, env, cwd) => findWindowsProgram(command, env, cwd),
   spawn: (launch, opts) => spawnDenoChild(launch.path, opts, launch.env),
   breakSignal: "SIGBREAK",
-  watchInput: () => ({
+  probeInput: () => ({
     beforeInput() {},
     state: () => ({ activity: "unknown", secret: false, taken: false }),
     outputPending: () => false,

@@ -24,7 +24,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { FrameRow } from "../frames.ts";
+import type { FrameRow } from "../frames/packing.ts";
 import type { RecordStatements } from "../tables.ts";
 
 /** New rows, then the key ranges `(from, to]` that the cap drops. */

@@ -22,7 +22,7 @@
  * @module
  */
 import type { CommitBatch } from "./batch.ts";
-import type { FrameRow } from "../frames.ts";
+import type { FrameRow } from "../frames/packing.ts";
 
 const FRAME_HEADER = 32;
 const align = (n: number) => (n + 7) & ~7;

@@ -5,7 +5,7 @@
  * stays in it. Killing a program kills its session; what is left of the
  * session after the program exited is its leftovers (`sh -c 'sleep 300 &'`),
  * which a later kill ends; and while anything of it may be alive, the
- * {@link sessionWatchdog} lists it, so it dies even if the server is
+ * {@link sessionSentinel} lists it, so it dies even if the server is
  * SIGKILLed. Only a process that starts a session of its own escapes.
  *
  * @module
@@ -14,7 +14,7 @@ import { libc } from "../../../../ffi/libc.ts";
 import { delay } from "../../../async.ts";
 import { SIGNALS } from "../../../signals.ts";
 import { sessionGroups } from "./groups.ts";
-import { sessionWatchdog } from "./watchdog.ts";
+import { sessionSentinel } from "./sentinel.ts";
 
 /** Pause between two looks at a session being ended. */
 const POLL_MS = 20;
@@ -33,7 +33,7 @@ export class Session {
   /** Call right after spawning the leader, `sid` being its pid. */
   constructor(sid: number) {
     this.sid = sid;
-    sessionWatchdog.watch(sid);
+    sessionSentinel.guard(sid);
   }
 
   /** The leader was reaped: from now on the session lives while members are left. */
@@ -56,7 +56,7 @@ export class Session {
     if (groups.length === 0) {
       this.#gone = true;
       outlived.delete(this);
-      sessionWatchdog.release(this.sid);
+      sessionSentinel.release(this.sid);
     }
     return groups;
   }
@@ -99,7 +99,7 @@ export class Session {
 const outlived = new Set<Session>();
 let sweepTimer: ReturnType<typeof setInterval> | undefined;
 
-/** Checks {@link outlived} now and then, so the watchdog forgets each once it is empty. */
+/** Checks {@link outlived} now and then, so the sentinel forgets each once it is empty. */
 function sweepSoon(): void {
   if (sweepTimer !== undefined) return;
   sweepTimer = setInterval(() => {

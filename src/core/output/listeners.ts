@@ -7,16 +7,16 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { OutputWatchers } from "./watchers.ts";
+ * import { OutputListeners } from "./listeners.ts";
  *
- * const watchers = new OutputWatchers({ dropCR: true });
+ * const listeners = new OutputListeners({ dropCR: true });
  * const heard: (string | null)[] = [];
- * const unwatch = watchers.watch((text) => heard.push(text));
+ * const stop = listeners.listen((text) => heard.push(text));
  * const bytes = new TextEncoder().encode("\x1b[1mé\r\n");
- * watchers.hear("stdout", bytes.subarray(0, 5)); // half of "é": nothing yet
- * watchers.hear("stdout", bytes.subarray(5));
- * watchers.end();
- * unwatch();
+ * listeners.hear("stdout", bytes.subarray(0, 5)); // half of "é": nothing yet
+ * listeners.hear("stdout", bytes.subarray(5));
+ * listeners.end();
+ * stop();
  * assert.deepEqual(heard, ["é\n", null]);
  * ```
  * @module
@@ -25,7 +25,7 @@ import type { OutputSource } from "../../terminal/terminal.ts";
 import { OutputDecoder } from "./decoder.ts";
 
 /** The listeners of one process's output. */
-export class OutputWatchers {
+export class OutputListeners {
   readonly #dropCR: boolean;
   readonly #listeners = new Set<(text: string | null) => void>();
   #decoders: Record<OutputSource, OutputDecoder> | null = null;
@@ -36,7 +36,7 @@ export class OutputWatchers {
   }
 
   /** Calls `listener` with each new chunk of output as text, and null at the end; returns an unsubscribe. */
-  watch(listener: (text: string | null) => void): () => void {
+  listen(listener: (text: string | null) => void): () => void {
     this.#listeners.add(listener);
     this.#decoders ??= {
       stdout: new OutputDecoder({ dropCR: this.#dropCR }),

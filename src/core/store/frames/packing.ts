@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { packFrames, unpackFrame } from "./frames.ts";
+ * import { packFrames, unpackFrame } from "./packing.ts";
  *
  * const bytes = (s: string) => new TextEncoder().encode(s);
  * const records = [
@@ -28,7 +28,7 @@
  * ```
  * @module
  */
-import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
+import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../records.ts";
 
 /** A frame grows by small records only up to this many bytes (a flood's chunks stand alone). */
 export const FRAME_BYTES = 64 * 1024;

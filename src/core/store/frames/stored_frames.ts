@@ -1,15 +1,15 @@
 /**
  * Reads committed records out of the frames of the `records` table (see
- * record_frames.ts), by key range: each query starts where it is asked to,
+ * packing.ts), by key range: each query starts where it is asked to,
  * so its cost does not grow with the history before it. A process's keys run
  * from `base` (`process_id · 2³²`) to `base + 2³²`.
  *
  * @module
  */
-import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./frames.ts";
-import { type RecordStatements, SEQ_SPAN } from "./tables.ts";
-import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "./records.ts";
-import type { Source } from "../model/schema.ts";
+import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./packing.ts";
+import { type RecordStatements, SEQ_SPAN } from "../tables.ts";
+import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../records.ts";
+import type { Source } from "../../model/schema.ts";
 
 /** What the file holds of a process's records (see {@link StoredFrames.stats}). */
 export interface RecordStats {

@@ -1,0 +1,107 @@
+/**
+ * A task's questions to the person (the `input_required` of the tasks
+ * extension): when the program it waits on stops at a password prompt
+ * (`waiting_for_secret`), the person at the client that started it is asked
+ * for the secret as `secret_prompt` asks (secret_rounds.ts: Portal's page in
+ * URL mode, else a form), under a key of `inputRequests` unique over the
+ * task's life; the answer, by `tasks/update`, is typed there (then Enter)
+ * and the wait goes on. One question is open at a time. It is withdrawn
+ * once the program no longer waits there (the person typed it on the watch
+ * page, or the program gave up). After an answer, the next question waits
+ * until the program was seen doing something else: a prompt that comes back
+ * is a new question, one not read yet is not.
+ *
+ * @module
+ */
+import {
+  type InputRequest,
+  inputResponse,
+  type InputResponses,
+} from "@modelcontextprotocol/server";
+import { bounded } from "../../errors.ts";
+import type { SecretPage } from "../secret_page.ts";
+import { secretIn, secretQuestion } from "../secret_rounds.ts";
+
+/** How a task asks the person for the secret its program waits for, and types it. */
+export interface SecretAsker {
+  /** URL mode (Portal's page) rather than a form. */
+  url: boolean;
+  /** What the person is told is asked for by process `id`. */
+  label(id: number): string;
+  /** Types the secret, then Enter, at process `id`'s password prompt (refused if it is gone). */
+  type(id: number, secret: string): Promise<void>;
+}
+
+/** What the questions tell their task. */
+export interface QuestionsListener {
+  /** A question was opened (true) or is no longer open (false). */
+  asking(open: boolean): void;
+  /** The person declined, or no answer came: `why` says it; nothing was typed. */
+  declined(why: string): void;
+}
+
+/** The questions of one task. */
+export class TaskQuestions {
+  /** What went wrong with the last answer, for the status message. */
+  note?: string;
+  #open?: { key: string; request: InputRequest; page?: SecretPage; id: number };
+  #asked = 0;
+  #answered = false;
+  readonly #asker: SecretAsker;
+  readonly #listener: QuestionsListener;
+
+  constructor(asker: SecretAsker, listener: QuestionsListener) {
+    this.#asker = asker;
+    this.#listener = listener;
+  }
+
+  /** The open question, as `inputRequests`. */
+  get inputRequests(): Record<string, InputRequest> | undefined {
+    return this.#open && { [this.#open.key]: this.#open.request };
+  }
+
+  /** Sees process `id`'s state (each second of the wait): asks, or withdraws. */
+  see({ id, state }: { id: number; state: string }): void {
+    if (state !== "waiting_for_secret") {
+      this.#answered = false;
+      if (this.#open) {
+        this.withdraw();
+        this.#listener.asking(false);
+      }
+      return;
+    }
+    if (this.#open || this.#answered) return;
+    const { request, page } = secretQuestion(this.#asker.label(id), this.#asker.url);
+    this.#open = { key: `secret-${++this.#asked}`, request, page, id };
+    this.#listener.asking(true);
+  }
+
+  /**
+   * Takes the answer to the open question from `inputResponses`, if there is
+   * one (others are ignored, as the extension says), and types it; `signal`
+   * ends a wait for the page.
+   */
+  answer(inputResponses: unknown, signal: AbortSignal): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    const answer = inputResponse(inputResponses as InputResponses, open.key);
+    if (answer.kind === "missing") return;
+    this.#open = undefined;
+    this.#listener.asking(false);
+    void secretIn(answer, open.page, { signal })
+      .then(async (secret) => {
+        await this.#asker.type(open.id, secret);
+        this.#answered = true;
+        this.note = undefined;
+      }, (error: Error) => this.#listener.declined(error.message))
+      .catch((error: Error) => {
+        this.note = `the answer was not typed: ${bounded(error.message)}`;
+      });
+  }
+
+  /** Drops the open question, and closes its page. */
+  withdraw(): void {
+    void this.#open?.page?.close();
+    this.#open = undefined;
+  }
+}
