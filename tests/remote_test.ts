@@ -306,8 +306,14 @@ Deno.test("portal remote install, run by deno: says what to install, copies noth
 
 Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
   await using portal = await Portal.start();
-  const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
-  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_HOST_box: box } });
+  // The transport gets no marked secret (it would exit 1 before Portal if it did).
+  const box =
+    `sh -c 'test -z "$PORTAL_SECRET_PW" && exec env PORTAL_DB_PATH=${portal.dir}/box.db ` +
+    `${Deno.execPath()} run -A ${MAIN} --no-host'`;
+  await using client = await Portal.start({
+    dir: portal.dir,
+    env: { PORTAL_HOST_box: box, PORTAL_SECRET_PW: "hunter2" },
+  });
   const reply = await client.call("process_start", {
     command: "sh",
     args: ["-c", "echo from the box"],

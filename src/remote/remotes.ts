@@ -17,6 +17,7 @@
 import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
+import { childEnvironment } from "../environment.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
@@ -212,7 +213,9 @@ export class Remotes {
     this.#links.set(session, links);
     const open = () => {
       const env = session.environment?.env ?? Deno.env.toObject();
-      return RemoteLink.open(host, transportOf(host, env, this.#controlDir()), env);
+      // ssh (or a person's transport) gets no PORTAL_* variable and no marked secret, as a program.
+      const transport = transportOf(host, env, this.#controlDir());
+      return RemoteLink.open(host, transport, childEnvironment(env));
     };
     // A failed opening (a bad name, an unreachable host) is tried again by the next call.
     const next = (links.get(host) ?? Promise.reject()).then(
