@@ -9,7 +9,7 @@
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostPid, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { hostPid, type Json, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { delay } from "../src/async.ts";
 import { HOST_GRACE_MS } from "../src/limits.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
@@ -17,6 +17,7 @@ import { sshdAvailable } from "../dev/sshd.ts";
 import { waitFor } from "../dev/wait.ts";
 import { runCli } from "./helpers/cli.ts";
 import { Pane } from "./helpers/pane.ts";
+import { linkToken, openWatchSocket } from "./helpers/watch.ts";
 
 const ignore = Deno.build.os !== "linux" || !sshdAvailable();
 const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
@@ -256,6 +257,12 @@ Deno.test({
     // The remote watch page's link is never fetched: its token stays on that machine.
     const watch = await portal.fail("process_watch", { id: nap.id });
     assertMatch(watch, new RegExp(`runs on ${machine.alias}: its watch page is there`));
+    // This client's watch page lists it, with its host (its screen is on that machine's page).
+    const { url } = await portal.call("process_watch");
+    await using page = openWatchSocket(new URL(url).origin, linkToken(url));
+    const { processes: rows } = await page.next("processes") as { processes: Json[] };
+    const row = rows.find((p) => p.id === nap.id);
+    assertEquals([row?.host, row?.command, row?.status], [machine.alias, "sleep", "running"]);
     const inspect = await portal.call("process_inspect", { id: nap.id });
     assertEquals(inspect.host, machine.alias);
     assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));

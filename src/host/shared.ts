@@ -120,6 +120,7 @@ export class Shared {
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));
+      watch.listElsewhere((source) => source.session ? this.remote.listed(source.session) : []);
       this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
     } catch (error) {
       this.#file.release();

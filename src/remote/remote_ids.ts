@@ -14,7 +14,14 @@
  * let next = 7;
  * const ids = new RemoteIds(() => next++);
  * const mine = {};
- * const entry = ids.add({ host: "db1", remoteId: 3, owner: mine, keep: false, policy: undefined });
+ * const entry = ids.add({
+ *   host: "db1",
+ *   remoteId: 3,
+ *   owner: mine,
+ *   keep: false,
+ *   policy: undefined,
+ *   startedAt: new Date().toISOString(),
+ * });
  * assert.equal(entry.id, 7);
  * assert.equal(ids.localOf("db1", 3), 7);
  * assert.deepEqual(ids.visibleTo({}), []);
@@ -36,6 +43,8 @@ export interface RemoteEntry {
   owner: Session | null;
   readonly keep: boolean;
   readonly policy: Policy | undefined;
+  /** When it was started, as this server saw it. */
+  readonly startedAt: string;
   /** Its line of the remote's process_list when last seen (with the local id). */
   summary?: Record<string, unknown>;
 }

@@ -18,6 +18,7 @@ import { type ProcessSummary, processSummary, project } from "../core/model/sche
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
+import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
@@ -100,6 +101,7 @@ export class Remotes {
       owner: session,
       keep: rest.keep === true,
       policy,
+      startedAt: new Date().toISOString(),
     });
     const local = this.#toLocal(result, entry.host);
     entry.summary = project(processSummary, local as ProcessSummary);
@@ -110,6 +112,20 @@ export class Remotes {
   get keepsRunning(): boolean {
     return this.ids.visibleTo({ seesAll: true })
       .some((entry) => entry.keep && entry.summary?.status === "running");
+  }
+
+  /** The rows a watch page of `session` lists for its remote processes, as last seen. */
+  listed(session: Session): ListedProcess[] {
+    return this.ids.visibleTo(session).flatMap((entry) => {
+      const s = entry.summary as ProcessSummary | undefined;
+      if (s === undefined) return [];
+      return [{
+        ...{ id: entry.id, name: s.name, command: s.command, args: [], pty: s.pty },
+        ...{ status: s.status, state: s.state, controlled_by: s.controlled_by },
+        ...{ started_at: entry.startedAt, ended_at: null, exit_code: null, exit_signal: null },
+        ...{ cols: null, rows: null, policy: null, host: entry.host },
+      }];
+    });
   }
 
   /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
