@@ -58,7 +58,11 @@ export class WatchScope {
   readonly #elsewhere: Elsewhere;
   readonly #expected = new TextEncoder().encode(this.token);
 
-  constructor(label: string, sources: () => Iterable<ProcessSource>, elsewhere: Elsewhere) {
+  constructor(
+    label: string,
+    sources: () => Iterable<ProcessSource>,
+    elsewhere: Elsewhere = () => [],
+  ) {
     this.label = label;
     this.#sources = sources;
     this.#elsewhere = elsewhere;
