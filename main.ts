@@ -87,6 +87,11 @@ if (import.meta.main) {
       Deno.exit(await attach(invocation.target, withPathFlags(invocation.options, env)));
       break;
     }
+    case "remote": {
+      const { installRemote } = await import("./src/remote/install.ts");
+      Deno.exit(await installRemote(invocation.host, env));
+      break;
+    }
     case "host": {
       const { serveHost } = await import("./src/host/host.ts");
       await serveHost(invocation.options, env);

@@ -59,6 +59,7 @@ const scripts = [
   "watch_flood.ts",
   "stalled_readers.ts",
   "policy.ts",
+  "remote.ts",
 ];
 const rows: Row[] = [];
 let failed = false;

@@ -66,8 +66,14 @@ function freePort(): number {
   return port;
 }
 
+/** Options of {@link startSshd}. */
+export interface SshdOptions {
+  /** A public key (one authorized_keys line) the user also logs in with. */
+  authorizedKey?: string;
+}
+
 /** Starts sshd for a new user; see the module doc. */
-export async function startSshd(): Promise<Sshd> {
+export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
   const dir = await tempDir("portal-sshd-");
   const user = `portal${randomHex(4)}`;
   const password = randomHex(12);
@@ -79,6 +85,7 @@ export async function startSshd(): Promise<Sshd> {
     created = true;
     await run("chpasswd", [], `${user}:${password}\n`);
     await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${dir.path}/host_key`]);
+    if (options.authorizedKey) await authorize(user, options.authorizedKey);
     const port = freePort();
     await Deno.writeTextFile(
       `${dir.path}/sshd_config`,
@@ -89,7 +96,7 @@ export async function startSshd(): Promise<Sshd> {
         `PidFile ${dir.path}/sshd.pid`,
         "PasswordAuthentication yes",
         "KbdInteractiveAuthentication no",
-        "PubkeyAuthentication no",
+        `PubkeyAuthentication ${options.authorizedKey ? "yes" : "no"}`,
         "UsePAM yes",
         `AllowUsers ${user}`,
         "PermitRootLogin no",
@@ -139,6 +146,14 @@ export async function startSshd(): Promise<Sshd> {
     await cleanup();
     throw error;
   }
+}
+
+/** Writes `key` to `user`'s ~/.ssh/authorized_keys, owned by the user (sshd's StrictModes). */
+async function authorize(user: string, key: string): Promise<void> {
+  const home = (await run("getent", ["passwd", user])).split(":")[5];
+  await Deno.mkdir(`${home}/.ssh`, { mode: 0o700 });
+  await Deno.writeTextFile(`${home}/.ssh/authorized_keys`, key.trim() + "\n", { mode: 0o600 });
+  await run("chown", ["-R", `${user}:${user}`, `${home}/.ssh`]);
 }
 
 /** Ends sshd and the user's processes, deletes the user and the files. */

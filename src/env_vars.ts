@@ -144,6 +144,29 @@ export const SECRET_FAMILY: EnvVar<string | undefined> = {
   parse: text,
 };
 
+export const SSH_COMMAND: EnvVar<string> = {
+  name: "PORTAL_SSH_COMMAND",
+  default: "`ssh`",
+  help:
+    "The ssh that reaches a process_start `host` (split like GIT_SSH_COMMAND: `ssh -F FILE`); " +
+    "docs/remote.md.",
+  parse: (raw) => raw ?? "ssh",
+};
+
+export const REMOTE_COMMAND: EnvVar<string> = {
+  name: "PORTAL_REMOTE_COMMAND",
+  default: "`portal`",
+  help: "What ssh runs on a `host`: that machine's Portal (e.g. `.local/bin/portal`).",
+  parse: (raw) => raw ?? "portal",
+};
+
+export const HOST_FAMILY: EnvVar<string | undefined> = {
+  name: "PORTAL_HOST_*",
+  default: "none",
+  help: '`PORTAL_HOST_web=docker exec -i web portal`: `host: "web"` runs that command, not ssh.',
+  parse: text,
+};
+
 /** Every variable, in the order `--help` and docs/environment.md list them. */
 export const ENV_VARS: readonly EnvVar[] = [
   DB_PATH,
@@ -157,6 +180,9 @@ export const ENV_VARS: readonly EnvVar[] = [
   MAX_SESSIONS,
   SECRET_ENV,
   SECRET_FAMILY,
+  SSH_COMMAND,
+  REMOTE_COMMAND,
+  HOST_FAMILY,
 ];
 
 /** The table's entry for `name`: its own, or its family's (`PORTAL_SECRET_DB`). */

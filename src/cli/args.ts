@@ -20,8 +20,11 @@
  * const attach = parseArgs(["attach", "calc"]);
  * assert.equal(attach.command === "attach" && attach.target, "calc");
  * assert.equal(parseArgs(["ps"]).command, "ps");
+ * const install = parseArgs(["remote", "install", "db1"]);
+ * assert.equal(install.command === "remote" && install.host, "db1");
+ * assert.throws(() => parseArgs(["remote", "db1"]), /portal remote install HOST/);
  * assert.throws(() => parseArgs(["--verbose"]), UsageError);
- * assert.throws(() => parseArgs(["attach"]), /attach needs one ID\|NAME/);
+ * assert.throws(() => parseArgs(["attach"]), /attach needs one \[HOST:\]ID\|NAME/);
  * ```
  * @module
  */
@@ -65,6 +68,8 @@ export type Invocation =
   | { command: "watch"; target?: string; options: Options }
   /** `portal export ID|NAME`: print a PTY process's asciicast. */
   | { command: "export"; target: string; options: Options }
+  /** `portal remote install HOST`: copy this Portal to another machine. */
+  | { command: "remote"; host: string; options: Options }
   | { command: "help" }
   | { command: "version" };
 
@@ -159,7 +164,7 @@ export const FLAGS: readonly Flag[] = [
  * line of help.
  */
 export interface CommandSpec {
-  name: "attach" | "ps" | "watch" | "export" | "doctor" | "host";
+  name: "attach" | "ps" | "watch" | "export" | "doctor" | "host" | "remote";
   operand?: string;
   optional?: boolean;
   allFlags: boolean;
@@ -170,7 +175,7 @@ export interface CommandSpec {
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "attach",
-    operand: "ID|NAME",
+    operand: "[HOST:]ID|NAME",
     allFlags: false,
     help: "Join a running program from this terminal (Ctrl+] detaches; it runs on).",
   },
@@ -196,6 +201,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: "doctor",
     allFlags: false,
     help: "Check terminals, directories and the database; print a report.",
+  },
+  {
+    name: "remote",
+    operand: "install HOST",
+    allFlags: false,
+    help: "Copy this Portal to ~/.local/bin on an ssh host (docs/remote.md).",
   },
   {
     name: "host",
@@ -270,10 +281,16 @@ export function parseArgs(args: readonly string[]): Invocation {
   }
   if (command?.operand) {
     const { name, operand } = command;
-    if (positional.length > 1 || (positional.length === 0 && !command.optional)) {
+    const words = operand.split(" ").length;
+    const wrongVerb = name === "remote" && positional[0] !== "install";
+    if (
+      positional.length > words || (positional.length < words && !command.optional) || wrongVerb
+    ) {
       throw new UsageError(
         name === "export"
           ? "export takes one process id or name: portal export ID|NAME > session.cast"
+          : name === "remote"
+          ? "remote takes install and an ssh host: portal remote install HOST"
           : `${name} needs ${command.optional ? "at most one" : "one"} ${operand}: ` +
             `portal ${name} ${operand}`,
       );
@@ -288,6 +305,8 @@ export function parseArgs(args: readonly string[]): Invocation {
       return { command: "watch", target: positional[0], options };
     case "attach":
       return { command: "attach", target: positional[0], options };
+    case "remote":
+      return { command: "remote", host: positional[1], options };
     default:
       return { command: command!.name as "doctor" | "host" | "ps", options };
   }

@@ -1,5 +1,6 @@
 /**
  * `portal attach ID|NAME`: a person joins a program of this user's host
+ * (`HOST:NAME`: one on another machine, remote_attach.ts)
  * from a real terminal, as `tmux attach` does. The terminal goes raw; the
  * program's screen is drawn at once (as text, from its emulator: colours
  * come back as the program redraws), then its output as it comes; keys go to
@@ -17,6 +18,7 @@ import { encodeFrame, FrameReader } from "../host/attach/frames.ts";
 import { reachHost } from "../host/door.ts";
 import { ATTACH_FRAME_MAX_BYTES } from "../limits.ts";
 import { VERSION } from "../version.ts";
+import { remoteAttach, remoteTarget } from "../remote/remote_attach.ts";
 import { visible } from "./visible.ts";
 
 /** The key that detaches: Ctrl+] (GS), as telnet's escape. */
@@ -26,6 +28,8 @@ const encoder = new TextEncoder();
 
 /** Attaches this terminal to `target`; returns the exit status. */
 export async function attach(target: string, env: Record<string, string>): Promise<number> {
+  const remote = remoteTarget(target);
+  if (remote) return await remoteAttach(remote, env);
   let host;
   try {
     host = await reachHost(env, { portal: VERSION, role: "attach", target }, { start: false });

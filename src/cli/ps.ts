@@ -1,8 +1,9 @@
 /**
  * `portal ps`: the processes of this user's host (of the database `--db` or
  * `PORTAL_DB_PATH` names, else the user's), every client's, for a person: id,
- * name, keep, state, command. It never starts a host: with none running,
- * it says so.
+ * name, keep, state, command; and those it runs on other machines, as last
+ * seen, with their HOST (`portal attach HOST:NAME` joins one). It never
+ * starts a host: with none running, it says so.
  *
  * @module
  */
@@ -32,8 +33,9 @@ export async function ps(env: Record<string, string>): Promise<number> {
 
 /** The processes as aligned columns under a header; what programs supplied, made {@link visible}. */
 export function table(processes: ProcessSummary[]): string {
+  const remote = processes.some((p) => p.host !== undefined);
   const rows = [
-    ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND"],
+    ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND", ...remote ? ["HOST"] : []],
     ...processes.map((p) => [
       String(p.id),
       visible(p.name ?? "-"),
@@ -42,6 +44,7 @@ export function table(processes: ProcessSummary[]): string {
       p.state,
       String(p.os_pid),
       visible(p.command),
+      ...remote ? [visible(p.host ?? "-")] : [],
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));

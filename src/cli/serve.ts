@@ -50,6 +50,7 @@ function serveOverStdio(
   const context = {
     manager,
     registry: shared.registry,
+    remote: shared.remote,
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
   const shutdown = onShutdown(() => shared.close());
@@ -114,7 +115,12 @@ function serveOverHttp(
     const { registry } = shared;
     const manager = shared.manager(options.shareProcesses ? everyone : { policy });
     const scope = watch.open(manager);
-    const context = { manager, registry, watch: { link: (id?: number) => watch.link(scope, id) } };
+    const context = {
+      manager,
+      registry,
+      remote: shared.remote,
+      watch: { link: (id?: number) => watch.link(scope, id) },
+    };
     // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
     const endProcesses = () =>
       options.shareProcesses || stopping ? Promise.resolve() : shared.endSession(manager.session);
@@ -128,6 +134,7 @@ function serveOverHttp(
     return {
       manager,
       registry: shared.registry,
+      remote: shared.remote,
       watch: { link: (id?: number) => watch.link(scope, id) },
     };
   };

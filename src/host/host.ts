@@ -161,7 +161,10 @@ class Host {
       } else if (hello.role === "attach") {
         await serveAttach(conn, lines, hello.target, this.#shared, welcome);
       } else if (hello.role === "ps") {
-        const processes = this.#shared.manager({ seesAll: true }).list();
+        const processes = [
+          ...this.#shared.manager({ seesAll: true }).list(),
+          ...this.#shared.remote.known(),
+        ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));
       }
@@ -188,7 +191,8 @@ class Host {
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
   #checkIdle(): void {
-    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning;
+    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning &&
+      !this.#shared.remote.keepsRunning;
     if (!idle) {
       clearTimeout(this.#grace);
       this.#grace = undefined;

@@ -43,6 +43,7 @@ export async function serveMcpSession(
   const context = {
     manager,
     registry: shared.registry,
+    remote: shared.remote,
     watch: { link: (id?: number) => watch.link(scope, id) },
   };
   const note = (text: string) => log.log("warning", "server", text);

@@ -26,6 +26,7 @@ import { keepTasksIn } from "../mcp/tasks/tasks.ts";
 import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
 import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
+import { Remotes } from "../remote/remotes.ts";
 import { runtimeDir } from "./runtime_dir.ts";
 
 /**
@@ -75,6 +76,8 @@ export class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
+  /** The processes of this server's sessions on other machines (src/remote/). */
+  readonly remote: Remotes;
   readonly #file: RecordsFile;
   readonly #tasks: TaskFile;
   readonly #pool: ProcessPool;
@@ -96,6 +99,7 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
+      this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
       keepTasksIn(this.#tasks);
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
@@ -116,6 +120,7 @@ export class Shared {
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));
+      watch.listElsewhere((source) => source.session ? this.remote.listed(source.session) : []);
       this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
     } catch (error) {
       this.#file.release();
@@ -141,8 +146,9 @@ export class Shared {
    * too (an HTTP session's: no one can read them any more). Kept ones stay
    * for the other sessions.
    */
-  endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
-    return this.#pool.leave(session, options);
+  async endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
+    await settlesWithin(this.remote.leave(session), SHUTDOWN_DEADLINE_MS);
+    await this.#pool.leave(session, options);
   }
 
   /** Every process, every session's. */
@@ -152,7 +158,9 @@ export class Shared {
 
   /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */
   async close(first: Promise<void> = Promise.resolve()): Promise<void> {
-    const killed = first.then(() => this.manager({ seesAll: true }).killAll());
+    const killed = first.then(() =>
+      Promise.all([this.manager({ seesAll: true }).killAll(), this.remote.close()])
+    );
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.#unpublish();
     await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);

@@ -12,11 +12,17 @@
 import { PortalError } from "../errors.ts";
 import { generateToken, sameInConstantTime } from "../mcp/http_guard.ts";
 import type { Watched } from "../core/process/manager.ts";
+import type { Session } from "../core/process/pool.ts";
 
 /** Where a scope finds its processes (a ProcessManager). */
 export interface ProcessSource {
   watchedAll(): Watched[];
+  /** The client whose processes they are (a ProcessManager's): what it runs elsewhere too. */
+  readonly session?: Session;
 }
+
+/** The rows of processes a source's client runs on other machines (src/remote/): listed only. */
+export type Elsewhere = (source: ProcessSource) => ListedProcess[];
 
 /** A process as the page's list shows it. */
 export interface ListedProcess {
@@ -36,6 +42,8 @@ export interface ListedProcess {
   rows: number | null;
   /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
   policy: string | null;
+  /** The machine it runs on, when not this one: its screen is on that machine's page. */
+  host?: string;
 }
 
 /** The processes one link shows, and the pages open on them. */
@@ -47,11 +55,17 @@ export class WatchScope {
   /** The sockets of the pages open on this scope. */
   readonly pages = new Set<WebSocket>();
   readonly #sources: () => Iterable<ProcessSource>;
+  readonly #elsewhere: Elsewhere;
   readonly #expected = new TextEncoder().encode(this.token);
 
-  constructor(label: string, sources: () => Iterable<ProcessSource>) {
+  constructor(
+    label: string,
+    sources: () => Iterable<ProcessSource>,
+    elsewhere: Elsewhere = () => [],
+  ) {
     this.label = label;
     this.#sources = sources;
+    this.#elsewhere = elsewhere;
   }
 
   /** Whether `token` is this scope's, compared so that timing tells nothing of it. */
@@ -69,6 +83,11 @@ export class WatchScope {
   }
 
   list(): ListedProcess[] {
+    const elsewhere = [...this.#sources()].flatMap((source) => this.#elsewhere(source));
+    return [...this.#listedHere(), ...elsewhere].sort((a, b) => a.id - b.id);
+  }
+
+  #listedHere(): ListedProcess[] {
     return this.processes().map((process) => {
       const d = process.describe();
       return {

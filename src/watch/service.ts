@@ -43,7 +43,7 @@ import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
 import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";
 import { servePage } from "./page_socket.ts";
-import { type ProcessSource, WatchScope } from "./scope.ts";
+import { type Elsewhere, type ProcessSource, WatchScope } from "./scope.ts";
 
 /** What every answer of the page says: nothing kept, framed, leaked in a Referer or loaded. */
 const HEADERS = {
@@ -71,6 +71,8 @@ export class WatchService {
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   /** What {@link everything} shows: every process of the server (see {@link showAll}). */
   #all: ProcessSource = { watchedAll: () => [] };
+  /** The rows of processes on other machines (see {@link listElsewhere}). */
+  #elsewhere: Elsewhere = () => [];
 
   /** Listens on 127.0.0.1:`port` (0: a free port); throws when it cannot (`AddrInUse`). */
   static listen(port: number): WatchService {
@@ -78,7 +80,11 @@ export class WatchService {
   }
 
   private constructor(port: number) {
-    this.everything = new WatchScope("every client's processes", () => [this.#all]);
+    this.everything = new WatchScope(
+      "every client's processes",
+      () => [this.#all],
+      (source) => this.#elsewhere(source),
+    );
     this.#scopes.add(this.everything);
     let handle: (request: Request) => Promise<Response> = () => Promise.reject();
     this.#server = Deno.serve({
@@ -100,9 +106,18 @@ export class WatchService {
     this.#all = source;
   }
 
+  /** Where every scope finds the rows of its client's processes on other machines. */
+  listElsewhere(elsewhere: Elsewhere): void {
+    this.#elsewhere = elsewhere;
+  }
+
   /** A scope for one client's processes (`source`); {@link end} it when the client goes. */
   open(source: ProcessSource): WatchScope {
-    const scope = new WatchScope("this agent's processes", () => [source]);
+    const scope = new WatchScope(
+      "this agent's processes",
+      () => [source],
+      (source) => this.#elsewhere(source),
+    );
     this.#scopes.add(scope);
     return scope;
   }

@@ -110,6 +110,11 @@ export class ProcessPool {
     return this.#nextId;
   }
 
+  /** Takes the next id for a process held elsewhere (another machine's: src/remote/), so no process here gets it. */
+  takeId(): number {
+    return this.#nextId++;
+  }
+
   /**
    * Starts `spec` for `owner`, in its environment and under its policy,
    * under the next id (throws a PortalError when it cannot start), and arms

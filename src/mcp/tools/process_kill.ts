@@ -5,9 +5,8 @@ import { id, killResult } from "../../core/model/schema.ts";
 export const processKill = defineTool({
   name: "process_kill",
   title: "Kill a process",
-  description:
-    "End one process and all it started (PTY: its session; an exited one: what it left " +
-    "running); returns once gone. Records stay until process_cleanup.",
+  description: "End a process and all it started (PTY: its session; exited: what it left " +
+    "running); returns once gone. Records stay (process_cleanup).",
   input: z.object({ id }),
   output: killResult,
   annotations: {

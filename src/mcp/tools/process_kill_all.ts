@@ -5,8 +5,8 @@ import { killAllResult } from "../../core/model/schema.ts";
 export const processKillAll = defineTool({
   name: "process_kill_all",
   title: "Kill ALL processes",
-  description: "WARNING: immediately kills EVERY running process this client started, kept " +
-    "ones too; other clients' kept ones run on.",
+  description: "WARNING: immediately kills EVERY running process this client started (kept " +
+    "too); other clients' kept ones run on.",
   input: z.object({}),
   output: killAllResult,
   annotations: {

@@ -12,9 +12,8 @@ import {
 export const processReadNew = defineTool({
   name: "process_read_new",
   title: "Read new output",
-  description:
-    "Output since your last read, each record once (the waiting calls' output counts as " +
-    "read). With wait: waits, then replies like process_write.",
+  description: "Output since your last read, each record once (waiting calls' output counts as " +
+    "read). With wait: replies like process_write.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "both"]).optional().describe(

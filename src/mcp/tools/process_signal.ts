@@ -6,9 +6,8 @@ import { SIGNAL_NAME_MAX_CHARS } from "../../limits.ts";
 export const processSignal = defineTool({
   name: "process_signal",
   title: "Send a signal",
-  description:
-    "Send a signal (name or number): PTY: to the foreground process group, as a keypress; " +
-    "pipes: to the program's process group.",
+  description: "A signal (name or number): PTY: to the foreground group, as a keypress; " +
+    "pipes: to the program's group.",
   input: z.object({
     id,
     signal: z.union([withoutNul(z.string().min(1).max(SIGNAL_NAME_MAX_CHARS)), z.number().int()])

@@ -1,6 +1,7 @@
 import { defineTool } from "./tool.ts";
 import {
   maxCharsParam,
+  name,
   processSummary,
   startRequest,
   stepReply,
@@ -13,11 +14,12 @@ export const processStart = defineTool({
   title: "Start a program",
   description: "Start a program (ssh, gdb, psql, REPLs). No shell: sh -c for pipes. " +
     "pty: true if interactive/full-screen (program_query first; in doubt, true), false " +
-    "(default) for batch. wait 'ready': to its first prompt. A person's policy may refuse " +
-    "or confine it.",
+    "(default) for batch. wait 'ready': to its first prompt. A policy may refuse or confine it.",
   input: startRequest.extend({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
+    // Taken by the remote layer (src/remote/remotes.ts) before the core sees the call.
+    host: name().optional().describe("ssh destination: run in its Portal."),
   }),
   // Nothing is typed before a start's reply, and no shell command has finished yet.
   output: processSummary.extend(

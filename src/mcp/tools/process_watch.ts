@@ -6,9 +6,8 @@ import { id } from "../../core/model/schema.ts";
 export const processWatch = defineTool({
   name: "process_watch",
   title: "Let a person watch",
-  description:
-    "A link for your user's browser to watch your and kept processes live and take over " +
-    "(e.g. to type a password); id: that one first. For your user alone.",
+  description: "A link for your user's browser: watch your and kept processes live, take over (a " +
+    "password); id: that one first.",
   input: z.object({ id: id.optional() }),
   output: z.object({ url: z.string() }),
   annotations: {

@@ -31,6 +31,7 @@ import type { z } from "zod";
 import { bounded, PortalError, quote } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
+import type { Remotes } from "../../remote/remotes.ts";
 import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { speaksModern } from "../envelope.ts";
@@ -42,6 +43,8 @@ import { replyText } from "./reply_text.ts";
 export interface ToolContext {
   manager: ProcessManager;
   registry: ProgramRegistry;
+  /** Where a call on another machine's process goes (docs/remote.md). */
+  remote?: Remotes;
   /** The watch page's link for this client's processes (process `id` first, if given). */
   watch?: { link(id?: number): string };
 }
@@ -130,10 +133,16 @@ export async function callTool(
   const control = { ...callControl(ctx, server, args, lastLine), ...call.control };
   try {
     checkText(args, "");
-    const result = await tool.run(context, args, control) as Record<
-      string,
-      unknown
-    >;
+    const run = async () => await tool.run(context, args, control) as Record<string, unknown>;
+    const result = context.remote
+      ? await context.remote.route(
+        tool.name,
+        args as Record<string, unknown>,
+        context.manager.session,
+        control,
+        run,
+      )
+      : await run();
     log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
     return {
       content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],

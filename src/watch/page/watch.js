@@ -180,7 +180,8 @@ function choose(id) {
   params.set("id", String(id));
   params.delete("name");
   history.replaceState(null, "", `${location.pathname}?${params}`);
-  send({ type: "watch", id });
+  // A process on another machine has its screen on that machine's page, not here.
+  if (current()?.host === undefined) send({ type: "watch", id });
   render();
 }
 
@@ -202,8 +203,15 @@ function render() {
   renderList($("processes"), state.processes, state.chosen, choose);
   $("empty").hidden = state.processes.length > 0;
   const process = current();
-  $("placeholder").hidden = process !== undefined;
-  $("view").hidden = process === undefined;
+  const remote = process?.host !== undefined;
+  $("placeholder").hidden = process !== undefined && !remote;
+  $("view").hidden = process === undefined || remote;
+  if (remote) {
+    $("choose").textContent = `#${process.id} runs on ${process.host}: its terminal is on that ` +
+      `machine's watch page (ssh ${process.host} portal watch), or join it from a terminal ` +
+      `with portal attach ${process.host}:${process.name ?? "NAME"}.`;
+    return;
+  }
   if (process === undefined) {
     if (state.label !== "" && askedFor() !== null && linked() === undefined) {
       $("choose").textContent = `No process ${askedFor()} in this list: it was cleaned up, ` +

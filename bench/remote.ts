@@ -1,0 +1,100 @@
+/**
+ * Programs on other machines (issue 31), over a throwaway sshd on loopback
+ * (dev/remote_machine.ts; root only): a python3 step through the other
+ * machine's Portal (`host`) beside the same step typed into `ssh -tt … python3`
+ * in a local PTY (no Portal there: readiness falls back to a quiet period);
+ * then 10 hosts (aliases of that machine, each its own ssh connection) × 5
+ * pythons driven round-robin by one client: ssh connections counted, and the
+ * step's median beside one host's.
+ *
+ * Run: deno run -A --lock=dev/deno.lock bench/remote.ts [steps]
+ *
+ * @module
+ */
+import { Portal } from "../dev/portal_client.ts";
+import { remoteMachine } from "../dev/remote_machine.ts";
+import { sshdAvailable } from "../dev/sshd.ts";
+import { median, ms, row } from "./lib.ts";
+
+const STEPS = Number(Deno.args[0] ?? 20);
+const HOSTS = 10;
+const PER_HOST = 5;
+
+if (Deno.build.os !== "linux" || !sshdAvailable()) {
+  row("31 remote", "steps on another machine", "not run: needs root and sshd", "-", true);
+  Deno.exit(0);
+}
+
+/** The median of `count` python3 steps, each to the next of `ids` in turn (after 3 unmeasured). */
+async function steps(portal: Portal, ids: number[], count: number): Promise<number> {
+  const took: number[] = [];
+  for (let i = 0; i < count + 3; i++) {
+    const began = performance.now();
+    const reply = await portal.call("process_write", {
+      id: ids[i % ids.length],
+      content: `${1000 + i}*7\n`,
+    });
+    const elapsed = performance.now() - began;
+    if (!reply.output.includes(String((1000 + i) * 7))) throw new Error(reply.output);
+    if (i >= 3) took.push(elapsed);
+  }
+  return median(took);
+}
+
+/** The ssh processes that hold a connection (ControlMaster's `[mux]`) for sockets in `dir`. */
+function masters(dir: string): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes("[mux]") && cmdline.includes(`${dir}/run/portal/ssh-`)) count++;
+    } catch { /* ended meanwhile */ }
+  }
+  return count;
+}
+
+await using machine = await remoteMachine("m0");
+const aliases = Array.from({ length: HOSTS }, (_, i) => `m${i}`);
+const config = await Deno.readTextFile(machine.configFile);
+await Deno.writeTextFile(
+  machine.configFile,
+  config.replace("Host m0", `Host ${aliases.join(" ")}`),
+);
+await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+const python = { command: "python3", args: ["-q"], pty: true, wait: "ready" };
+
+const one = await portal.call("process_start", { ...python, host: "m0" });
+const remote = await steps(portal, [one.id], STEPS);
+const viaSsh = await portal.call("process_start", {
+  ...python,
+  command: "ssh",
+  args: ["-F", machine.configFile, "-tt", "m0", "python3", "-q"],
+});
+const overSsh = await steps(portal, [viaSsh.id], STEPS);
+row(
+  "31 remote",
+  `python3 step on another machine, p50 of ${STEPS}: host (its Portal) vs ssh in a local PTY`,
+  `${ms(remote)} vs ${ms(overSsh)}`,
+  "host < 50 ms",
+  remote < 50,
+);
+
+const ids: number[] = [];
+for (const host of aliases) {
+  for (let i = 0; i < PER_HOST; i++) {
+    ids.push((await portal.call("process_start", { ...python, host })).id);
+  }
+}
+const connections = masters(portal.dir);
+// One host's again, now that every link is warm, next to the round-robin.
+const single = await steps(portal, [one.id], STEPS);
+const many = await steps(portal, ids, HOSTS * PER_HOST * 2);
+row(
+  "31 remote",
+  `${HOSTS} hosts × ${PER_HOST} pythons round-robin: ssh connections; step p50 vs one host's`,
+  `${connections} connections; ${ms(many)} vs ${ms(single)}`,
+  `${HOSTS} connections; within 2 ms`,
+  connections === HOSTS && many - single <= 2,
+);
+await portal.call("process_kill_all");

@@ -1,0 +1,116 @@
+/**
+ * An MCP client transport over a child's stdin and stdout (one JSON-RPC
+ * message per line), the child being the command that reaches another
+ * machine's Portal (transports.ts). Its stderr is kept, the last 4 KiB: ssh
+ * says there why a link failed or ended. Closing it closes the child's
+ * stdin (the remote door's client has left: its unkept programs end), then
+ * ends the child if it lingers.
+ *
+ * @module
+ */
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { delay } from "../async.ts";
+
+/** The end of stderr kept for the error messages. */
+const STDERR_KEPT = 4096;
+
+/**
+ * The longest line read from the other side: a Portal's reply stays far under it (it spends at
+ * most 4 MiB of output, twice); past it the link is ended rather than held in memory.
+ */
+const LINE_MAX_CHARS = 32 * 1024 * 1024;
+
+/** How long a closed link's command may take to exit before it is killed. */
+const EXIT_GRACE_MS = 2000;
+
+export class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #stderr = "";
+  #exit: Deno.CommandStatus | undefined;
+  readonly exited: Promise<Deno.CommandStatus>;
+
+  constructor(argv: string[], env: Record<string, string>) {
+    this.#child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.exited = this.#child.status.then((status) => this.#exit = status);
+  }
+
+  /** How the child ended, once it has. */
+  get exit(): Deno.CommandStatus | undefined {
+    return this.#exit;
+  }
+
+  /** The last of what the child wrote to stderr, trimmed. */
+  get stderr(): string {
+    return this.#stderr.trim();
+  }
+
+  start(): Promise<void> {
+    void this.#readStderr();
+    void this.#readStdout();
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {/* the child is gone */});
+    const ended = await Promise.race([this.exited, delay(EXIT_GRACE_MS).then(() => null)]);
+    if (ended === null) {
+      try {
+        this.#child.kill("SIGTERM");
+      } catch { /* ended meanwhile */ }
+      await this.exited;
+    }
+  }
+
+  async #readStdout(): Promise<void> {
+    const decoder = new TextDecoder();
+    let pending = "";
+    try {
+      for await (const chunk of this.#child.stdout) {
+        pending += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, end).trim();
+          pending = pending.slice(end + 1);
+          if (line === "") continue;
+          try {
+            this.onmessage?.(JSON.parse(line));
+          } catch (error) {
+            this.onerror?.(error as Error);
+          }
+        }
+        if (pending.length > LINE_MAX_CHARS) {
+          this.onerror?.(new Error(`a line over ${LINE_MAX_CHARS} characters: the link ends`));
+          this.#child.kill("SIGTERM");
+          break;
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    await this.exited;
+    this.onclose?.();
+  }
+
+  async #readStderr(): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of this.#child.stderr) {
+      this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEPT);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * `portal attach HOST:NAME`: a person joins a program on another machine
+ * by running `portal attach NAME` there, through the same transport as the
+ * tools (ssh with a terminal: `ssh -t`, multiplexed on the same connection).
+ * The remote Portal does the rest; Ctrl+] detaches there as here (ssh's own
+ * escape is `~.` after Enter).
+ *
+ * @module
+ */
+import { runtimeDir } from "../host/runtime_dir.ts";
+import { transportOf } from "./transports.ts";
+
+/** `HOST:NAME` split at its last colon (names hold none), or undefined when `target` is local. */
+export function remoteTarget(target: string): { host: string; name: string } | undefined {
+  const at = target.lastIndexOf(":");
+  return at <= 0 ? undefined : { host: target.slice(0, at), name: target.slice(at + 1) };
+}
+
+/** Runs `portal attach NAME` on HOST with this terminal; returns its exit status. */
+export async function remoteAttach(
+  target: { host: string; name: string },
+  env: Record<string, string>,
+): Promise<number> {
+  let argv;
+  try {
+    argv =
+      transportOf(target.host, env, runtimeDir(env), { args: ["attach", target.name], tty: true })
+        .argv;
+  } catch (error) {
+    console.error(`portal: ${(error as Error).message}`);
+    return 1;
+  }
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  return (await child.status).code;
+}

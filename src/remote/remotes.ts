@@ -1,0 +1,263 @@
+/**
+ * Where a tool call goes: to this server's processes, or to another
+ * machine's Portal. `process_start` with `host` starts the program there;
+ * a call whose `id` is a remote process's is relayed with the remote id,
+ * and its reply comes back with the local id (and `host`); `process_list`
+ * adds the remote processes the session sees. Each session has its own
+ * link per host (ssh multiplexes them onto one connection), so a session
+ * that ends ends its unkept remote programs as a local client's would;
+ * a call for a kept one after its link dropped, or from another session,
+ * opens a link first (within the call: at most 15 s).
+ *
+ * A remote watch page's link (and so its token) is never asked for: it
+ * stays on that machine.
+ *
+ * @module
+ */
+import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
+import type { Session } from "../core/process/pool.ts";
+import type { CallControl } from "../core/steps/step.ts";
+import { childEnvironment } from "../environment.ts";
+import type { ListedProcess } from "../watch/scope.ts";
+import { PortalError } from "../errors.ts";
+import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
+import { RemoteLink } from "./remote_link.ts";
+import { transportOf } from "./transports.ts";
+
+type Args = Record<string, unknown>;
+type Result = Record<string, unknown>;
+
+/** Reply fields that list process ids. */
+const ID_LISTS = ["killed", "leftovers_killed", "left_running"];
+
+export class Remotes {
+  readonly ids: RemoteIds;
+  readonly #controlDir: () => string;
+  readonly #links = new Map<Session, Map<string, Promise<RemoteLink>>>();
+
+  /** Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`. */
+  constructor(takeId: () => number, controlDir: () => string) {
+    this.ids = new RemoteIds(takeId);
+    this.#controlDir = controlDir;
+  }
+
+  /**
+   * Runs the call `tool(args)` of `session`: relayed when it concerns
+   * another machine, else `local()`.
+   */
+  async route(
+    tool: string,
+    args: Args,
+    session: Session,
+    control: CallControl,
+    local: () => Promise<Result>,
+  ): Promise<Result> {
+    if (tool === "process_start" && typeof args.host === "string") {
+      return await this.#start(args, session, control);
+    }
+    const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
+    if (entry && this.ids.sees(session, entry)) {
+      return await this.#relay(tool, args, entry, session, control);
+    }
+    const result = await local();
+    if (tool === "process_list") {
+      const processes = result.processes as Result[];
+      return { ...result, processes: [...processes, ...await this.#list(session, control)] };
+    }
+    if (tool === "process_kill_all") return await this.#killAll(result, session, control);
+    return result;
+  }
+
+  /** The links of the session that ended are closed: its unkept remote programs end there. */
+  async leave(session: Session): Promise<void> {
+    const links = this.#links.get(session);
+    this.#links.delete(session);
+    this.ids.leave(session);
+    await Promise.all([...links?.values() ?? []].map(async (link) => {
+      await (await link.catch(() => undefined))?.close();
+    }));
+  }
+
+  /** Every link ends (the server is ending). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
+  }
+
+  async #start(args: Args, session: Session, control: CallControl): Promise<Result> {
+    const { host, ...rest } = args as Args & { host: string };
+    const policy = session.policy;
+    if (policy?.file && !policy.hosts.includes(host)) {
+      throw new PortalError(
+        `The person's policy (${policy.file}) lets no program run on ${JSON.stringify(host)}: ` +
+          `its \`hosts\` lists ${policy.hosts.length ? policy.hosts.join(", ") : "none"}. ` +
+          "Ask the person to add it, or start the program here.",
+      );
+    }
+    const link = await this.#link(session, host);
+    const result = await link.call("process_start", rest, control);
+    const entry = this.ids.add({
+      host,
+      remoteId: result.id as number,
+      owner: session,
+      keep: rest.keep === true,
+      policy,
+      startedAt: new Date().toISOString(),
+    });
+    const local = this.#toLocal(result, entry.host);
+    entry.summary = project(processSummary, local as ProcessSummary);
+    return local;
+  }
+
+  /** Whether a kept remote process runs, as last seen (this host stays up to reach it). */
+  get keepsRunning(): boolean {
+    return this.ids.visibleTo({ seesAll: true })
+      .some((entry) => entry.keep && entry.summary?.status === "running");
+  }
+
+  /** The rows a watch page of `session` lists for its remote processes, as last seen. */
+  listed(session: Session): ListedProcess[] {
+    return this.ids.visibleTo(session).flatMap((entry) => {
+      const s = entry.summary as ProcessSummary | undefined;
+      if (s === undefined) return [];
+      return [{
+        ...{ id: entry.id, name: s.name, command: s.command, args: [], pty: s.pty },
+        ...{ status: s.status, state: s.state, controlled_by: s.controlled_by },
+        ...{ started_at: entry.startedAt, ended_at: null, exit_code: null, exit_signal: null },
+        ...{ cols: null, rows: null, policy: null, host: entry.host },
+      }];
+    });
+  }
+
+  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
+  known(): Record<string, unknown>[] {
+    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) =>
+      entry.summary ? [entry.summary] : []
+    );
+  }
+
+  async #relay(
+    tool: string,
+    args: Args,
+    entry: RemoteEntry,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
+    if (tool === "process_watch") {
+      throw new PortalError(
+        `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
+          `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
+          "here joins it from a terminal.",
+      );
+    }
+    const link = await this.#link(session, entry.host);
+    const result = await link.call(tool, { ...args, id: entry.remoteId }, control, entry.id).catch(
+      (error) => {
+        // The remote words its own id: the agent knows this one.
+        if (!(error instanceof PortalError)) throw error;
+        const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
+        throw new PortalError(error.message.replace(named, `process ${entry.id}`));
+      },
+    );
+    if (tool === "process_cleanup") this.ids.remove(entry.id);
+    const local = this.#toLocal(result, entry.host);
+    // What the reply tells of the process (a kill's status, a step's state) is its latest.
+    if (entry.summary) {
+      for (const key of ["status", "state"]) {
+        if (typeof local[key] === "string") entry.summary[key] = local[key];
+      }
+    }
+    return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
+  }
+
+  /**
+   * process_kill_all: after this server's, each machine where `session` has started programs
+   * kills those of its link there; the outcomes merged, with local ids.
+   */
+  async #killAll(local: Result, session: Session, control: CallControl): Promise<Result> {
+    const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
+    const merged = { ...local } as Record<string, unknown[]>;
+    for (const host of new Set(mine.map((entry) => entry.host))) {
+      let outcome: Result;
+      try {
+        const link = await this.#link(session, host);
+        outcome = this.#toLocal(await link.call("process_kill_all", {}, control), host);
+      } catch (error) {
+        const failed = mine.filter((entry) => entry.host === host)
+          .map((entry) => ({ id: entry.id, error: (error as Error).message }));
+        outcome = { failed };
+      }
+      for (const key of [...ID_LISTS, "failed"]) {
+        merged[key] = [...merged[key] ?? [], ...(outcome[key] as unknown[] | undefined) ?? []];
+      }
+    }
+    return merged;
+  }
+
+  /**
+   * The remote processes `session` sees, as each host's process_list tells (last seen if
+   * unreachable). One the host no longer lists is gone there (an unkept one whose link
+   * dropped, one cleaned up): it is forgotten here too.
+   */
+  async #list(session: Session, control: CallControl): Promise<Result[]> {
+    const entries = this.ids.visibleTo(session);
+    const hosts = [...new Set(entries.map((entry) => entry.host))];
+    await Promise.all(hosts.map(async (host) => {
+      let processes: Result[];
+      try {
+        const link = await this.#link(session, host);
+        processes = (await link.call("process_list", {}, control)).processes as Result[];
+      } catch {
+        return; // Unreachable now: listed as last seen; a call on one says why.
+      }
+      const listed = new Map(processes.map((line) => [line.id as number, line]));
+      for (const entry of entries.filter((entry) => entry.host === host)) {
+        const line = listed.get(entry.remoteId);
+        if (line) entry.summary = { ...line, id: entry.id, host };
+        else this.ids.remove(entry.id);
+      }
+    }));
+    return entries.filter((entry) => this.ids.get(entry.id))
+      .flatMap((entry) => entry.summary ? [entry.summary] : []);
+  }
+
+  /**
+   * `session`'s link to `host`, opened (again) if it has none alive. Calls at once share one
+   * opening: each is chained on the one before, set before anything is awaited.
+   */
+  #link(session: Session, host: string): Promise<RemoteLink> {
+    const links = this.#links.get(session) ?? new Map<string, Promise<RemoteLink>>();
+    this.#links.set(session, links);
+    const open = () => {
+      const env = session.environment?.env ?? Deno.env.toObject();
+      // ssh (or a person's transport) gets no PORTAL_* variable and no marked secret, as a program.
+      const transport = transportOf(host, env, this.#controlDir());
+      return RemoteLink.open(host, transport, childEnvironment(env));
+    };
+    // A failed opening (a bad name, an unreachable host) is tried again by the next call.
+    const next = (links.get(host) ?? Promise.reject()).then(
+      (link) => link.alive ? link : open(),
+      open,
+    );
+    links.set(host, next);
+    return next;
+  }
+
+  /**
+   * A remote reply with its process ids made local (and `host` beside a process's own); in a
+   * list, a process this server did not start there (another client's) is left out.
+   */
+  #toLocal(result: Result, host: string): Result {
+    const local = (id: unknown) => this.ids.localOf(host, id as number);
+    const out: Result = { ...result };
+    if (typeof out.id === "number") Object.assign(out, { id: local(out.id) ?? out.id, host });
+    for (const key of ID_LISTS) {
+      if (!Array.isArray(out[key])) continue;
+      out[key] = (out[key] as unknown[]).map(local).filter((id) => id !== undefined);
+    }
+    if (Array.isArray(out.failed)) {
+      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }))
+        .filter((f) => f.id !== undefined);
+    }
+    return out;
+  }
+}
