@@ -19,7 +19,6 @@ import { libc } from "../../ffi/libc.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
 import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
 import { delay } from "../async.ts";
-import { inUse } from "../core/store/database_file.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
@@ -221,6 +220,9 @@ async function startAndConnect(
 ): Promise<Deno.Conn> {
   const deadline = Date.now() + HOST_START_DEADLINE_MS;
   let host: Deno.ChildProcess | undefined;
+  // Here only, not on import: it brings SQLite and the shell hooks, which a door that finds its
+  // host running never needs.
+  const { inUse } = await import("../core/store/database_file.ts");
   for (;;) {
     const conn = await connect(address.socket);
     if (conn) return conn;
