@@ -14,7 +14,6 @@
  * @module
  */
 import type { Policy } from "../core/policy/policy.ts";
-import process from "node:process";
 import { libc } from "../../ffi/libc.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
 import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
@@ -59,7 +58,7 @@ export async function reachHost(
   hello: Hello,
   options: { start: boolean; hostArgs?: string[] },
 ): Promise<HostConnection | undefined> {
-  const address = hostAddress(env);
+  const address = await hostAddress(env);
   let conn = await connect(address.socket);
   if (!conn) {
     if (!options.start) return undefined;
@@ -195,7 +194,7 @@ async function connect(socket: string): Promise<Deno.Conn | undefined> {
       continue;
     }
     const uid = peerUid(fd);
-    const me = process.getuid?.();
+    const me = Deno.uid();
     if (uid === me) return new SocketConn(fd, socket);
     libc().close(fd);
     throw new Error(
