@@ -210,10 +210,11 @@ posixTest("every start shares one database: no file per start", async () => {
   }
   const records = `${dir.path}/home/.local/state/portal/records`;
   const names = [...Deno.readDirSync(records)].map((e) => e.name).sort();
-  // Beside it: its journal, its lock, and the running host's watch link.
+  // Beside it: its journal, its lock, its tasks, and the running host's watch link.
   assertEquals(names.filter((n) => !n.endsWith("-journal")), [
     "portal.db",
     "portal.db.lock",
+    "portal.db.tasks",
     "portal.db.watch",
   ]);
 });
