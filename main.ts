@@ -29,7 +29,8 @@
  * @module
  */
 import { parseArgs, UsageError } from "./src/cli/args.ts";
-import { NO_HOST, readVar, withPathFlags } from "./src/env_vars.ts";
+import { FULL_ACCESS } from "./src/core/policy/policy.ts";
+import { NO_HOST, POLICY, readVar, withPathFlags } from "./src/env_vars.ts";
 import { HOST_SUPPORTED } from "./src/platform.ts";
 import { VERSION } from "./src/version.ts";
 
@@ -99,14 +100,17 @@ if (import.meta.main) {
     }
     case "serve": {
       const { options } = invocation;
-      const { policyOrExit } = await import("./src/cli/policy_option.ts");
-      const policy = policyOrExit(withPathFlags(options, env));
+      const paths = withPathFlags(options, env);
+      // No policy named: its reader (and a TOML parser) is not loaded.
+      const policy = readVar(POLICY, paths)
+        ? (await import("./src/cli/policy_option.ts")).policyOrExit(paths)
+        : FULL_ACCESS;
       if (options.http || options.noHost || readVar(NO_HOST, env) || !HOST_SUPPORTED) {
         const { serve } = await import("./src/cli/serve.ts");
         await serve(options, env, policy);
       } else {
         const { door } = await import("./src/host/door.ts");
-        await door(withPathFlags(options, env), options, policy);
+        await door(paths, options, policy);
       }
     }
   }

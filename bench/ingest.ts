@@ -13,7 +13,7 @@
  * @module
  */
 import { Portal } from "../dev/portal_client.ts";
-import { spawnPty } from "../src/platform.ts";
+import { spawnPty } from "../src/terminal/backends.ts";
 import { dataFile, median, row, seconds } from "./lib.ts";
 
 const MIB = Number(Deno.args[0] ?? 200);

@@ -9,7 +9,7 @@
  * @module
  */
 import { tempDir } from "../dev/temp_dir.ts";
-import { spawnPty } from "../src/platform.ts";
+import { spawnPty } from "../src/terminal/backends.ts";
 
 const FILE_MB = 200;
 const RUNS = 3;

@@ -35,7 +35,7 @@ export class RawAttach implements Disposable {
 
   /** The host socket of the Portal directory `dir` (see `Portal.start({ dir })`). */
   static async socket(dir: string): Promise<string> {
-    return hostAddress(await serverEnv(dir)).socket;
+    return (await hostAddress(await serverEnv(dir))).socket;
   }
 
   /** Attaches to `target` (an id or a name) on the host of `dir`; reads only the welcome. */

@@ -1,7 +1,8 @@
 /**
  * Everything that differs between Windows and POSIX, chosen here, once (as
- * node-pty's index.ts does): the backends, short sleeps, the signals that
- * stop the server, and where per-user files go. Whether a program waits for
+ * node-pty's index.ts does): which terminal backends (terminal/backends.ts
+ * holds them: a door loads this module and starts no program), short
+ * sleeps, the signals that stop the server, and where per-user files go. Whether a program waits for
  * input comes with each backend (its Terminal's `inputState`): Linux reads
  * /proc; macOS and Windows answer "unknown", and waits fall back to silence
  * and prompt-like lines. No other module tests the OS but ffi/libc.ts, for
@@ -22,40 +23,18 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { shortSleep } from "../ffi/short_sleep.ts";
 import { delay } from "./async.ts";
-import { spawnOnPipes } from "./terminal/pipe.ts";
-import { posixPipes } from "./terminal/posix/pipe_platform.ts";
 import { processRuns as posixProcessRuns } from "./terminal/posix/proc_tasks.ts";
-import { spawnPosixPty } from "./terminal/posix/pty_spawn.ts";
 import { bubblewrapProblem } from "./terminal/posix/bubblewrap.ts";
-import type { Spawn } from "./terminal/terminal.ts";
-import { spawnConPty } from "./terminal/windows/conpty_spawn.ts";
-import { containChildren } from "./terminal/windows/job.ts";
-import { windowsPipes } from "./terminal/windows/pipe_platform.ts";
 
 const OS = Deno.build.os;
 const WINDOWS = OS === "windows";
 
-/** Starts a program on OS pipes; returns at once (events follow), or throws `PortalError`. */
-export const spawnPipe: Spawn = WINDOWS
-  ? contained((opts, events) => spawnOnPipes(windowsPipes, opts, events))
-  : (opts, events) => spawnOnPipes(posixPipes, opts, events);
-
 /**
- * Starts a program on a new pseudo-terminal (a ConPTY on Windows); returns
- * at once, or throws `PortalError`.
+ * Which terminal backends start programs here: POSIX PTYs and pipes, or
+ * ConPTY and pipes in a Job Object. terminal/backends.ts holds them, apart
+ * from this module, so that what imports it (a door) loads none of them.
  */
-export const spawnPty: Spawn = WINDOWS ? contained(spawnConPty) : spawnPosixPty;
-
-/**
- * Windows: before the first child exists, the server joins a kill-on-close
- * Job Object that every child is then born into (terminal/windows/job.ts).
- */
-function contained(spawn: Spawn): Spawn {
-  return (opts, events) => {
-    containChildren();
-    return spawn(opts, events);
-  };
-}
+export const TERMINALS: "posix" | "windows" = WINDOWS ? "windows" : "posix";
 
 /**
  * Sleeps `ms` milliseconds, on time even below a millisecond where the C

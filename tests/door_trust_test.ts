@@ -68,9 +68,9 @@ async function endHostsIn(dir: string): Promise<void> {
 }
 
 /** The name the host's socket has for the records database of `dir` (the same in any runtime dir). */
-function socketName(dir: string): string {
+async function socketName(dir: string): Promise<string> {
   return basename(
-    hostAddress({ XDG_RUNTIME_DIR: `${dir}/run`, PORTAL_DB_PATH: `${dir}/records.db` })
+    (await hostAddress({ XDG_RUNTIME_DIR: `${dir}/run`, PORTAL_DB_PATH: `${dir}/records.db` }))
       .socket,
   );
 }
@@ -86,7 +86,7 @@ rootTest(
     const theirs = `${dir.path}/theirs`;
     Deno.mkdirSync(`${theirs}/portal`, { recursive: true, mode: 0o700 });
     asRoot("chown", ["-R", `${user.name}:${user.name}`, theirs]);
-    const fake = await impostor(user, `${theirs}/portal/${socketName(dir.path)}`);
+    const fake = await impostor(user, `${theirs}/portal/${await socketName(dir.path)}`);
     const privateDir = `${dir.path}/tmp`;
     try {
       {
@@ -121,7 +121,7 @@ rootTest("a socket at the host's path served by another user gets not a byte", a
   await using user = otherUser();
   Deno.chmodSync(dir.path, 0o755);
   const env = await serverEnv(dir.path, { env: { PORTAL_SECRET_TOKEN: "s3cret" } });
-  const socket = hostAddress(env).socket;
+  const socket = (await hostAddress(env)).socket;
   // The other user's socket, moved into this user's own directory, at the host's path.
   const theirs = `${dir.path}/theirs`;
   Deno.mkdirSync(theirs, { mode: 0o755 });
@@ -165,7 +165,7 @@ rootTest("the host refuses a client of another user, on its socket and its fd so
   await using user = otherUser();
   await using portal = await Portal.start({ dir: dir.path, captureStderr: true });
   await portal.call("process_list");
-  const socket = hostAddress(await serverEnv(dir.path)).socket;
+  const socket = (await hostAddress(await serverEnv(dir.path))).socket;
   // Made reachable for the test: file modes are not what keeps the other user out here.
   for (const path of [dir.path, `${dir.path}/run`, `${dir.path}/run/portal`]) {
     Deno.chmodSync(path, 0o755);

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { waitFor } from "../dev/wait.ts";
 import { PACED_FLOOD_BYTES_PER_MS } from "../src/limits.ts";
-import { spawnPipe, spawnPty } from "../src/platform.ts";
+import { spawnPipe, spawnPty } from "../src/terminal/backends.ts";
 import { ProcessManager } from "../src/core/process/manager.ts";
 import { ProcessPool } from "../src/core/process/pool.ts";
 import { RecordStore } from "../src/core/store/record_store.ts";

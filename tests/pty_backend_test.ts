@@ -9,7 +9,7 @@ import { waitFor } from "../dev/wait.ts";
 import { posixTest } from "./helpers/platform.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { pidAlive, processTable, waitForeground } from "./helpers/processes.ts";
-import { spawnPty } from "../src/platform.ts";
+import { spawnPty } from "../src/terminal/backends.ts";
 import { PortalError } from "../src/errors.ts";
 import { SIGNALS } from "../src/signals.ts";
 import type { ExitInfo, Terminal } from "../src/terminal/terminal.ts";

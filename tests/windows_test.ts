@@ -10,7 +10,7 @@ import { waitFor } from "../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { windowsTest } from "./helpers/platform.ts";
 import { pidAlive } from "./helpers/processes.ts";
-import { spawnPty } from "../src/platform.ts";
+import { spawnPty } from "../src/terminal/backends.ts";
 import type { ExitInfo } from "../src/terminal/terminal.ts";
 import { findWindowsProgram } from "../src/terminal/windows/executable.ts";
 

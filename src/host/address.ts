@@ -11,17 +11,16 @@
  *
  * const run = await Deno.makeTempDir();
  * const env = { XDG_RUNTIME_DIR: run, HOME: "/home/ada" };
- * const { socket, log, database } = hostAddress(env);
+ * const { socket, log, database } = await hostAddress(env);
  * assert.equal(database, "/home/ada/.local/state/portal/records/portal.db");
  * assert.match(socket, /\/portal\/host-\d+\.\d+\.\d+-[0-9a-f]{16}\.sock$/);
  * assert.ok(socket.startsWith(`${run}/portal/`));
  * assert.match(log, /^\/home\/ada\/\.local\/state\/portal\/host-[0-9a-f]{16}\.log$/);
- * assert.notEqual(hostAddress({ ...env, PORTAL_DB_PATH: "/tmp/x.db" }).socket, socket);
+ * assert.notEqual((await hostAddress({ ...env, PORTAL_DB_PATH: "/tmp/x.db" })).socket, socket);
  * await Deno.remove(run, { recursive: true });
  * ```
  * @module
  */
-import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { stateDir, userDbPath } from "../core/store/paths.ts";
 import { VERSION } from "../version.ts";
@@ -40,11 +39,14 @@ export interface HostAddress {
 /**
  * The address of the host that serves the database `env` names (see
  * {@link userDbPath}), its directory made and checked (runtime_dir.ts);
- * throws when there is no safe place for it.
+ * throws when there is no safe place for it. Web Crypto's SHA-256, not
+ * node:crypto's: loading that costs a door some 6 ms.
  */
-export function hostAddress(env: Record<string, string>): HostAddress {
+export async function hostAddress(env: Record<string, string>): Promise<HostAddress> {
   const database = resolve(userDbPath(env));
-  const key = createHash("sha256").update(database).digest("hex").slice(0, 16);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(database));
+  const key = Array.from(new Uint8Array(digest, 0, 8), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
   return {
     database,
     socket: join(runtimeDir(env), `host-${VERSION}-${key}.sock`),

@@ -14,12 +14,10 @@
  * @module
  */
 import type { Policy } from "../core/policy/policy.ts";
-import process from "node:process";
 import { libc } from "../../ffi/libc.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
 import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
 import { delay } from "../async.ts";
-import { inUse } from "../core/store/database_file.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
@@ -60,7 +58,7 @@ export async function reachHost(
   hello: Hello,
   options: { start: boolean; hostArgs?: string[] },
 ): Promise<HostConnection | undefined> {
-  const address = hostAddress(env);
+  const address = await hostAddress(env);
   let conn = await connect(address.socket);
   if (!conn) {
     if (!options.start) return undefined;
@@ -196,7 +194,7 @@ async function connect(socket: string): Promise<Deno.Conn | undefined> {
       continue;
     }
     const uid = peerUid(fd);
-    const me = process.getuid?.();
+    const me = Deno.uid();
     if (uid === me) return new SocketConn(fd, socket);
     libc().close(fd);
     throw new Error(
@@ -221,6 +219,9 @@ async function startAndConnect(
 ): Promise<Deno.Conn> {
   const deadline = Date.now() + HOST_START_DEADLINE_MS;
   let host: Deno.ChildProcess | undefined;
+  // Here only, not on import: it brings SQLite and the shell hooks, which a door that finds its
+  // host running never needs.
+  const { inUse } = await import("../core/store/database_file.ts");
   for (;;) {
     const conn = await connect(address.socket);
     if (conn) return conn;

@@ -48,7 +48,7 @@ export async function serveHost(
   const paths = withPathFlags(options, env);
   let address: HostAddress;
   try {
-    address = hostAddress(paths);
+    address = await hostAddress(paths);
   } catch (error) {
     console.error(`portal: cannot start the host: ${(error as Error).message}`);
     Deno.exit(1);

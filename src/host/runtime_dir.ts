@@ -33,7 +33,6 @@
  */
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import process from "node:process";
 import { closeDir, makeDirAt, openDirAt, setMode, statFd } from "../../ffi/dir_fd.ts";
 
 /** The sticky bit: in such a directory only an entry's owner renames or removes it. */
@@ -46,7 +45,7 @@ let toldFallback = false;
  * if missing and checked; throws with what is wrong and what to do.
  */
 export function runtimeDir(env: Record<string, string>): string {
-  const uid = process.getuid?.() ?? 0;
+  const uid = Deno.uid() ?? 0;
   const xdg = env.XDG_RUNTIME_DIR;
   const temporary = env.TMPDIR || tmpdir();
   if (xdg) {

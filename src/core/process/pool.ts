@@ -31,7 +31,7 @@ import { FULL_ACCESS, type Policy } from "../policy/policy.ts";
 import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import { earlierSpec, type LaunchSpec, type ProcessDetails } from "../model/schema.ts";
-import { spawnPipe, spawnPty } from "../../platform.ts";
+import { spawnPipe, spawnPty } from "../../terminal/backends.ts";
 import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { launchWith } from "../shell/injection.ts";

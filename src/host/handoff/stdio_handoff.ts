@@ -10,7 +10,6 @@
  *
  * @module
  */
-import process from "node:process";
 import { cString } from "../../../ffi/c_strings.ts";
 import { libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
@@ -44,7 +43,7 @@ export function handStdio(handoff: Handoff): void {
   const socket = connectUnix(handoff.socket);
   try {
     const uid = peerUid(socket);
-    if (uid !== process.getuid?.()) {
+    if (uid !== Deno.uid()) {
       throw new Error(`${handoff.socket} is served by user ${uid}, not by you`);
     }
     sendFds(socket, new TextEncoder().encode(handoff.token), [0, 1]);
