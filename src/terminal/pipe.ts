@@ -30,8 +30,11 @@ export interface PipeChild {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
-  /** POSIX: our read ends of its stdout and stderr pipes (what they hold is not read yet). */
-  readonly outputFds?: number[];
+  /**
+   * Whether its stdout or stderr pipe holds bytes the stream has not read
+   * yet (a pipe whose stream ended holds none); false where it cannot tell.
+   */
+  outputPending(): boolean;
   /** How it ended, once it is reaped; never rejects. */
   readonly status: Promise<ExitInfo>;
   /**
@@ -72,8 +75,6 @@ export interface PipePlatform {
 export interface PipeInputProbe {
   beforeInput(bytes: Uint8Array): void;
   state(): InputState;
-  /** Whether the program's stdout or stderr pipe holds bytes not read yet. */
-  outputPending(): boolean;
   /** The program has ended: what the probe holds open is let go. */
   close(): void;
 }
@@ -127,7 +128,7 @@ class PipeTerminal implements Terminal {
       drain(stream, {
         onChunk: (chunk) => events.onData(source, chunk),
         exited,
-        pending: () => this.#input.outputPending(),
+        pending: () => child.outputPending(),
         paced: () => events.paceFlood?.() ?? false,
       });
     this.#exited = Promise.all([
@@ -181,7 +182,7 @@ class PipeTerminal implements Terminal {
 
   /** Pipe output arrives through its streams: nothing can be taken early, only awaited. */
   collectOutput(): boolean {
-    return !this.#input.outputPending();
+    return !this.#child.outputPending();
   }
 
   resize(): void {

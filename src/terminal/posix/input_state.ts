@@ -90,8 +90,6 @@ export interface InputSource {
   terminal?: string;
   /** Pipes: the stdin pipe, as /proc/<pid>/fd shows it (`pipe:[inode]`). */
   pipe?: string;
-  /** Pipes: this process's read ends of the program's stdout and stderr. */
-  outputs?: number[];
   /** Pipes: this process's write end of the program's stdin. */
   input?: number;
 }
@@ -216,11 +214,6 @@ export class InputProbe {
   #hidden(): boolean {
     const modes = this.modes();
     return modes !== null && !modes.echo && modes.canonical;
-  }
-
-  /** Whether an output pipe holds bytes the server has not read yet. */
-  outputPending(): boolean {
-    return (this.#source.outputs ?? []).some((fd) => unreadBytes(fd) > 0);
   }
 
   /** The terminal's local modes now (null on pipes, or once it is gone). */

@@ -15,6 +15,7 @@
  */
 import { errno, libc, strerror } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
+import { unreadBytes } from "../../../ffi/terminal_calls.ts";
 import type { PipeChild } from "../pipe.ts";
 import type { ExitInfo } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
@@ -52,9 +53,14 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string
 
   const session = new Session(pid);
   const input = writableFd(stdin.write);
-  let open = 2;
-  // SIGCHLD alone does not keep Deno alive: once the output ended, poll for the exit too.
-  const outputEnded = () => --open === 0 && childReaper.expectExit(pid);
+  // Our read ends of its output pipes, while their streams have them: a stream closes its fd
+  // when it ends, and the number may name another process's pipe or socket soon after.
+  const outputs = new Set([stdout.read, stderr.read]);
+  const outputEnded = (fd: number) => () => {
+    outputs.delete(fd);
+    // SIGCHLD alone does not keep Deno alive: once the output ended, poll for the exit too.
+    if (outputs.size === 0) childReaper.expectExit(pid);
+  };
   const status = new Promise<ExitInfo>((resolve) =>
     childReaper.track(pid, (exit) => {
       session.leaderReaped();
@@ -66,9 +72,9 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string
   return {
     pid,
     stdin: input.stream,
-    stdout: readableFd(stdout.read, outputEnded),
-    stderr: readableFd(stderr.read, outputEnded),
-    outputFds: [stdout.read, stderr.read],
+    stdout: readableFd(stdout.read, outputEnded(stdout.read)),
+    stderr: readableFd(stderr.read, outputEnded(stderr.read)),
+    outputPending: () => [...outputs].some((fd) => unreadBytes(fd) > 0),
     status,
     signal(signo) {
       if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));

@@ -21,13 +21,11 @@ export const posixPipes: PipePlatform = {
     spawnPipeChild({ command: opts.command, path, argv, env, cwd, files }),
   breakSignal: "SIGQUIT",
   // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
-  // it in every process that inherits it, and finds our write end. (Not so the output pipes: a
-  // program that exits at once has no fds left to look at.) Without /proc the probe says
-  // "unknown".
-  probeInput: ({ pid, outputFds }, wrappers) =>
+  // it in every process that inherits it, and finds our write end. Without /proc the probe
+  // says "unknown".
+  probeInput: ({ pid }, wrappers) =>
     new InputProbe(pid, {
       pipe: fdTarget(pid, 0) ?? undefined,
-      outputs: outputFds,
       input: ownFdsOf([fdTarget(pid, 0)])[0],
     }, wrappers),
 };

@@ -45,6 +45,8 @@ export function spawnDenoChild(
     stdin: child.stdin,
     stdout: child.stdout,
     stderr: child.stderr,
+    // Deno's streams hide their handles: whether a pipe holds bytes is not known here.
+    outputPending: () => false,
     status: child.status.then(exitInfo, (): ExitInfo => ({ code: null, signal: null })),
     signal(signo) {
       if (signo !== SIGNALS.SIGTERM && signo !== SIGNALS.SIGKILL) {

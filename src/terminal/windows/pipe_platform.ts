@@ -22,7 +22,6 @@ export const windowsPipes: PipePlatform = {
   probeInput: () => ({
     beforeInput() {},
     state: () => ({ activity: "unknown", secret: false, taken: false }),
-    outputPending: () => false,
     close() {},
   }),
 };
