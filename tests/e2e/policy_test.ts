@@ -122,9 +122,11 @@ policyTest("workspace-write: no way of writing outside the workspace succeeds", 
   assertEquals(await Deno.readTextFile(file), before, "the policy file is unchanged");
   const inside = await run(portal, `echo fine > ${ws}/inside && cat ${ws}/inside`);
   assertEquals([inside.code, await Deno.readTextFile(`${ws}/inside`)], [0, "fine\n"]);
-  const tmp = await run(portal, "echo scratch > /tmp/scratch && cat /tmp/scratch");
+  // A name no one else uses: the machine's /tmp is shared with other runs and users.
+  const scratch = `/tmp/portal-policy-scratch-${crypto.randomUUID()}`;
+  const tmp = await run(portal, `echo scratch > ${scratch} && cat ${scratch}`);
   assertEquals([tmp.code, tmp.output.trim()], [0, "scratch"], "its own /tmp is writable");
-  assert(!exists("/tmp/scratch"), "…and private");
+  assert(!exists(scratch), "…and private");
 });
 
 policyTest("read-only: nothing is writable but a private /tmp", async () => {
@@ -330,7 +332,8 @@ policyTest("process_inspect and the watch page name the rules a process runs und
   await page.goto((await portal.call("process_watch", { id })).url);
   const meta = await waitFor(
     "the list to name the policy",
-    () => page.$eval(".process .meta", (element) => element.textContent ?? ""),
+    // Until the list is drawn there is no such element: an empty text, not an error.
+    () => page.$$eval(".process .meta", (elements) => elements.map((e) => e.textContent).join()),
     {
       until: (text) => text.includes("policy"),
     },

@@ -13,11 +13,23 @@ import { type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { browserTest, newPage, openBrowser, terminalUntil, typeOnPage } from "../helpers/browser.ts";
+import {
+  browserTest,
+  newPage,
+  openBrowser,
+  terminalUntil,
+  typeOnPage,
+} from "../helpers/browser.ts";
 import { runCli } from "../helpers/cli.ts";
 import { Pane } from "../helpers/pane.ts";
 import { hostDir } from "../helpers/portal.ts";
-import { assertNoTrace, filesHolding, loggingPortal, newSecret, sha16 } from "../helpers/secrets.ts";
+import {
+  assertNoTrace,
+  filesHolding,
+  loggingPortal,
+  newSecret,
+  sha16,
+} from "../helpers/secrets.ts";
 
 /** A remote password prompt: read without echo, then prove what came (a hash), never show it. */
 const ASK = "read -rs -p 'Password: ' pw; echo; printf '%s' \"$pw\" | sha256sum | cut -c1-16\n";
