@@ -6,7 +6,10 @@
  */
 import type { Rec } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { portalTest } = sharedPortal();
 
 /** Characters `seq 1 1000000` prints: 9 of 2, 90 of 3, …, 900000 of 7, and "1000000\n". */
 const SEQ_CHARS = 9 * 2 + 90 * 3 + 900 * 4 + 9000 * 5 + 90_000 * 6 + 900_000 * 7 + 8;

@@ -24,8 +24,8 @@ posixTest(
     console.log(`the last committed line was written ${after.lagMs} ms before the kill`);
     assertEquals([after.integrity, after.gap], ["ok", -1], "every line up to the last, once");
     assert(after.lines > 0, "output before the kill was committed");
-    // Nothing after the kill; how long before it is a figure of bench/durability.ts.
-    assert(after.lagMs >= 0, `${after.lagMs} ms`);
+    // How long before the kill that line was written is a figure of bench/durability.ts (it may
+    // even be a few ms after the clock was read for the kill, before the signal landed).
     // A new server opens it as it is, its records kept, and goes on after them.
     await using next = await Portal.start({ args: ["--db", db] });
     assertEquals(await next.spawn("true"), 2);

@@ -4,7 +4,10 @@
  */
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { linuxTest } = sharedPortal();
 
 linuxTest(
   "vim driven by key names: arrows in application mode, Escape, :wq Enter",

@@ -2,8 +2,11 @@ import { BASH_PROMPT, type Json, Portal, type Rec } from "../../dev/portal_clien
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
 import { pidAlive, waitForeground } from "../helpers/processes.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { portalTest } = sharedPortal();
 
 const screenText = (screen: Json) => screen.lines.join("\n");
 
@@ -261,7 +264,8 @@ portalTest("pty exit status: exit code, or the terminating signal", async (porta
   assertEquals([a.exit_code, a.exit_signal], [3, null]);
   assertEquals([b.exit_code, b.exit_signal], [null, "SIGTERM"]);
   const { processes } = await portal.call("process_list");
-  assertEquals(processes.map((p: Json) => p.status), ["exited", "exited"]);
+  const ours = processes.filter((p: Json) => p.id === code || p.id === killed);
+  assertEquals(ours.map((p: Json) => p.status), ["exited", "exited"]);
 });
 
 portalTest(
@@ -308,11 +312,12 @@ portalTest("pty: 50 terminals at once each echo their own input", async (portal)
     });
     assertEquals(out, `token${i}\ngot:token${i}\n`);
   }));
-  const { processes } = await waitFor(
+  const processes = await waitFor(
     "all 50 to exit",
-    () => portal.call("process_list"),
+    async () =>
+      (await portal.call("process_list")).processes.filter((p: Json) => ids.includes(p.id)),
     {
-      until: (list) => list.processes.every((p: Json) => p.status === "exited"),
+      until: (ours) => ours.every((p: Json) => p.status === "exited"),
       timeoutMs: 15_000,
     },
   );

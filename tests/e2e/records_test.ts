@@ -2,7 +2,10 @@ import type { Portal, Rec } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { queryRecords } from "../helpers/records_file.ts";
-import { portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { portalTest } = sharedPortal();
 
 const text = (records: Rec[]) => records.map((r) => r.content).join("");
 

@@ -64,7 +64,9 @@ posixTest(
       using attached = await RawAttach.open(dir.path, "flood");
       assertEquals(attached.welcome.process?.id, flood.id);
       await agent.call("process_write", { id: flood.id, content: "go\n", wait: "none" });
-      const [base64] = await waitFor("base64 to run", () => childrenOf(flood.os_pid));
+      const [base64] = await waitFor("base64 to run", () => childrenOf(flood.os_pid), {
+        until: (children) => children.length > 0, // an empty list is no answer yet
+      });
       const wrote = () =>
         Number(/^wchar: (\d+)/m.exec(Deno.readTextFileSync(`/proc/${base64}/io`))![1]);
       // The terminal follows the flood for 4 s (the host's own cost of a flood settles)...

@@ -6,9 +6,12 @@
  */
 import type { Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest, portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
 import { waitForeground } from "../helpers/processes.ts";
 import { waitFor } from "../../dev/wait.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { linuxTest, portalTest } = sharedPortal();
 
 function bash(portal: Portal): Promise<number> {
   return portal.startBash().then((r) => r.id);
@@ -81,7 +84,8 @@ linuxTest(
       await portal.call("process_signal", { id, signal: "SIGSTOP" });
       const stopped = await portal.call("process_read_new", { id, wait: "ready" });
       assertEquals([stopped.state, stopped.reason], ["stopped", "ready"], `pty: ${pty}`);
-      assertEquals((await portal.call("process_list")).processes.at(-1).state, "stopped");
+      const listed = (await portal.call("process_list")).processes;
+      assertEquals(listed.find((p: { id: number }) => p.id === id).state, "stopped");
       await portal.call("process_signal", { id, signal: "SIGCONT" });
       const again = await portal.call("process_write", { id, content: "1 + 1\n" });
       assertEquals(again.state, "waiting_for_input", `pty: ${pty}`);
@@ -261,7 +265,8 @@ portalTest(
     // Once the agent stops waiting, the idle timeout runs again and removes the process.
     await waitFor(
       "the idle timeout to remove the process",
-      async () => (await portal.call("process_list")).processes.length === 0,
+      async () =>
+        !(await portal.call("process_list")).processes.some((p: { id: number }) => p.id === id),
     );
   },
 );

@@ -5,7 +5,10 @@
 import { bashStart, type Json, type Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { linuxTest } = sharedPortal();
 
 /** Starts a program and waits for its first prompt; returns the reply. */
 async function startReady(

@@ -6,7 +6,10 @@
 import type { Portal, Rec } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { linuxTest } = sharedPortal();
 
 async function stdinRecords(portal: Portal, id: number): Promise<string[]> {
   const stdin = await portal.call("process_read", { id, source: "stdin", duration: 60_000 });
