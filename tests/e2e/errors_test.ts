@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { ID_TOOLS } from "../helpers/id_tools.ts";
-import { type Json, Portal } from "../../dev/portal_client.ts";
+import type { Json, Portal } from "../../dev/portal_client.ts";
 import { sharedPortal } from "../helpers/portal.ts";
 
 // Each test asserts only about its own processes: one server serves them all.

@@ -63,7 +63,7 @@ portalTest(
   { portable: true },
 );
 
-portalTest("initialize: instructions say how to choose pty and the usual loop", async (portal) => {
+portalTest("initialize: instructions say how to choose pty and the usual loop", (portal) => {
   const instructions = portal.client.getInstructions() ?? "";
   assertMatch(instructions, /pty: true/);
   assertMatch(instructions, /process_read_new/);

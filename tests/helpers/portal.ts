@@ -16,7 +16,7 @@ import { posixTest, type TestOptions } from "./platform.ts";
  */
 export function portalTest(
   name: string,
-  fn: (portal: Portal) => Promise<void>,
+  fn: (portal: Portal) => void | Promise<void>,
   options: Omit<TestOptions, "shares"> = {},
 ): void {
   posixTest(name, async () => {
@@ -32,7 +32,7 @@ export function portalTest(
  */
 export function linuxTest(
   name: string,
-  fn: (portal: Portal) => Promise<void>,
+  fn: (portal: Portal) => void | Promise<void>,
   options: { needs?: string } = {},
 ): void {
   portalTest(name, fn, { only: "linux", ...options });
