@@ -11,17 +11,14 @@
  * @module
  */
 import { Portal } from "../dev/portal_client.ts";
-import { newPage, openBrowser, terminalUntil } from "../tests/helpers/browser.ts";
+import { openBrowser, terminalUntil, watchedPython } from "../tests/helpers/browser.ts";
 import { median, ms, row } from "./lib.ts";
 
 const LINES = Number(Deno.args[0] ?? 10);
 
 await using portal = await Portal.start();
 await using browser = await openBrowser();
-const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
-const page = await newPage(browser);
-await page.goto((await portal.call("process_watch", { id })).url);
-await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+const { id, page } = await watchedPython(portal, browser);
 const latencies: number[] = [];
 for (let i = 0; i < LINES; i++) {
   await portal.call("process_write", { id, content: `print("line", ${i} * 7)\n` });

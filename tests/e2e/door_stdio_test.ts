@@ -179,7 +179,10 @@ posixTest(
       (text) => /relaying stdin and stdout \(stdin is a terminal/.test(text),
     );
     const initialize = initializeRequest("tty");
-    await outer.call("process_write", { id, content: `${JSON.stringify(initialize)}\n` });
+    // wait "none": a step that waited would take the answer into its own reply, leaving
+    // nothing for the read below whenever the door answered within the step.
+    const content = `${JSON.stringify(initialize)}\n`;
+    await outer.call("process_write", { id, content, wait: "none" });
     await outer.readUntil(id, (text) => text.includes('"serverInfo"') && text.includes('"id":1}'));
     // The terminal's open file is the shell's too: the door must not have made it nonblocking.
     const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${os_pid}/fdinfo/0`))!;

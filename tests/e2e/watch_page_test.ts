@@ -17,6 +17,7 @@ import {
   terminalText,
   terminalUntil,
   typeOnPage,
+  watchedPython,
 } from "../helpers/browser.ts";
 
 /** Presses a button of the page and waits for what it leads to. */
@@ -32,11 +33,7 @@ Deno.test({
   fn: async () => {
     await using portal = await Portal.start();
     await using browser = await openBrowser();
-    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
-    const { url } = await portal.call("process_watch", { id });
-    const page = await newPage(browser);
-    await page.goto(url);
-    await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+    const { id, page } = await watchedPython(portal, browser);
     // How soon the line shows is a figure of bench/watch_latency.ts.
     await portal.call("process_write", { id, content: 'print("from the agent", 6 * 7)\n' });
     await terminalUntil(page, "the agent's line", (text) => text.includes("from the agent 42"));
@@ -54,10 +51,7 @@ Deno.test({
   fn: async () => {
     await using portal = await Portal.start();
     await using browser = await openBrowser();
-    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
-    const page = await newPage(browser);
-    await page.goto((await portal.call("process_watch", { id })).url);
-    await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+    const { id, page } = await watchedPython(portal, browser);
 
     // Read-only: the keys reach the page (it says so) and nothing else.
     await typeOnPage(page, "print(1 + 1)\n");
