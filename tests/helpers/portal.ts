@@ -7,6 +7,7 @@
  */
 import { endHost, Portal, type StartOptions } from "../../dev/portal_client.ts";
 import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
+import { waitFor } from "../../dev/wait.ts";
 import { posixTest, type TestOptions } from "./platform.ts";
 
 /**
@@ -84,7 +85,21 @@ export async function hostDir(): Promise<TempDir> {
     path: dir.path,
     async [Symbol.asyncDispose]() {
       await endHost(dir.path);
-      await dir[Symbol.asyncDispose]();
+      // Something of the host's may still write there as it leaves (seen once, three doors
+      // started at one instant, at load 9): a file made during the removal is ENOTEMPTY.
+      await waitFor(
+        `${dir.path} to be removed`,
+        async () => {
+          try {
+            await dir[Symbol.asyncDispose]();
+            return true;
+          } catch (error) {
+            if ((error as { code?: string }).code !== "ENOTEMPTY") throw error;
+            return false;
+          }
+        },
+        { timeoutMs: 5000, intervalMs: 50 },
+      );
     },
   };
 }
