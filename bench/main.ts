@@ -18,13 +18,16 @@
  * - http_sessions.ts: the server's memory after 1,000 abandoned HTTP sessions.
  * - revisions.ts: MCP 2026-07-28 beside 2025-11-25: a python3 step, the first answer through
  *   a door, tools/list, and the HTTP server's memory after 10,000 sessionless requests.
- * - patterns.ts: the slowest expect/prompt search; ReDoS patterns through the server.
+ * - patterns.ts: the slowest expect/prompt search, the refusal of a pattern too big to compile;
+ *   ReDoS patterns through the server.
+ * - durability.ts: how long before a SIGKILL mid-flood the last committed line was written.
  * - teardown.ts: server SIGKILLed or stdin closed → none of its processes left (Linux).
  * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
  * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
  *   vim, less, getpass, bash), beside main before issue 16; the size of tools/list.
  * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
+ * - watch_latency.ts: from a step's reply to its line on a watching page (Debian's chromium).
  * - stalled_readers.ts: the host's RSS and another client's step p99 beside a stalled attach
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
  * - policy.ts: a start and a python3 step (PTY, pipes) under a policy (bubblewrap) vs without,
@@ -50,6 +53,7 @@ const scripts = [
   "host.ts",
   "step_latency.ts",
   "patterns.ts",
+  "durability.ts",
   "http_sessions.ts",
   "revisions.ts",
   "teardown.ts",
@@ -57,6 +61,7 @@ const scripts = [
   "agent_tasks.ts",
   "shell_integration.ts",
   "watch_flood.ts",
+  "watch_latency.ts",
   "stalled_readers.ts",
   "policy.ts",
   "remote.ts",

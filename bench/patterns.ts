@@ -3,7 +3,8 @@
  * First the engine alone: the slowest single search among patterns that
  * make JavaScript's engine backtrack for ever, each on a window as long as
  * its span, of text built to be their worst; the goal keeps a search short
- * enough for other calls to be answered between searches. Then through the
+ * enough for other calls to be answered between searches; and the refusal of
+ * a pattern too big to compile, which must come before compiling. Then through the
  * server: each such `expect` on long output, and such a `prompt`, while
  * process_list is asked over and over: how far the wait overshoots its
  * `wait_ms`, and process_list's p99.
@@ -63,6 +64,24 @@ row(
   `${ms(worst.ms)} (${worst.what})`,
   "< 10 ms",
   worst.ms < 10,
+);
+
+// A pattern its estimate refuses is refused before RE2 compiles it: 3,600 characters that would
+// compile to 600,000 instructions (over a second to compile). Median of 9.
+const huge = "a{999}".repeat(600);
+const refusals = Array.from({ length: 9 }, () => {
+  const start = performance.now();
+  try {
+    Pattern.compile(huge, "expect");
+  } catch { /* refused, as it must be */ }
+  return performance.now() - start;
+});
+row(
+  "12 patterns",
+  "refusing a 3,600-character pattern that would compile to 600,000 instructions (median of 9)",
+  ms(median(refusals)),
+  "< 100 ms",
+  median(refusals) < 100,
 );
 
 const WAIT_MS = 1000;

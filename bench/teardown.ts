@@ -54,7 +54,7 @@ function everything(server: number, sids: number[]): number[] {
 }
 
 async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; count: number }> {
-  // The single-process server: a host's end is measured the same way (tests/orphans_test.ts).
+  // The single-process server: a host's end is measured the same way (tests/e2e/orphans_test.ts).
   const portal = await Portal.start({ noHost: true });
   const script = "sleep 300 & echo $!; wait";
   const ids = await Promise.all([

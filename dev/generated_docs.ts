@@ -3,7 +3,7 @@
  * disagree: the table of `PORTAL_*` variables (docs/environment.md, from
  * src/env_vars.ts, which `--help` and `portal doctor` read too) and the table
  * of clients (README.md, docs/clients.md, llms-install.md). Each sits between
- * two markers; tests/docs_test.ts fails when one is out of date.
+ * two markers; tests/e2e/docs_test.ts fails when one is out of date.
  *
  *     deno run -A dev/generated_docs.ts           # lists the sections out of date
  *     deno run -A dev/generated_docs.ts --write   # rewrites them

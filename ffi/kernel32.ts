@@ -4,7 +4,7 @@
  * helpers for UTF-16 strings, handles and error messages.
  *
  * The library is opened on first use, so importing this module costs nothing
- * and does nothing on Linux or macOS (tests/windows_pure_test.ts imports every
+ * and does nothing on Linux or macOS (tests/unit/windows_pure_test.ts imports every
  * Windows module there). Struct layouts live in ./win32_structs.ts.
  *
  * Which calls may block: none of the synchronous ones below waits on

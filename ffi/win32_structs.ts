@@ -1,7 +1,7 @@
 /**
  * The Win32 structs the ConPTY backend passes to kernel32, laid out for x64
  * (pointers and `SIZE_T` 8 bytes, natural alignment), as byte buffers. Pure:
- * their offsets are unit-tested on every OS (tests/windows_pure_test.ts).
+ * their offsets are unit-tested on every OS (tests/unit/windows_pure_test.ts).
  *
  * @example
  * ```ts

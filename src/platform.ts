@@ -8,7 +8,7 @@
  * and prompt-like lines. No other module tests the OS but ffi/libc.ts, for
  * what lies below this one: which C library it is (glibc or macOS's), which
  * libc's constants (ffi/os_constants.ts), its calling convention and the
- * signal numbers (src/signals.ts) follow. tests/house_test.ts checks it.
+ * signal numbers (src/signals.ts) follow. tests/unit/house_test.ts checks it.
  *
  * @example
  * ```ts

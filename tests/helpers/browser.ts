@@ -8,6 +8,7 @@
  * @module
  */
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 
@@ -110,4 +111,16 @@ export function terminalUntil(
     timeoutMs,
     intervalMs: 20,
   });
+}
+
+/** Starts python3's REPL on a PTY and opens its watch page in `browser`; returns once it shows `>>>`. */
+export async function watchedPython(
+  portal: Portal,
+  browser: Browser,
+): Promise<{ id: number; page: Page }> {
+  const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+  const page = await newPage(browser);
+  await page.goto((await portal.call("process_watch", { id })).url);
+  await terminalUntil(page, ">>>", (text) => text.includes(">>>"));
+  return { id, page };
 }

@@ -25,6 +25,16 @@ export function needsProgram(program: string): { ok: boolean; reason: string } {
   return { ok: found, reason: `[skipped: ${program} ${MISSING_PROGRAM} ${PACKAGES[program]})] ` };
 }
 
+/** Where a test runs, and what it needs: see {@link posixTest}. */
+export interface TestOptions {
+  only?: typeof Deno.build.os;
+  needs?: string;
+  /** It needs nothing of POSIX: it runs on Windows too. */
+  portable?: boolean;
+  /** It uses what outlives it (a server shared by its file): no check for leaked ops or resources. */
+  shares?: boolean;
+}
+
 /**
  * A test that needs POSIX (sh, sleep, python3, pseudo-terminals): skipped on
  * Windows, where the pipe backend is exercised by the portable tests only.
@@ -34,9 +44,9 @@ export function needsProgram(program: string): { ok: boolean; reason: string } {
 export function posixTest(
   name: string,
   fn: (t: Deno.TestContext) => void | Promise<void>,
-  options: { only?: typeof Deno.build.os; needs?: string } = {},
+  options: TestOptions = {},
 ): void {
-  const osIgnored = Deno.build.os === "windows" ||
+  const osIgnored = (Deno.build.os === "windows" && !options.portable) ||
     (options.only !== undefined && options.only !== Deno.build.os);
   const program = options.needs === undefined || osIgnored
     ? undefined
@@ -45,6 +55,7 @@ export function posixTest(
   Deno.test({
     name: missing ? `${program.reason}${name}` : name,
     ignore: osIgnored || missing,
+    ...options.shares ? { sanitizeOps: false, sanitizeResources: false } : {},
     fn,
   });
 }

@@ -1,0 +1,155 @@
+/**
+ * `portal attach` and `portal ps` as a person uses them, in a real terminal:
+ * tmux runs attach in a pane of its own (new-session -d, send-keys,
+ * capture-pane), against the host an agent's client started.
+ */
+import { type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { runCli } from "../helpers/cli.ts";
+import { posixTest } from "../helpers/platform.ts";
+import { hostDir } from "../helpers/portal.ts";
+import { Pane } from "../helpers/pane.ts";
+
+posixTest(
+  "portal attach: a person joins the agent's python in a real terminal, types, detaches with Ctrl+]",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    try {
+      const calc = await agent.call("process_start", {
+        command: "python3",
+        args: ["-q"],
+        pty: true,
+        keep: true,
+        name: "calc",
+        wait: "ready",
+      });
+      const env = await serverEnv(dir.path);
+      await using pane = await Pane.open(dir.path, [
+        Deno.execPath(),
+        "run",
+        "-A",
+        MAIN,
+        "attach",
+        "calc",
+      ], env);
+      await pane.until(
+        "the banner and the prompt",
+        (t) =>
+          t.includes("[portal] attached to calc") && t.includes("Ctrl+] detaches") &&
+          /^>>> ?$/m.test(t),
+      );
+      await pane.keys("print(6*7)", "Enter");
+      await pane.until("python's answer", (t) => /^42$/m.test(t));
+      await pane.keys("C-]");
+      const after = await pane.until("the detach", (t) => t.includes("[exit "));
+      assertMatch(after, /\[portal\] detached from calc \(id \d+\); it runs on/);
+      assertMatch(after, /\[exit 0\]/);
+      // Python runs on, and what the person typed is input in its records, as the agent's is.
+      assertEquals((await agent.call("process_inspect", { id: calc.id })).status, "running");
+      const { records } = await agent.call("process_read", {
+        id: calc.id,
+        source: "stdin",
+        duration: 60,
+        unit: "s",
+      });
+      assertMatch(records.map((r: Json) => r.content).join(""), /print\(6\*7\)\r/);
+      // The agent writes on where the person left off.
+      const step = await agent.call("process_write", { id: calc.id, content: "6*7 + 1\n" });
+      assertMatch(step.output, /^43$/m);
+
+      const ps = await runCli(dir.path, ["ps"]);
+      assertEquals(ps.code, 0, ps.stderr);
+      assertMatch(ps.stdout, /^ID +NAME +KEEP +STATUS +STATE +PID +COMMAND$/m);
+      assertMatch(
+        ps.stdout,
+        new RegExp(`^${calc.id} +calc +yes +running +\\S+ +${calc.os_pid} +python3$`, "m"),
+      );
+    } finally {
+      await agent.call("process_kill_all").catch(() => {});
+    }
+  },
+  { only: "linux" },
+);
+
+posixTest(
+  "portal attach: an ended program shows its last screen (exit 0); an unknown one exits 1",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    const done = await agent.spawn("sh", ["-c", "echo the last words"], {
+      pty: true,
+      name: "done",
+    });
+    await agent.waitExit(done);
+    const ended = await runCli(dir.path, ["attach", "done"]);
+    assertEquals(ended.code, 0, ended.stderr);
+    assertMatch(ended.stdout, /done \(id \d+\), sh, exited with code 0; its last screen:/);
+    assertMatch(ended.stdout, /the last words/);
+    const unknown = await runCli(dir.path, ["attach", "nosuch"]);
+    assertEquals([unknown.code, unknown.stdout], [1, ""]);
+    assertEquals(
+      unknown.stderr,
+      'portal: no process has the id or name "nosuch": `portal ps` lists them\n',
+    );
+  },
+);
+
+posixTest(
+  "portal ps and attach show the control characters of a program's command, never send them",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    // A title change, a bell and a screen clear in the program's file name.
+    const script = `${dir.path}/evil\x1b]0;pwned\x07\x1b[2J`;
+    await Deno.writeTextFile(script, "#!/bin/sh\nexec sleep 300\n", { mode: 0o755 });
+    const { id } = await agent.call("process_start", { command: script, name: "evil" });
+    const shown = String.raw`evil\x1b]0;pwned\x07\x1b[2J`.replace(/[[\]\\]/g, "\\$&");
+    const ps = await runCli(dir.path, ["ps"]);
+    assertEquals(ps.code, 0, ps.stderr);
+    assert(!ps.stdout.includes("\x1b") && !ps.stdout.includes("\x07"), JSON.stringify(ps.stdout));
+    assertMatch(ps.stdout, new RegExp(`^${id} +evil +no +running .*/${shown}$`, "m"));
+    await agent.call("process_kill", { id });
+    const attached = await runCli(dir.path, ["attach", "evil"]);
+    assertEquals(attached.code, 0, attached.stderr);
+    assert(!attached.stdout.includes("\x1b"), JSON.stringify(attached.stdout));
+    assertMatch(
+      attached.stdout,
+      new RegExp(`evil \\(id ${id}\\), \\S*/${shown}, was killed \\(SIGTERM\\); its last screen:`),
+    );
+  },
+);
+
+posixTest(
+  "attach, watch and export resolve a name alike: the live process, else the newest; unknown exits 1",
+  async () => {
+    await using dir = await hostDir();
+    await using agent = await Portal.start({ dir: dir.path });
+    const start = () =>
+      agent.call("process_start", { command: "cat", pty: true, name: "calc", keep: true });
+    const killed = await start();
+    await agent.call("process_kill", { id: killed.id });
+    const live = await start();
+    await agent.call("process_write", { id: live.id, content: "hello\n" });
+    try {
+      const attached = await runCli(dir.path, ["attach", "calc"]);
+      assertEquals(attached.code, 0, attached.stderr);
+      assertMatch(attached.stdout, new RegExp(`attached to calc \\(id ${live.id}\\)`));
+      const watched = await runCli(dir.path, ["watch", "calc"]);
+      assertEquals(watched.code, 0, watched.stderr);
+      assertEquals(new URL(watched.stdout.trim()).searchParams.get("id"), String(live.id));
+      const exported = await runCli(dir.path, ["export", "calc"]);
+      assertEquals(exported.code, 0, exported.stderr);
+      assertMatch(exported.stderr, new RegExp(`^portal: process ${live.id} of `));
+      assertMatch(exported.stdout, /hello/);
+      for (const command of ["attach", "watch", "export"]) {
+        const unknown = await runCli(dir.path, [command, "nosuch"]);
+        assertEquals([unknown.code, unknown.stdout], [1, ""], command);
+        assertMatch(unknown.stderr, /^portal: no process has the id or name "nosuch"/, command);
+        assertEquals(unknown.stderr.trim().split("\n").length, 1, unknown.stderr);
+      }
+    } finally {
+      await agent.call("process_kill", { id: live.id });
+    }
+  },
+);

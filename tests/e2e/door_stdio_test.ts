@@ -1,0 +1,195 @@
+/**
+ * The door out of the data path: a door whose stdin and stdout are pipes
+ * hands them to the host, which reads and writes them itself (the door holds
+ * them no more); on a terminal it relays, and leaves the terminal as it was.
+ * Either way the session ends as before: when the client closes stdin, when
+ * the door is killed (even by SIGKILL: its unkept programs end, and the
+ * client's stdout ends), and when the host is killed (the client's stdout
+ * ends, the door exits).
+ */
+import {
+  hostPid,
+  initializeRequest,
+  type Json,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../../dev/portal_client.ts";
+import { waitFor } from "../../dev/wait.ts";
+import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { posixTest } from "../helpers/platform.ts";
+import { hostDir } from "../helpers/portal.ts";
+import { pidAlive } from "../helpers/processes.ts";
+
+const HANDED = /through its host \(pid \d+, [^)]+\), which reads stdin and writes stdout itself/;
+
+/** The pipes process `pid` has open for reading (Linux `/proc/<pid>/fd`), as `pipe:[inode]`. */
+function pipesReadBy(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`;
+  return [...Deno.readDirSync(dir)].flatMap(({ name }) => {
+    const file = Deno.readLinkSync(`${dir}/${name}`);
+    const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${pid}/fdinfo/${name}`))!;
+    return file.startsWith("pipe:") && (Number.parseInt(flags[1], 8) & 3) === 0 ? [file] : [];
+  });
+}
+
+posixTest(
+  "a door on pipes hands them to the host: over 50 calls it cannot read its client's stdin",
+  async () => {
+    await using portal = await Portal.start({ captureStderr: true });
+    const door = portal.transport.pid!;
+    await waitFor("the door's startup line", () => portal.stderr, {
+      until: (text) => HANDED.test(text),
+    });
+    for (let i = 0; i < 50; i++) {
+      await portal.call("process_list");
+      // The host reads the client's stdin; the door holds no read end of any pipe the host
+      // reads. (Its fd 0 and 1 are /dev/null; Deno's own copy of its stdout is a write end.)
+      const hostReads = new Set(pipesReadBy(portal.serverPid));
+      assertEquals(pipesReadBy(door).filter((pipe) => hostReads.has(pipe)), [], `call ${i}`);
+      assert(hostReads.size > 0, "the host reads the client's stdin");
+      assertEquals(Deno.readLinkSync(`/proc/${door}/fd/0`), "/dev/null");
+    }
+  },
+  { only: "linux" },
+);
+
+/** A door run by hand on pipes: JSON-RPC lines in, its stdout read to the end. */
+class RawDoor implements AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #out = "";
+  #ended = false;
+  #nextId = 1;
+
+  private constructor(child: Deno.ChildProcess) {
+    this.child = child;
+    this.#writer = child.stdin.getWriter();
+    child.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
+      new WritableStream({ write: (text) => void (this.#out += text) }),
+    ).finally(() => this.#ended = true);
+  }
+
+  /** A door of the host of `dir`, initialized. */
+  static async open(dir: string): Promise<RawDoor> {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN],
+      env: await serverEnv(dir),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const door = new RawDoor(child);
+    await door.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "raw", version: "0" },
+    });
+    await door.#send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return door;
+  }
+
+  #send(message: Json): Promise<void> {
+    return this.#writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
+  }
+
+  /** Sends a request and returns its reply's result. */
+  async request(method: string, params: Json): Promise<Json> {
+    const id = this.#nextId++;
+    await this.#send({ jsonrpc: "2.0", id, method, params });
+    const reply = await waitFor(
+      `the reply to ${method} (id ${id})`,
+      () =>
+        this.#out.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+          .find((message) => message.id === id),
+      { until: (found) => found !== undefined },
+    );
+    return reply.result;
+  }
+
+  /** Starts `sleep 300` (unkept) and returns its pid. */
+  async sleep(): Promise<number> {
+    const result = await this.request("tools/call", {
+      name: "process_start",
+      arguments: { command: "sleep", args: ["300"] },
+    });
+    return result.structuredContent.os_pid;
+  }
+
+  closeInput(): Promise<void> {
+    return this.#writer.close();
+  }
+
+  /** Waits until the door's stdout has ended (EOF) and the door has exited. */
+  async ends(why: string): Promise<void> {
+    await waitFor(`the client's stdout to end (${why})`, () => this.#ended);
+    await this.child.status;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      this.child.kill("SIGKILL");
+    } catch { /* exited */ }
+    await this.child.status;
+  }
+}
+
+posixTest("the client closing stdin ends its session: its programs, its stdout", async () => {
+  await using dir = await hostDir();
+  await using door = await RawDoor.open(dir.path);
+  const sleep = await door.sleep();
+  await door.closeInput();
+  await door.ends("stdin closed");
+  await waitFor("the session's sleep to die", () => !pidAlive(sleep));
+  assert(hostPid(dir.path) !== undefined, "the host stays");
+});
+
+posixTest("SIGKILL of a handed-over door ends its session and its client's stdout", async () => {
+  await using dir = await hostDir();
+  await using door = await RawDoor.open(dir.path);
+  const sleep = await door.sleep();
+  door.child.kill("SIGKILL");
+  await door.ends("the door killed");
+  await waitFor("the killed door's sleep to die", () => !pidAlive(sleep));
+});
+
+posixTest("SIGKILL of the host ends the client's stdout, and the door exits", async () => {
+  await using dir = await hostDir();
+  await using door = await RawDoor.open(dir.path);
+  const sleep = await door.sleep();
+  Deno.kill(hostPid(dir.path)!, "SIGKILL");
+  await door.ends("the host killed");
+  assertEquals((await door.child.status).code, 0);
+  await waitFor("the sleep to die with the host", () => !pidAlive(sleep));
+});
+
+posixTest(
+  "a door on a terminal relays, leaves the terminal blocking, and ends at its EOF",
+  async () => {
+    await using outer = await Portal.start({ noHost: true });
+    await using dir = await hostDir();
+    const { id, os_pid } = await outer.call("process_start", {
+      command: Deno.execPath(),
+      args: ["run", "-A", MAIN],
+      env: await serverEnv(dir.path),
+      pty: true,
+    });
+    await outer.readUntil(
+      id,
+      (text) => /relaying stdin and stdout \(stdin is a terminal/.test(text),
+    );
+    const initialize = initializeRequest("tty");
+    // wait "none": a step that waited would take the answer into its own reply, leaving
+    // nothing for the read below whenever the door answered within the step.
+    const content = `${JSON.stringify(initialize)}\n`;
+    await outer.call("process_write", { id, content, wait: "none" });
+    await outer.readUntil(id, (text) => text.includes('"serverInfo"') && text.includes('"id":1}'));
+    // The terminal's open file is the shell's too: the door must not have made it nonblocking.
+    const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${os_pid}/fdinfo/0`))!;
+    assertEquals(Number.parseInt(flags[1], 8) & 0o4000, 0, `flags ${flags[1]}`);
+    await outer.call("process_write", { id, content: "\x04" });
+    const ended = await outer.waitExit(id);
+    assertMatch(String(ended.exit_code), /^0$/);
+  },
+  { only: "linux" },
+);

@@ -1,0 +1,138 @@
+import { assertEquals, assertMatch } from "../helpers/assert.ts";
+import { tempDir } from "../../dev/temp_dir.ts";
+import { ID_TOOLS } from "../helpers/id_tools.ts";
+import type { Json, Portal } from "../../dev/portal_client.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { portalTest } = sharedPortal();
+
+/** The ids of the server's processes: what a failed call must leave as it was. */
+async function ids(portal: Portal): Promise<number[]> {
+  return (await portal.call("process_list")).processes.map((p: Json) => p.id);
+}
+
+portalTest(
+  "an unknown id is a tool error that points to process_list, for every tool",
+  async (portal) => {
+    for (const [tool, args] of ID_TOOLS) {
+      assertMatch(
+        await portal.fail(tool, { id: 42, ...args }),
+        /No process with id 42\. Call process_list/,
+        tool,
+      );
+    }
+  },
+);
+
+portalTest(
+  "missing or ill-typed arguments are tool errors, an unknown tool Invalid params; the server carries on",
+  async (portal) => {
+    const before = await ids(portal);
+    assertMatch(await portal.fail("process_start", {}), /command/);
+    assertMatch(await portal.fail("process_start", { command: 7 }), /command/);
+    assertMatch(await portal.fail("process_start", { command: "true", args: "-l" }), /args/);
+    assertMatch(
+      await portal.fail("process_start", { command: "true", timeout_ms: -1 }),
+      /timeout_ms/,
+    );
+    assertMatch(
+      await portal.fail("process_start", { command: "true", cols: 0, pty: true }),
+      /cols/,
+    );
+    assertMatch(await portal.fail("process_read", { id: "one" }), /id/);
+    assertMatch(await portal.fail("process_read", { id: 1, unit: "minutes" }), /unit/);
+    assertMatch(await portal.fail("process_write", { id: 1 }), /content/);
+    assertMatch(await portal.fail("program_record", { program: "ssh" }), /needs_pty/);
+    assertMatch(
+      await portal.invalid("no_such_tool", {}),
+      /^Unknown tool "no_such_tool"; Portal's tools: process_start, process_read, /,
+    );
+    assertEquals(await ids(portal), before);
+  },
+);
+
+portalTest("start errors: missing command, missing cwd, cwd that is a file", async (portal) => {
+  const before = await ids(portal);
+  assertMatch(
+    await portal.fail("process_start", { command: "no-such-program-xyz" }),
+    /Command not found: "no-such-program-xyz"\. It is in no directory of the program's PATH/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls -la" }),
+    /Command not found: "ls -la"\..*not through a shell: put arguments in args/,
+  );
+  await using dir = await tempDir();
+  const plain = `${dir.path}/plain.txt`;
+  await Deno.writeTextFile(plain, "not a program\n");
+  assertMatch(
+    await portal.fail("process_start", { command: plain }),
+    /is not an executable file/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls", cwd: "/no/such/dir" }),
+    /cwd "\/no\/such\/dir" does not exist/,
+  );
+  assertMatch(
+    await portal.fail("process_start", { command: "ls", cwd: plain }),
+    /is not a directory/,
+  );
+  assertEquals(await ids(portal), before, "failed starts leave nothing");
+});
+
+portalTest(
+  "state errors: write to an exited process, cleanup of a running one, bad signals",
+  async (portal) => {
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    assertMatch(
+      await portal.fail("process_write", { id: done, content: "x\n" }),
+      /Cannot write to process \d+: it has exited \(with code 0\)/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: done, signal: "SIGINT" }),
+      /has exited/,
+    );
+
+    const running = await portal.spawn("sleep", ["1000"]);
+    assertMatch(
+      await portal.fail("process_cleanup", { id: running }),
+      /still running: call process_kill first/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: running, signal: "SIGBOGUS" }),
+      /Unknown signal "SIGBOGUS". Use a name or number: SIGHUP/,
+    );
+    assertMatch(
+      await portal.fail("process_signal", { id: running, signal: 999 }),
+      /out of range/,
+    );
+    assertMatch(
+      await portal.fail("process_screen", { id: running }),
+      /runs on pipes, which have no screen.*pty: true/,
+    );
+    assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
+  },
+);
+
+portalTest(
+  "start rejects what exec can't carry, and timeouts a timer can't hold",
+  async (portal) => {
+    const before = await ids(portal);
+    assertMatch(
+      await portal.fail("process_start", { command: "echo", args: ["a\0b"] }),
+      /must not contain NUL/,
+    );
+    for (const name of ["A=B", ""]) {
+      assertMatch(
+        await portal.fail("process_start", { command: "echo", env: { [name]: "x" } }),
+        /Invalid environment variable/,
+      );
+    }
+    assertMatch(
+      await portal.fail("process_start", { command: "sleep", args: ["9"], timeout_ms: 3e9 }),
+      /timeout_ms/,
+    );
+    assertEquals(await ids(portal), before);
+  },
+);

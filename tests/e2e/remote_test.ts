@@ -1,0 +1,337 @@
+/**
+ * Programs on another machine (docs/remote.md): a throwaway sshd on
+ * 127.0.0.1 whose user is the other machine, reached by key through an ssh
+ * config file (`PORTAL_SSH_COMMAND="ssh -F FILE"`), with a `portal` there
+ * that runs this checkout (dev/remote_machine.ts).
+ *
+ * @module
+ */
+import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
+import { hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { delay } from "../../src/async.ts";
+import { HOST_GRACE_MS } from "../../src/limits.ts";
+import { remoteMachine } from "../../dev/remote_machine.ts";
+import { sshdAvailable } from "../../dev/sshd.ts";
+import { waitFor } from "../../dev/wait.ts";
+import { runCli } from "../helpers/cli.ts";
+import { Pane } from "../helpers/pane.ts";
+import { linkToken, openWatchSocket } from "../helpers/watch.ts";
+
+const ignore = Deno.build.os !== "linux" || !sshdAvailable();
+const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
+
+Deno.test({
+  name: `${skipped}a kept python on another machine runs as its user and answers 6*7`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+    const started = await portal.call("process_start", {
+      command: "python3",
+      host: machine.alias,
+      pty: true,
+      keep: true,
+      name: "calc",
+      wait: "ready",
+    });
+    assertEquals(started.host, machine.alias);
+    const uid = await portal.call("process_write", {
+      id: started.id,
+      content: "import os; os.getuid()\n",
+    });
+    assertMatch(uid.output, new RegExp(`\\b${machine.uid}\\b`));
+    const answer = await portal.call("process_write", { id: started.id, content: "6*7\n" });
+    assertEquals(answer.id, started.id);
+    assertMatch(answer.output, /\b42\b/);
+    // Readiness is the remote kernel's: a pause is not the end of a step.
+    const paused = await portal.call("process_write", {
+      id: started.id,
+      content: "import time; print('a'); time.sleep(0.8); print('b')\n",
+    });
+    assertMatch(paused.output, /a\s+b/);
+    // A long wait there reports its progress here, as a local one does.
+    const notes: { message?: string }[] = [];
+    await portal.client.callTool(
+      { name: "process_write", arguments: { id: started.id, content: "time.sleep(2.5)\n" } },
+      undefined,
+      { onprogress: (note: { message?: string }) => notes.push(note) },
+    );
+    assert(notes.length > 0, "progress came through");
+    assertMatch(notes[0].message ?? "", /^waited \d s of 10 s; running/);
+    const { processes } = await portal.call("process_list");
+    const calc = processes.find((p: { id: number }) => p.id === started.id);
+    assert(calc, JSON.stringify(processes));
+    assertEquals([calc.host, calc.name, calc.status], [machine.alias, "calc", "running"]);
+
+    // A person sees it in `portal ps` and joins it with `portal attach HOST:NAME` (ssh -t there).
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(
+      ps.stdout,
+      new RegExp(`^${started.id}\\s+calc\\s.*python3\\s+${machine.alias}$`, "m"),
+    );
+    const env = await serverEnv(portal.dir, { env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+    await using pane = await Pane.open(portal.dir, [
+      Deno.execPath(),
+      ...["run", "-A", MAIN, "attach", `${machine.alias}:calc`],
+    ], env);
+    await pane.until("the banner and the prompt", (t) => t.includes("attached to calc"));
+    await pane.keys("print(6*7+1)", "Enter");
+    await pane.until("python's answer", (t) => /^43$/m.test(t));
+    await pane.keys("C-]");
+    await pane.until("the detach", (t) => /\[exit 0\]/.test(t));
+    await portal.call("process_kill", { id: started.id });
+  },
+});
+
+/** A port nobody listens on now. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** `tool(args)`'s error message, and how long it took to come. */
+async function timedFailure(portal: Portal, args: Record<string, unknown>) {
+  const started = performance.now();
+  const message = await portal.fail("process_start", { command: "true", ...args });
+  const ms = performance.now() - started;
+  // The issue's bound on every such error (ssh's ConnectTimeout is 10 s of it).
+  assert(ms < 15_000, `${ms} ms for: ${message}`);
+  return message;
+}
+
+Deno.test({
+  name: `${skipped}unreachable, a key refused, no portal there: clear errors within 15 s`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const config = `${machine.configFile}.errors`;
+    await Deno.writeTextFile(
+      config,
+      (await Deno.readTextFile(machine.configFile)) +
+        [
+          "Host nowhere",
+          "  HostName 127.0.0.1",
+          `  Port ${closedPort()}`,
+          "Host stranger",
+          "  HostName 127.0.0.1",
+          `  Port ${machine.sshd.port}`,
+          `  User ${machine.user}`,
+          `  IdentityFile ${config}.missing-key`,
+          "  StrictHostKeyChecking no",
+          "  UserKnownHostsFile /dev/null",
+          "",
+        ].join("\n"),
+    );
+    {
+      await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: `ssh -F ${config}` } });
+      const unreachable = await timedFailure(portal, { host: "nowhere" });
+      assertMatch(unreachable, /ssh cannot reach nowhere: .*Connection refused/);
+      const refused = await timedFailure(portal, { host: "stranger" });
+      assertMatch(refused, /could not log in to stranger: .*Permission denied/);
+      assertMatch(refused, /ssh-copy-id stranger.*secret_prompt/);
+      const bad = await portal.fail("process_start", { command: "true", host: "-oProxyCommand=x" });
+      assertMatch(bad, /not an ssh destination/);
+    }
+    await using portal = await Portal.start({
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_REMOTE_COMMAND: "no-portal-here" },
+    });
+    const missing = await timedFailure(portal, { host: machine.alias });
+    assertMatch(missing, /calcbox has no Portal to run: .*no-portal-here: command not found/);
+    assertMatch(missing, /portal remote install calcbox.*PORTAL_REMOTE_COMMAND/);
+  },
+});
+
+/** The pids of the local ssh processes whose control socket is in `dir`'s runtime directory. */
+function linkPids(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      // The links' ssh (/usr/bin/ssh …) and the connection's master (ssh: <socket> [mux]).
+      if (/^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`)) {
+        pids.push(Number(entry.name));
+      }
+    } catch { /* ended meanwhile */ }
+  }
+  return pids;
+}
+
+function running(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: `${skipped}a dropped link ends unkept remote programs; kept calc answers a new client`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const env = { PORTAL_SSH_COMMAND: machine.sshCommand };
+    await using portal = await Portal.start({ env });
+    const host = machine.alias;
+    const calc = await portal.call("process_start", {
+      command: "python3",
+      host,
+      pty: true,
+      keep: true,
+      name: "calc",
+      wait: "ready",
+    });
+    await portal.call("process_write", { id: calc.id, content: "x = 6*7\n" });
+    const nap = await portal.call("process_start", { command: "sleep", args: ["600"], host });
+    assert(running(nap.os_pid), "the remote sleep runs");
+    const pids = linkPids(portal.dir);
+    assert(pids.length > 0, "an ssh carries the link");
+    for (const pid of pids) Deno.kill(pid, "SIGKILL");
+    // The remote door's connection ended: its unkept program ends there, as a local client's.
+    await waitFor(`remote sleep ${nap.os_pid} to end`, () => !running(nap.os_pid), {
+      timeoutMs: 5000,
+    });
+    assert(running(calc.os_pid), "the kept python lives");
+    const again = await portal.call("process_write", { id: calc.id, content: "x\n" });
+    assertMatch(again.output, /\b42\b/);
+    const listed = (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
+    assertEquals([listed.includes(calc.id), listed.includes(nap.id)], [true, false]);
+    const localHost = hostPid(portal.dir)!;
+    await portal.client.close();
+    // No client, no kept local process: the host stays for the kept remote one, past its grace.
+    await delay(HOST_GRACE_MS + 1000);
+    assert(running(localHost), "the host outlived its grace for calc");
+
+    await using next = await Portal.start({ env, dir: portal.dir });
+    const { processes } = await next.call("process_list");
+    const found = processes.find((p: { name: string }) => p.name === "calc");
+    assertEquals([found?.host, found?.status], [host, "running"]);
+    const step = await next.call("process_write", { id: found.id, content: "x + 1\n" });
+    assertMatch(step.output, /\b43\b/);
+    const page = await next.call("process_read", { id: found.id });
+    assertMatch(page.records.map((r: { content: string }) => r.content).join(""), /43/);
+    await next.call("process_kill", { id: found.id });
+    assert(!running(calc.os_pid), "process_kill ended it on the remote");
+
+    // A machine that is gone says so, with ssh's own message, and the call does not hang.
+    const kept = await next.call("process_start", { command: "cat", host, keep: true });
+    await machine[Symbol.asyncDispose]();
+    const gone = await next.fail("process_write", { id: kept.id, content: "x\n" });
+    assertMatch(gone, /ssh cannot reach calcbox: .*Connection refused/);
+  },
+});
+
+Deno.test({
+  name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const policy = `${machine.configFile}.policy.json`;
+    await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", hosts: [machine.alias] }));
+    await using portal = await Portal.start({
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_POLICY: policy },
+      capabilities: { elicitation: { form: {} } },
+    });
+    const refused = await portal.fail("process_start", { command: "true", host: "elsewhere" });
+    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
+    // Two calls at once open one link between them.
+    const sleep = { command: "sleep", args: ["60"], host: machine.alias };
+    const [nap, twin] = await Promise.all([
+      portal.call("process_start", sleep),
+      portal.call("process_start", sleep),
+    ]);
+    const clients = linkPids(portal.dir).filter((pid) =>
+      !Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("[mux]")
+    );
+    assertEquals(clients.length, 1, "one ssh client: one link");
+    await portal.call("process_kill", { id: twin.id });
+    // Everything of the link is in the runtime directory, which only this user may enter.
+    const runtime = `${portal.dir}/run/portal`;
+    assertEquals(Deno.statSync(runtime).mode! & 0o777, 0o700);
+    const sockets = [...Deno.readDirSync(runtime)].filter((e) => e.name.startsWith("ssh-"));
+    assertEquals(sockets.length, 1, "one control socket: one connection to the machine");
+    // The remote watch page's link is never fetched: its token stays on that machine.
+    const watch = await portal.fail("process_watch", { id: nap.id });
+    assertMatch(watch, new RegExp(`runs on ${machine.alias}: its watch page is there`));
+    // This client's watch page lists it, with its host (its screen is on that machine's page).
+    const { url } = await portal.call("process_watch");
+    await using page = openWatchSocket(new URL(url).origin, linkToken(url));
+    const { processes: rows } = await page.next("processes") as { processes: Json[] };
+    const row = rows.find((p) => p.id === nap.id);
+    assertEquals([row?.host, row?.command, row?.status], [machine.alias, "sleep", "running"]);
+    const inspect = await portal.call("process_inspect", { id: nap.id });
+    assertEquals(inspect.host, machine.alias);
+    assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
+    // secret_prompt at a remote prompt asks this client's person; the remote types it.
+    const asked: string[] = [];
+    portal.client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { secret: "hunter2" } };
+    });
+    const login = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", "import getpass; print('match' if getpass.getpass() == 'hunter2' else 'no')"],
+      host: machine.alias,
+      pty: true,
+      wait: "ready",
+    });
+    assertEquals(login.state, "waiting_for_secret");
+    const typed = await portal.call("process_write", {
+      id: login.id,
+      secret_prompt: "the db password",
+      keys: ["Enter"],
+      wait: "exit",
+    });
+    assertMatch(typed.output, /match/, JSON.stringify(typed));
+    assertEquals(asked.length, 1);
+    assertMatch(asked[0], /the db password/);
+
+    // process_kill_all reaches the programs this client started there.
+    const killed = await portal.call("process_kill_all");
+    assertEquals(killed.killed, [nap.id]);
+    assert(!running(nap.os_pid), "the remote sleep is gone");
+    // An error about the remote process names the id this client knows.
+    const ended = await portal.fail("process_write", { id: nap.id, content: "x" });
+    assertMatch(ended, new RegExp(`process ${nap.id}\\b`));
+  },
+});
+
+Deno.test("portal remote install, run by deno: says what to install, copies nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "portal-install-" });
+  try {
+    const run = await runCli(dir, ["remote", "install", "db1"]);
+    assertEquals(run.code, 1, run.stderr);
+    assertMatch(run.stderr, /runs under Deno .*nothing was copied.*On db1.*exec deno run -A/s);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
+  await using portal = await Portal.start();
+  // The transport gets no marked secret (it would exit 1 before Portal if it did).
+  const box =
+    `sh -c 'test -z "$PORTAL_SECRET_PW" && exec env PORTAL_DB_PATH=${portal.dir}/box.db ` +
+    `${Deno.execPath()} run -A ${MAIN} --no-host'`;
+  await using client = await Portal.start({
+    dir: portal.dir,
+    env: { PORTAL_HOST_box: box, PORTAL_SECRET_PW: "hunter2" },
+  });
+  const reply = await client.call("process_start", {
+    command: "sh",
+    args: ["-c", "echo from the box"],
+    host: "box",
+    wait: "exit",
+  });
+  assertEquals(reply.host, "box");
+  assertMatch(reply.output, /from the box/);
+  const { processes } = await client.call("process_list");
+  assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.host, "box");
+  // Unset, the same name is an ssh destination, which ssh cannot resolve.
+  const unknown = await portal.fail("process_start", { command: "true", host: "box" });
+  assertMatch(unknown, /ssh cannot reach box/);
+});

@@ -1,0 +1,196 @@
+/**
+ * `secret_prompt` on MCP 2026-07-28: no request from the server, but a call
+ * that answers `input_required` and a second call that brings the answer
+ * (multi round-trip requests). The SDK v2 client fulfils the question
+ * itself through its elicitation handler; raw lines show the wire: the
+ * `requestState` is single-use, bound to its call, and a forged one is
+ * refused, with nothing typed each time and the secret nowhere the server
+ * wrote.
+ */
+import type { ElicitRequest } from "@modelcontextprotocol/client";
+import { MODERN, ModernPortal } from "../../dev/modern_client.ts";
+import { MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { tempDir } from "../../dev/temp_dir.ts";
+import { waitFor } from "../../dev/wait.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
+import { linuxTest } from "../helpers/portal.ts";
+import { assertAnswered, filesHolding, getpass, newSecret } from "../helpers/secrets.ts";
+
+type Asked = ElicitRequest["params"];
+
+/** Records what `portal`'s client is asked, and answers with `answer`. */
+function onElicit(
+  portal: ModernPortal,
+  answer: (params: Asked) => unknown,
+): Asked[] {
+  const asked: Asked[] = [];
+  portal.client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push(request.params);
+    return await answer(request.params) as never;
+  });
+  return asked;
+}
+
+linuxTest(
+  "2026-07-28 secret_prompt, form mode: input_required, then the answer is typed",
+  async () => {
+    const secret = newSecret();
+    await using portal = await ModernPortal.start({
+      noHost: true,
+      capabilities: { elicitation: { form: {} } },
+    });
+    const asked = onElicit(portal, () => ({ action: "accept", content: { secret } }));
+    const id = await getpass(portal);
+    const reply = await portal.call("process_write", {
+      id,
+      secret_prompt: "Password for db1",
+      keys: ["Enter"],
+    });
+    assertEquals(asked.length, 1);
+    assertEquals(asked[0].mode ?? "form", "form");
+    assertStringIncludes(asked[0].message, "Password for db1");
+    await assertAnswered(portal, id, reply, secret);
+  },
+);
+
+linuxTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's page", async () => {
+  const secret = newSecret();
+  await using portal = await ModernPortal.start({
+    noHost: true,
+    capabilities: { elicitation: { url: {}, form: {} } },
+  });
+  // The person opens the page and sends the form; the client then says they accepted.
+  const asked = onElicit(portal, async (params) => {
+    assert(params.mode === "url");
+    const url = new URL(params.url);
+    assertEquals(url.hostname, "127.0.0.1");
+    const sent = await fetch(url, { method: "POST", body: new URLSearchParams({ secret }) });
+    await sent.body?.cancel();
+    return { action: "accept" };
+  });
+  const id = await getpass(portal);
+  const reply = await portal.call("process_write", { id, secret_prompt: "Token", keys: ["Enter"] });
+  assertEquals(asked.length, 1);
+  assertStringIncludes(asked[0].message, "neither the agent nor this client sees it");
+  await assertAnswered(portal, id, reply, secret);
+});
+
+linuxTest(
+  "2026-07-28 secret_prompt declined or cancelled: a tool error, nothing typed",
+  async () => {
+    await using portal = await ModernPortal.start({
+      noHost: true,
+      capabilities: { elicitation: {} },
+    });
+    const id = await getpass(portal);
+    for (const action of ["decline", "cancel"]) {
+      onElicit(portal, () => ({ action }));
+      const error = await portal.fail("process_write", {
+        id,
+        secret_prompt: "PIN",
+        keys: ["Enter"],
+      });
+      assertMatch(error, new RegExp(`did not give the secret \\(${action}\\); nothing was typed`));
+    }
+    const still = await portal.call("process_inspect", { id });
+    assertEquals([still.state, still.io_count], ["waiting_for_secret", 1]);
+  },
+);
+
+linuxTest(
+  "2026-07-28 secret_prompt without elicitation: the error says to use secret_env",
+  async () => {
+    await using portal = await ModernPortal.start({ noHost: true });
+    const id = await getpass(portal);
+    assertMatch(
+      await portal.fail("process_write", { id, secret_prompt: "PIN" }),
+      /secret_prompt needs an MCP client that can ask the person.*Use secret_env instead/,
+    );
+  },
+);
+
+linuxTest("2026-07-28 requestState: single-use, bound to its call, unforgeable", async () => {
+  const secret = newSecret();
+  await using dir = await tempDir("portal-rounds-");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "--no-host", "--log-level", "debug"],
+    env: await serverEnv(dir.path),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines: string[] = [];
+  const stderr = new Response(child.stderr).text();
+  const reading = (async () => {
+    let pending = "";
+    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+      pending += text;
+      let end;
+      while ((end = pending.indexOf("\n")) >= 0) {
+        lines.push(pending.slice(0, end));
+        pending = pending.slice(end + 1);
+      }
+    }
+  })();
+  let next = 1;
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    "io.modelcontextprotocol/logLevel": "debug",
+  };
+  // deno-lint-ignore no-explicit-any
+  const call = async (args: unknown, extra: Record<string, unknown> = {}): Promise<any> => {
+    const id = next++;
+    const params = { name: "process_write", arguments: args, _meta: meta, ...extra };
+    if ((args as { command?: string }).command) Object.assign(params, { name: "process_start" });
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+    await writer.write(new TextEncoder().encode(line + "\n"));
+    const answer = await waitFor(`answer ${id}`, () => lines.find((l) => JSON.parse(l).id === id));
+    return JSON.parse(answer!);
+  };
+  try {
+    const started = await call({
+      command: "python3",
+      args: ["-c", "import getpass; print('got', len(getpass.getpass('Password: ')))"],
+      pty: true,
+      wait: "ready",
+    });
+    const id = started.result.structuredContent.id;
+    assertEquals(started.result.structuredContent.state, "waiting_for_secret");
+    const args = { id, secret_prompt: "Password", keys: ["Enter"], wait: "exit" };
+    const asked = (await call(args)).result;
+    assertEquals(asked.resultType, "input_required");
+    assertEquals(asked.inputRequests.secret.method, "elicitation/create");
+    assertEquals(asked.inputRequests.secret.params.requestedSchema.required, ["secret"]);
+    const state = asked.requestState;
+    assertEquals(typeof state, "string");
+    const answer = { secret: { action: "accept", content: { secret } } };
+    // Forged: refused by the SDK before the call runs.
+    const forged = await call(args, { inputResponses: answer, requestState: state + "x" });
+    assertEquals(forged.error.code, -32602);
+    // Another call (other arguments) cannot use it.
+    const other = await call({ ...args, keys: [] }, {
+      inputResponses: answer,
+      requestState: state,
+    });
+    assertMatch(other.result.content[0].text, /asked by another call \(requestState\): nothing/);
+    // The call that asked: typed.
+    const done = await call(args, { inputResponses: answer, requestState: state });
+    assertEquals(done.result.resultType, "complete");
+    assertEquals(done.result.structuredContent.state, "exited");
+    assertStringIncludes(done.result.structuredContent.output, `got ${secret.length}`);
+    // Replayed: refused, nothing typed (the program has ended anyway: the refusal comes first).
+    const replayed = await call(args, { inputResponses: answer, requestState: state });
+    assertMatch(replayed.result.content[0].text, /already answered, withdrawn|has exited/);
+  } finally {
+    await writer.close();
+    await reading;
+    await child.status;
+  }
+  // Sent by the client, the secret is in no line the server wrote, nor in its files or stderr.
+  const ours = lines.filter((line) => line.includes(secret));
+  assertEquals(ours, []);
+  assert(!(await stderr).includes(secret), "the secret is on stderr");
+  assertEquals(await filesHolding(dir.path, secret), []);
+});
