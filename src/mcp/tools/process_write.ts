@@ -23,8 +23,8 @@ export const processWrite = defineTool({
   description:
     "Type into a running process and wait until it reads again: one call per step, the reply " +
     "is its answer. content is typed (PTY: a line end is Enter), then " +
-    "keys (Enter, Escape, Up, Ctrl+C…). paste: true for code into Python ≥ 3.13 or into " +
-    "an editor in insert mode. Passwords: secret_env or secret_prompt.",
+    "keys (Enter, Up, Ctrl+C…). paste: true for code into Python ≥ 3.13 or an editor in " +
+    "insert mode. Passwords: secret_env or secret_prompt.",
   input: z.object({
     id,
     content: z.string().max(CONTENT_MAX_CHARS).optional(),
