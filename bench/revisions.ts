@@ -21,7 +21,7 @@ import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { mb, median, ms, procStatus, row } from "./lib.ts";
 
-const STEPS = Number(Deno.args[0] ?? 200);
+const STEPS = Number(Deno.args[0] ?? 1000);
 const WARMUP = 10;
 const MODERN = "2026-07-28";
 const meta = (name = "bench") => ({
