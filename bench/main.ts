@@ -66,12 +66,14 @@ const scripts = [
   "policy.ts",
   "remote.ts",
 ];
+const LOCK = new URL("../dev/deno.lock", import.meta.url).pathname;
 const rows: Row[] = [];
 let failed = false;
 for (const script of scripts) {
   console.error(`== ${script}`);
   const { success, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(script, import.meta.url).pathname],
+    // The bench's packages are in dev/deno.lock; deno.lock holds only the server's.
+    args: ["run", "-A", `--lock=${LOCK}`, new URL(script, import.meta.url).pathname],
     stdout: "piped",
     stderr: "inherit",
   }).output();
