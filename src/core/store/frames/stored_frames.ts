@@ -7,6 +7,7 @@
  * @module
  */
 import { FRAME_RECORDS, type FrameRow, unpackFrame } from "./packing.ts";
+import { readLive } from "../live_reads.ts";
 import { type RecordStatements, SEQ_SPAN } from "../tables.ts";
 import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../records.ts";
 import type { Source } from "../../model/schema.ts";
@@ -72,7 +73,10 @@ export class StoredFrames {
     // shared lock, which would keep the commit Worker from writing (a consumer may stop, or
     // wait, anywhere). Small at first (most reads want a row or two), growing for long reads.
     for (let size = 2;; size = Math.min(2 * size, MAX_PAGE_ROWS)) {
-      const rows = statement.all(start, end, ...sources, size) as unknown as FrameRow[];
+      // Each page is a read of its own, so each may meet a commit starting (live_reads.ts).
+      const rows = readLive(() =>
+        statement.all(start, end, ...sources, size)
+      ) as unknown as FrameRow[];
       for (const row of rows) {
         const records = [...unpackFrame(row, base)];
         if (desc) records.reverse();
