@@ -12,40 +12,27 @@ import { posixPipes } from "../../src/terminal/posix/pipe_platform.ts";
 import type { ExitInfo } from "../../src/terminal/terminal.ts";
 import { libc } from "../../ffi/libc.ts";
 
-/** This process's fds that are pipe ends. */
-function ownPipes(): Set<number> {
-  const fds = new Set<number>();
+/** Our fd that is the same pipe as `link` (a `pipe:[inode]` name), if it is open. */
+function ownEndOf(link: string): number | undefined {
   for (const { name } of Deno.readDirSync("/proc/self/fd")) {
     try {
-      if (Deno.readLinkSync(`/proc/self/fd/${name}`).startsWith("pipe:")) fds.add(Number(name));
+      if (Deno.readLinkSync(`/proc/self/fd/${name}`) === link) return Number(name);
     } catch {
       // Closed meanwhile (the listing's own fd among them).
     }
   }
-  return fds;
+  return undefined;
 }
 
 posixTest(
   "pipes: a stream's closed fd, taken by another pipe with bytes in it, holds back no exit",
   async () => {
-    let stderrFd = -1;
-    const platform = {
-      ...posixPipes,
-      spawn: (...args: Parameters<typeof posixPipes.spawn>) => {
-        const before = ownPipes();
-        const child = posixPipes.spawn(...args);
-        // Three pipes were made, stdin's, stdout's, stderr's, each at the lowest free numbers:
-        // our read end of stderr's is the highest of the ends we kept.
-        stderrFd = Math.max(...[...ownPipes()].filter((fd) => !before.has(fd)));
-        return child;
-      },
-    };
     const text: string[] = [];
     let exit: ExitInfo | null = null;
-    // stderr ends at once; the exit waits for our line; the job keeps stdout open.
-    const term = spawnOnPipes(platform, {
+    // stderr ends after our first line; the exit waits for a second; the job keeps stdout open.
+    const term = spawnOnPipes(posixPipes, {
       command: "sh",
-      args: ["-c", "exec 2>&-; read x; sleep 300 & echo $!"],
+      args: ["-c", "read x; exec 2>&-; read x; sleep 300 & echo $!"],
       cwd: "/tmp",
       env: {},
       cols: 80,
@@ -54,10 +41,16 @@ posixTest(
       onData: (_source, chunk) => text.push(new TextDecoder().decode(chunk)),
       onExit: (info) => exit = info,
     });
+    // Our read end of its stderr: the fd naming the same pipe as its fd 2 (other test files
+    // in this process open pipes too, so no guess by number).
+    const stderrLink = Deno.readLinkSync(`/proc/${term.pid}/fd/2`);
+    const stderrFd = ownEndOf(stderrLink)!;
+    assertEquals(typeof stderrFd, "number");
+    term.write(new TextEncoder().encode("\n"));
     const opened: number[] = [];
     try {
-      await waitFor("the stderr stream to close its fd", () => ownPipes().has(stderrFd), {
-        until: (open) => !open,
+      await waitFor("the stderr stream to close its fd", () => ownEndOf(stderrLink), {
+        until: (fd) => fd === undefined,
       });
       // Its number now names a pipe holding a byte, as when a later spawn or socket takes it.
       const pipe = new Int32Array(2);
