@@ -101,6 +101,10 @@ rootTest(
           wait: "exit",
         });
         assertMatch(echo.output, /served/);
+        // The door's lines reach us through a pipe read on its own schedule: wait for the last.
+        await waitFor("the door's line naming the host", () => portal.stderr, {
+          until: (text) => text.includes("through its host"),
+        });
         const door = portal.stderr.slice(0, portal.stderr.length - hostLogs(dir.path).length);
         const told = door.match(/not using XDG_RUNTIME_DIR/g) ?? [];
         assertEquals(told.length, 1, door);
