@@ -39,8 +39,10 @@ export async function waitFor<T>(
 ): Promise<T> {
   const { until = Boolean, timeoutMs = 10_000, intervalMs = 10 } = options;
   const deadline = Date.now() + timeoutMs;
+  const late = () =>
+    new Error(`Timed out after ${timeoutMs} ms waiting for ${what}: the probe did not answer`);
   for (;;) {
-    const value = await probe();
+    const value = await beforeDeadline(probe(), deadline, late);
     if (until(value)) return value;
     if (Date.now() > deadline) {
       throw new Error(
@@ -48,6 +50,28 @@ export async function waitFor<T>(
       );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The least time a probe is given before it counts as hung. */
+const PROBE_GRACE_MS = 5_000;
+
+/** `value`, or `late()`'s error if it has not settled by `deadline` (a probe may hang too). */
+async function beforeDeadline<T>(
+  value: T | Promise<T>,
+  deadline: number,
+  late: () => Error,
+): Promise<T> {
+  if (!(value instanceof Promise)) return value;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    // A probe started near the deadline still gets a few seconds: slow is not hung.
+    timer = setTimeout(() => reject(late()), Math.max(PROBE_GRACE_MS, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([value, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

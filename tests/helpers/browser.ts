@@ -52,6 +52,9 @@ export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
+    // Every call to the browser has a deadline: a Chromium that stops answering (seen once
+    // under a loaded machine) fails the test instead of holding the suite for ever.
+    protocolTimeout: 30_000,
     env,
     args: [
       "--no-sandbox",
@@ -66,7 +69,15 @@ export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   });
   return Object.assign(browser, {
     async [Symbol.asyncDispose]() {
-      await browser.close();
+      // A browser that does not close in time is killed: its process, then its profile.
+      const closed = await Promise.race([
+        browser.close().then(() => true, () => false),
+        new Promise<false>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 10_000);
+          Deno.unrefTimer(timer);
+        }),
+      ]);
+      if (!closed) browser.process()?.kill("SIGKILL");
       await profile[Symbol.asyncDispose]();
     },
   });
