@@ -7,7 +7,14 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ENV_VARS, maxOutputBytes, retentionDays, sessionLimits } from "./env_vars.ts";
+ * import {
+ *   ENV_VARS,
+ *   maxOutputBytes,
+ *   readVar,
+ *   retentionDays,
+ *   sessionLimits,
+ *   TASK_AFTER_MS,
+ * } from "./env_vars.ts";
  *
  * assert.ok(ENV_VARS.some((v) => v.name === "PORTAL_TOKEN" && v.secret));
  * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
@@ -17,6 +24,8 @@
  * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
  * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
  * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
+ * assert.equal(readVar(TASK_AFTER_MS, {}), 3000);
+ * assert.throws(() => readVar(TASK_AFTER_MS, { PORTAL_TASK_AFTER_MS: "2147483648" }));
  * ```
  * @module
  */
@@ -25,6 +34,8 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_SESSION_IDLE_S,
+  MAX_TIMEOUT_MS,
+  TASKS,
 } from "./limits.ts";
 
 type Env = Record<string, string | undefined>;
@@ -45,12 +56,19 @@ export interface EnvVar<T = unknown> {
 /** A value taken as it is (a path, a token); unset stays undefined. */
 const text = (raw: string | undefined) => raw;
 
-/** A whole number, `min` or more; unset is `fallback`. */
-function whole(name: string, fallback: number, min: number, unit: string) {
+/** A whole number, `min` to `max`; unset is `fallback`. */
+function whole(
+  name: string,
+  fallback: number,
+  min: number,
+  unit: string,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min} to ${max}`;
   return (raw: string | undefined): number => {
     if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-      throw new Error(`${name} must be a whole number of ${unit}, ${min} or more, not "${raw}"`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new Error(`${name} must be a whole number of ${unit}, ${range}, not "${raw}"`);
     }
     return Number(raw);
   };
@@ -129,6 +147,14 @@ export const MAX_SESSIONS: EnvVar<number> = {
   parse: whole("PORTAL_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1, "sessions"),
 };
 
+export const TASK_AFTER_MS: EnvVar<number> = {
+  name: "PORTAL_TASK_AFTER_MS",
+  default: `${TASKS.afterMs} (${TASKS.afterMs / 1000} s)`,
+  help: "A wait this long of a client that declares MCP tasks becomes a task (docs/protocol.md).",
+  // A timer beyond setTimeout's limit would fire at once.
+  parse: whole("PORTAL_TASK_AFTER_MS", TASKS.afterMs, 1, "milliseconds", MAX_TIMEOUT_MS),
+};
+
 export const SECRET_ENV: EnvVar<string[]> = {
   name: "PORTAL_SECRET_ENV",
   default: "none",
@@ -178,6 +204,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   TOKEN,
   SESSION_IDLE_S,
   MAX_SESSIONS,
+  TASK_AFTER_MS,
   SECRET_ENV,
   SECRET_FAMILY,
   SSH_COMMAND,

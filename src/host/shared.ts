@@ -101,7 +101,7 @@ export class Shared {
       this.#pool = new ProcessPool(this.store);
       this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
-      keepTasksIn(this.#tasks);
+      keepTasksIn(this.#tasks, paths);
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).

@@ -146,7 +146,11 @@ export function createServer(
       if (!asTask) return await callTool(tool, args, call);
       return await runAsTask(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
-        { tool: tool.name, processId: (args as { id?: number }).id },
+        {
+          tool: tool.name,
+          processId: (args as { id?: number }).id,
+          waitMs: (args as { wait_ms?: number }).wait_ms,
+        },
         (id) => context.manager.lastLine(id),
         secretAsker(context, ctx),
       ) as CallToolResult;

@@ -8,17 +8,20 @@ import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.j
 import type { Json } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
 import { waitForeground } from "../helpers/processes.ts";
+
+// Each test asserts only about its own processes: one server serves them all.
+const { linuxTest } = sharedPortal();
 
 linuxTest(
   "a long wait sends progress, which keeps the client's timeout from firing",
   async (portal) => {
     const { id } = await portal.startBash();
     const progress: Progress[] = [];
-    // The client gives up after 2 s without news; the step takes 3 s.
+    // The client gives up after 2 s without news (a progress each second); the step takes 2.5 s.
     const result = await portal.client.callTool(
-      { name: "process_write", arguments: { id, content: "sleep 3; echo slept\n" } },
+      { name: "process_write", arguments: { id, content: "sleep 2.5; echo slept\n" } },
       undefined,
       {
         onprogress: (p: Progress) => progress.push(p),
@@ -40,7 +43,8 @@ linuxTest(
     // And the program's last line, so a person (or a client's log) sees what it is doing: the
     // command while it sleeps (a notification sent once it printed may name "slept" instead).
     const lines = progress.map((p) => p.message ?? "");
-    assert(lines.some((m) => /; last line: ".*sleep 3; echo slept"$/.test(m)), lines.join("\n"));
+    assert(lines.some((m) => /; last line: ".*sleep 2.5; echo slept"$/.test(m)), lines.join("\n"));
+    await portal.call("process_kill", { id });
   },
 );
 
@@ -63,6 +67,7 @@ linuxTest("cancelling a 60 s wait ends it at once; the output stays unread", asy
   await waitForeground(os_pid, "sleep");
   const after = await portal.call("process_write", { id, keys: ["Ctrl+C"] });
   assertEquals(after.output, "sleep 60\n^C\nREADY$ ");
+  await portal.call("process_kill", { id });
 });
 
 linuxTest(
@@ -81,7 +86,8 @@ linuxTest(
     // Another process steps, the waiting one is inspected, all while the wait goes on.
     const answer = await portal.call("process_write", { id: python, content: "6 * 7\n" });
     assertEquals([answer.output, answer.echo_chars], ["42\n>>> ", 6]);
-    assertEquals((await portal.call("process_list")).processes.length, 2);
+    const listed = (await portal.call("process_list")).processes.map((p: Json) => p.id);
+    assert(listed.includes(shell) && listed.includes(python), `listed: ${listed}`);
     await waitForeground(os_pid, "sleep");
     assertEquals((await portal.call("process_inspect", { id: shell })).state, "running");
     assert(waiting, "the long wait is still running");
@@ -92,5 +98,6 @@ linuxTest(
     // The echo of the line typed is left out of the write's own reply, and counted there.
     const echo = first.echo_chars === "sleep 30\n".length ? "sleep 30\n" : "";
     assertEquals(echo + first.output + interrupt.output, "sleep 30\n^C\nREADY$ ");
+    await Promise.all([shell, python].map((id) => portal.call("process_kill", { id })));
   },
 );

@@ -19,6 +19,7 @@ import { INSTRUCTIONS } from "../../src/mcp/instructions.ts";
 import { TOOLS } from "../../src/mcp/tools/index.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
+import { pythonAnswers } from "../helpers/python_repl.ts";
 import { rawLines } from "../helpers/raw_lines.ts";
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -53,15 +54,9 @@ for (const noHost of [false, true]) {
       assertEquals(client.getServerVersion()?.name, "portal");
       const { tools } = await client.listTools();
       assertEquals(tools.map((t) => t.name), TOOLS.map((t) => t.name));
-      const python = await portal.call("process_start", {
-        command: "python3",
-        args: ["-q"],
-        pty: true,
-        wait: "ready",
-      });
-      const step = await portal.call("process_write", { id: python.id, content: "6*7\n" });
+      const { id, step } = await pythonAnswers(portal);
       assertEquals([step.state, step.output], ["waiting_for_input", "42\n>>> "]);
-      await portal.call("process_kill", { id: python.id });
+      await portal.call("process_kill", { id });
     },
   );
 }
@@ -193,22 +188,7 @@ posixTest(
       await first.close();
       assertEquals((await callTool(second, "process_list")).processes[0].status, "running");
       // On the wire: a modern request gets no session id.
-      const response = await fetch(server.url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${server.token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": MODERN,
-          "mcp-method": "tools/list",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/list",
-          params: { _meta: meta() },
-        }),
-      });
+      const response = await server.modernPost("tools/list", { _meta: meta() });
       assertEquals(response.status, 200);
       assertEquals(response.headers.get("mcp-session-id"), null);
       const body = await response.json();

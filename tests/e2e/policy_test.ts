@@ -10,6 +10,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { runCli } from "../helpers/cli.ts";
 import { hostDir } from "../helpers/portal.ts";
+import { pythonAnswers } from "../helpers/python_repl.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
@@ -237,13 +238,7 @@ policyTest("terminals inside: python, vim writing a file, job control", async ()
     workspace: [at.workspace],
     network: "none",
   }, { cwd: at.workspace });
-  const python = await portal.call("process_start", {
-    command: "python3",
-    args: ["-q"],
-    pty: true,
-    wait: "ready",
-  });
-  const step = await portal.call("process_write", { id: python.id, content: "6*7\n" });
+  const { step } = await pythonAnswers(portal);
   assertEquals(step.output, "42\n>>> ");
   const vim = await portal.call("process_start", {
     command: "vim",

@@ -94,11 +94,12 @@ linuxTest(
   },
 );
 
-linuxTest("print, pause 1.5 s, print: one reply holds both (PTY and pipes)", async (portal) => {
+// The pause is 3 times quiet_ms's default: longer than any silence that could end a wait.
+linuxTest("print, pause 1 s, print: one reply holds both (PTY and pipes)", async (portal) => {
   const id = await bash(portal);
   const shell = await portal.call("process_write", {
     id,
-    content: "echo first; sleep 1.5; echo second\n",
+    content: "echo first; sleep 1; echo second\n",
   });
   assertEquals(shell.output, "first\nsecond\nREADY$ ");
   const { id: py } = await portal.call("process_start", {
@@ -108,7 +109,7 @@ linuxTest("print, pause 1.5 s, print: one reply holds both (PTY and pipes)", asy
   });
   const piped = await portal.call("process_write", {
     id: py,
-    content: "import time; print('first', flush=True); time.sleep(1.5); print('second')\n",
+    content: "import time; print('first', flush=True); time.sleep(1); print('second')\n",
   });
   assertEquals(piped.output.replace(">>> ", ""), "first\nsecond\n");
   assertEquals([piped.state, piped.reason], ["waiting_for_input", "ready"]);
@@ -226,15 +227,16 @@ linuxTest(
     });
     assertMatch(output, /[#$] $/);
     const began = performance.now();
+    // The pause is 3 times quiet_ms's default, the silence after which a relay's prompt counts.
     const reply = await portal.call("process_write", {
       id,
-      content: "sleep 3; echo finished\n",
+      content: "sleep 1; echo finished\n",
       wait_ms: 20_000,
     });
     const tookMs = performance.now() - began;
     assertEquals([reply.reason, reply.state], ["ready", "waiting_for_input"]);
     assertMatch(reply.output, /finished\n[^\n]*[#$] $/);
-    assert(tookMs >= 3000, `the reply came after ${Math.round(tookMs)} ms, mid-command`);
+    assert(tookMs >= 1000, `the reply came after ${Math.round(tookMs)} ms, mid-command`);
   },
 );
 
@@ -259,8 +261,8 @@ portalTest(
       args: ["30"],
       timeout_ms: 300,
     });
-    // Killed by its idle timeout mid-wait, the wait would end with reason exit.
-    const waited = await portal.call("process_read_new", { id, wait: "exit", wait_ms: 900 });
+    // Killed by its idle timeout mid-wait (twice as long), the wait would end with reason exit.
+    const waited = await portal.call("process_read_new", { id, wait: "exit", wait_ms: 600 });
     assertEquals([waited.reason, waited.state], ["timeout", "running"]);
     // Once the agent stops waiting, the idle timeout runs again and removes the process.
     await waitFor(

@@ -2,11 +2,12 @@
  * Long waits as MCP tasks (`io.modelcontextprotocol/tasks`, 2026-07-28), in
  * raw lines: the SDK v2 client does not speak the extension. A waiting call
  * of a client that declares it answers `resultType: "task"` once it has
- * waited {@link TASKS}.afterMs; `tasks/get` tells how it goes and then
- * gives the reply; `tasks/cancel` ends the wait, not the program; a password
- * prompt during the wait is a question answered by `tasks/update`; a task on
- * a kept process outlives its client and its host; without the extension
- * nothing changes.
+ * waited {@link TASKS}.afterMs, or `PORTAL_TASK_AFTER_MS` (one test holds
+ * the default; the others set a short one: their programs wait less);
+ * `tasks/get` tells how it goes and then gives the reply; `tasks/cancel`
+ * ends the wait, not the program; a password prompt during the wait is a
+ * question answered by `tasks/update`; a task on a kept process outlives
+ * its client and its host; without the extension nothing changes.
  *
  * @module
  */
@@ -22,6 +23,9 @@ import { endHost, hostPid, Portal } from "../../dev/portal_client.ts";
 import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+/** The servers' `PORTAL_TASK_AFTER_MS` but in the test of the default. */
+const AFTER_MS = 300;
+const SHORT = { PORTAL_TASK_AFTER_MS: String(AFTER_MS) };
 
 /** Calls `name`; the answer's result (or its error). */
 async function call(
@@ -57,8 +61,9 @@ posixTest(
   "a wait past TASKS.afterMs becomes a task; tasks/get tells, then gives the reply",
   async () => {
     await using dir = await tempDir("portal-tasks-");
-    await using server = await rawLines(dir.path, { noHost: true });
-    const script = "echo started; sleep 3; echo half way; sleep 3; echo done";
+    await using server = await rawLines(dir.path, { noHost: true }); // PORTAL_TASK_AFTER_MS unset.
+    // Still running 2 s after it became a task: long enough to be seen working.
+    const script = "echo started; sleep 2; echo half way; sleep 3; echo done";
     const started = performance.now();
     const created = await call(server, "process_start", {
       command: "sh",
@@ -96,15 +101,16 @@ posixTest(
 
 posixTest("a task's statusMessage names the process, its state and its last line", async () => {
   await using dir = await tempDir("portal-tasks-");
-  await using server = await rawLines(dir.path, { noHost: true });
+  await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
   const { id } = (await call(server, "process_start", {
     command: "sh",
     args: ["-c", "echo compiling module 7 of 9; sleep 30"],
-  })).structuredContent;
+  }, {})).structuredContent;
   const created = await call(server, "process_read_new", { id, wait: "exit", wait_ms: 60_000 });
   assertEquals(created.resultType, "task");
-  const told = await waitFor("a status with the last line", () => get(server, created.taskId), {
-    until: (task) => /last line/.test(task.statusMessage),
+  // The state comes with the wait's first progress (after a second), the line at once.
+  const told = await waitFor("a status with the state", () => get(server, created.taskId), {
+    until: (task) => /the program is/.test(task.statusMessage),
     intervalMs: 200,
   });
   assertMatch(
@@ -120,9 +126,15 @@ posixTest("a task's statusMessage names the process, its state and its last line
 
 posixTest("tasks/cancel ends the wait, not the program; an unknown task is an error", async () => {
   await using dir = await tempDir("portal-tasks-");
-  await using server = await rawLines(dir.path, { noHost: true });
-  const { id } = (await call(server, "process_start", { command: "sleep", args: ["60"] }))
+  await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
+  const { id } = (await call(server, "process_start", { command: "sleep", args: ["60"] }, {}))
     .structuredContent;
+  // A wait_ms shorter than the setting is answered, never a task.
+  const sooner = await call(server, "process_read_new", { id, wait: "exit", wait_ms: 100 });
+  assertEquals([sooner.resultType, sooner.structuredContent.reason], ["complete", "timeout"]);
+  // One past the setting but short of the default is a task: the setting holds.
+  const past = await call(server, "process_read_new", { id, wait: "exit", wait_ms: 1000 });
+  assertEquals(past.resultType, "task");
   const created = await call(server, "process_read_new", { id, wait: "exit", wait_ms: 60_000 });
   const { answer } = await server.request("tasks/cancel", {
     taskId: created.taskId,
@@ -140,6 +152,7 @@ posixTest("tasks/cancel ends the wait, not the program; an unknown task is an er
     assertEquals(unknown.code, -32602);
     assertMatch(unknown.message, /No task "no-such" on this server/);
   }
+  assertEquals((await settled(server, past.taskId)).result.structuredContent.reason, "timeout");
   await call(server, "process_kill", { id });
 }, { only: "linux" });
 
@@ -147,10 +160,10 @@ posixTest(
   "without the extension a long wait is as before: synchronous, wait_ms ≤ 300 s",
   async () => {
     await using dir = await tempDir("portal-tasks-");
-    await using server = await rawLines(dir.path, { noHost: true });
+    await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
     const reply = await call(server, "process_start", {
       command: "sh",
-      args: ["-c", "sleep 4; echo late"],
+      args: ["-c", "sleep 1; echo late"], // Past the setting: a task, had the client declared it.
       wait: "exit",
     }, {});
     assertEquals([reply.resultType, reply.structuredContent.output], ["complete", "late\n"]);
@@ -176,10 +189,10 @@ posixTest(
     let taskId: string;
     let cutShort: string;
     {
-      await using first = await rawLines(host.path);
+      await using first = await rawLines(host.path, { env: SHORT }); // The host it starts has it.
       const created = await call(first, "process_start", {
         command: "sh",
-        args: ["-c", "sleep 5; echo finished"],
+        args: ["-c", "sleep 2; echo finished"], // Ends after its client has gone.
         keep: true,
         wait: "exit",
       });
@@ -189,12 +202,12 @@ posixTest(
         command: "sleep",
         args: ["30"], // Outlives the killed host a while; its wait would last longer.
         keep: true,
-      })).structuredContent;
+      }, {})).structuredContent;
       cutShort = (await call(first, "process_read_new", { id, wait: "exit", wait_ms: 900_000 }))
         .taskId;
     }
     {
-      await using second = await rawLines(host.path);
+      await using second = await rawLines(host.path, { env: SHORT });
       const done = await settled(second, taskId);
       assertEquals(done.status, "completed");
       assertEquals(done.result.structuredContent.output, "finished\n");
@@ -202,7 +215,7 @@ posixTest(
     // The host dies: the ended task's reply is still there, the cut one says so.
     Deno.kill(hostPid(host.path)!, "SIGKILL");
     await endHost(host.path);
-    await using third = await rawLines(host.path);
+    await using third = await rawLines(host.path, { env: SHORT });
     const again = await get(third, taskId);
     assertEquals([again.status, again.result.structuredContent.output], [
       "completed",
@@ -214,11 +227,14 @@ posixTest(
   },
 );
 
-/** A python that asks for a password (echo off) after a second, then reports its length. */
+/**
+ * A python that asks for a password (echo off), then reports its length; it
+ * asks after the task is made, as a program that asks late in a long wait.
+ */
 const ASKS = [
   "-c",
-  "import getpass, time; time.sleep(1); p = getpass.getpass('Password: '); " +
-  "time.sleep(1); print('got', len(p))",
+  `import getpass, time; time.sleep(${(AFTER_MS + 200) / 1000}); ` +
+  "p = getpass.getpass('Password: '); print('got', len(p))",
 ];
 
 /**
@@ -235,7 +251,7 @@ async function askingTask(
   if (by === "start") {
     created = await call(server, "process_start", { ...start, wait: "exit" }, capabilities);
   } else {
-    const { id } = (await call(server, "process_start", start, capabilities)).structuredContent;
+    const { id } = (await call(server, "process_start", start, {})).structuredContent;
     created = await call(server, "process_read_new", { id, wait: "exit" }, capabilities);
   }
   assertEquals(created.resultType, "task");
@@ -253,7 +269,7 @@ for (const [mode, by] of [["form", "read"], ["url", "read"], ["form", "start"]] 
       "input_required, tasks/update types it",
     async () => {
       await using dir = await tempDir("portal-tasks-");
-      await using server = await rawLines(dir.path, { noHost: true });
+      await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
       const capabilities = { ...TASKS_ON, elicitation: { [mode]: {} } };
       const { taskId, asking } = await askingTask(server, capabilities, by);
       assertEquals(asking.status, "input_required");
@@ -298,7 +314,7 @@ for (const [mode, by] of [["form", "read"], ["url", "read"], ["form", "start"]] 
 
 posixTest("a declined password ends the task's wait with a tool error; nothing typed", async () => {
   await using dir = await tempDir("portal-tasks-");
-  await using server = await rawLines(dir.path, { noHost: true });
+  await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
   const capabilities = { ...TASKS_ON, elicitation: { form: {} } };
   const { id, taskId } = await askingTask(server, capabilities);
   await server.request("tasks/update", {
@@ -341,32 +357,19 @@ posixTest(
 );
 
 posixTest("over HTTP, with no session: a task is polled by its id (Mcp-Name)", async () => {
-  await using server = await HttpPortal.start();
+  await using server = await HttpPortal.start({ env: SHORT });
   let next = 1;
   const post = async (method: string, params: Record<string, unknown>, name: string) => {
-    const response = await fetch(server.url, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${server.token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        "mcp-name": name,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: next++,
-        method,
-        params: { ...params, _meta: modernMeta(TASKS_ON) },
-      }),
-    });
+    const response = await server.modernPost(method, {
+      ...params,
+      _meta: modernMeta(TASKS_ON),
+    }, { id: next++, name });
     assertEquals(response.status, 200);
     return (await response.json()).result;
   };
   const created = await post("tools/call", {
     name: "process_start",
-    arguments: { command: "sh", args: ["-c", "sleep 4; echo over http"], wait: "exit" },
+    arguments: { command: "sh", args: ["-c", "sleep 1; echo over http"], wait: "exit" },
   }, "process_start");
   assertEquals(created.resultType, "task");
   const done = await waitFor(

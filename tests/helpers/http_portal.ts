@@ -9,6 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { MODERN } from "../../dev/modern_client.ts";
 import { initializeRequest, MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -149,6 +150,29 @@ export class HttpPortal implements AsyncDisposable {
         return { status: answer.status, message: JSON.parse(json) };
       },
     };
+  }
+
+  /**
+   * A 2026-07-28 request in plain `fetch`, as a client without a session
+   * sends it (`Mcp-Method`, and `Mcp-Name` when `name` is given).
+   */
+  modernPost(
+    method: string,
+    params: Record<string, unknown>,
+    options: { id?: number; name?: string } = {},
+  ): Promise<Response> {
+    return fetch(this.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": method,
+        ...options.name === undefined ? {} : { "mcp-name": options.name },
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params }),
+    });
   }
 
   /** SIGTERM, as a service manager stops a server; then removes its directory. */

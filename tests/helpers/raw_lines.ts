@@ -34,11 +34,14 @@ export interface RawLines extends AsyncDisposable {
   request(method: string, params: unknown): Promise<{ answer: Message; before: Message[] }>;
 }
 
-/** Starts a server in `dir` (a door unless `noHost`) and reads its lines. */
-export async function rawLines(dir: string, options: { noHost?: boolean } = {}): Promise<RawLines> {
+/** Starts a server in `dir` (a door unless `noHost`), with `env` set too, and reads its lines. */
+export async function rawLines(
+  dir: string,
+  options: { noHost?: boolean; env?: Record<string, string> } = {},
+): Promise<RawLines> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...options.noHost ? ["--no-host"] : []],
-    env: await serverEnv(dir),
+    env: await serverEnv(dir, { env: options.env }),
     stdin: "piped",
     stdout: "piped",
     stderr: "null",

@@ -14,7 +14,10 @@
  * else `quiet_ms` of silence after a prompt-like last line counts as ready.
  * A per-process `prompt` regex, where given, decides instead: ready when it
  * matches the last line, whatever the kernel says; at once where the kernel
- * shows the program reading with nothing unread, else after the settle.
+ * shows the program reading with nothing unread, else after the settle, or
+ * after {@link DRAWING_MS} of silence where it shows the program busy: it
+ * may be drawing still (node draws its prompt in four writes, the last a
+ * cursor move that changes no text but comes after input typed meanwhile).
  * Between two typed lines (`until: "read"`) the same counts, but where the
  * kernel cannot tell there is no silence to wait for: the next line goes at
  * once.
@@ -50,6 +53,8 @@ import type { MarkReadiness } from "../shell/tracker.ts";
  * quiet this long, with the program still reading, before a wait ends.
  */
 export const SETTLE_MS = 2;
+/** A prompt matched while the kernel shows its program busy counts after this much silence. */
+export const DRAWING_MS = 300;
 /** Why a wait's sleep ends early: new output, or the call's own abort. */
 const WOKEN = "woken";
 /** Bounds of the cadence at which the kernel is asked while the program is busy. */
@@ -110,13 +115,14 @@ export function looksLikePrompt(line: string): boolean {
  * given at start decides readiness alone (the kernel misjudges some
  * programs: node's REPL reads keys while a top-level await runs). `exact`:
  * ready, and the kernel shows that the input was taken, so no settle is
- * needed. `typing`: ready for the next typed line (`until: "read"`).
+ * needed. `drawing`: ready by the prompt, and the kernel shows the program
+ * busy. `typing`: ready for the next typed line (`until: "read"`).
  */
 export function readiness(
   p: Waitable,
   quietMs: number,
   typing = false,
-): { state: ProcessState; ready: boolean; exact: boolean } {
+): { state: ProcessState; ready: boolean; exact: boolean; drawing?: boolean } {
   if (!p.running) return { state: "exited", ready: false, exact: false };
   const input = p.inputState();
   if (input.activity === "stopped") return { state: "stopped", ready: true, exact: false };
@@ -140,7 +146,12 @@ export function readiness(
   // Ready, and reading with nothing unread: the program has answered, and its answer is in the
   // OS. With a prompt, its match says it answered: a program that reads while it works (node's
   // await) has drawn no prompt yet.
-  return { state, ready, exact: ready && input.activity === "reading" && input.taken };
+  return {
+    state,
+    ready,
+    exact: ready && input.activity === "reading" && input.taken,
+    drawing: ready && prompted && !typing && input.activity === "busy",
+  };
 }
 
 /** Waits as `options` say; see the module doc. */
@@ -200,7 +211,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
       if (checking) {
         lastCheck = now;
         fresh = false;
-        const { state, ready, exact } = readiness(p, quietMs, options.until === "read");
+        const { state, ready, exact, drawing } = readiness(p, quietMs, options.until === "read");
         if (ready) {
           // Output that came meanwhile is taken now; expect is tested on it before the next
           // check can end the wait (at once, where the check is exact; else it restarts the
@@ -208,7 +219,7 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
           const outputAt = p.lastOutputAt;
           const collected = p.collectOutput();
           readySince ??= now;
-          const settleMs = exact ? 0 : SETTLE_MS;
+          const settleMs = exact ? 0 : drawing ? DRAWING_MS : SETTLE_MS;
           const quiet = now - Math.max(readySince, p.lastOutputAt);
           // Nothing came since the check: its state stands.
           if (collected && p.lastOutputAt === outputAt && quiet >= settleMs) {
@@ -216,7 +227,11 @@ export async function waitForProgram(p: Waitable, options: WaitOptions): Promise
           }
           // Once at once; output that keeps coming (a background job) is not looked at in a
           // loop that would hold the server's thread.
-          nextCheck = exact && !rechecked ? now : now + Math.max(MIN_CHECK_MS, settleMs - quiet);
+          // A program seen drawing is asked again at the cadence: once it reads, it is done.
+          const settleLeft = Math.max(MIN_CHECK_MS, settleMs - quiet);
+          nextCheck = exact && !rechecked
+            ? now
+            : now + (drawing ? Math.min(gap, settleLeft) : settleLeft);
           rechecked = exact;
         } else {
           readySince = null;

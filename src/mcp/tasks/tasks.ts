@@ -2,9 +2,10 @@
  * Long waits as MCP tasks (the extension `io.modelcontextprotocol/tasks` of
  * 2026-07-28): when a request's client declares it, a waiting call
  * (`process_write`, `process_read_new`, `process_start` with a wait) still
- * going after {@link TASKS}.afterMs answers `resultType: "task"` with a
- * task id instead of its reply, and the wait goes on, up to
- * {@link TASKS}.waitMaxMs (the synchronous cap stays `wait_ms` ≤ 300 s).
+ * going after `PORTAL_TASK_AFTER_MS` (default {@link TASKS}.afterMs)
+ * answers `resultType: "task"` with a task id instead of its reply, and
+ * the wait goes on, up to {@link TASKS}.waitMaxMs (the synchronous cap
+ * stays `wait_ms` ≤ 300 s).
  * `tasks/get` tells how it is going (a `statusMessage` a person can read:
  * the time waited, the program's state and last line) and, once
  * `completed`, gives exactly the reply the call would have given.
@@ -36,6 +37,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { TaskFile, TaskRow } from "../../core/steps/task_file.ts";
+import { readVar, TASK_AFTER_MS } from "../../env_vars.ts";
 import { TASKS, WAIT_MS } from "../../limits.ts";
 import { envelope } from "../envelope.ts";
 import { shownLine } from "../tools/tool.ts";
@@ -97,9 +99,16 @@ interface Task {
 const tasks = new Map<string, Task>();
 /** Where they are also kept (the server's, once it has opened its records). */
 let file: TaskFile | undefined;
+/** How long a call waits before it becomes a task: the server's `PORTAL_TASK_AFTER_MS`. */
+let afterMs: number = TASKS.afterMs;
 
-/** Keeps this server's tasks in `taskFile` too (see the module doc); undefined: no more. */
-export function keepTasksIn(taskFile: TaskFile | undefined): void {
+/**
+ * Keeps this server's tasks in `taskFile` too (see the module doc), and
+ * takes `PORTAL_TASK_AFTER_MS` from `env` (throws on a bad value, so the
+ * server does not start); undefined: no more.
+ */
+export function keepTasksIn(taskFile: TaskFile | undefined, env?: Record<string, string>): void {
+  if (taskFile) afterMs = readVar(TASK_AFTER_MS, env);
   file = taskFile;
   file?.forget(Date.now() - TASKS.keptMs, TASKS.max);
 }
@@ -132,12 +141,14 @@ export function taskArguments(args: unknown): {
 }
 
 /**
- * Runs `work`; its result if it ends within {@link TASKS}.afterMs, else
- * the task it became (already in the table: `tasks/get` finds it).
+ * Runs `work`; its result if it ends within `PORTAL_TASK_AFTER_MS`, else
+ * the task it became (already in the table: `tasks/get` finds it). A call
+ * whose `waitMs` is shorter than that is never a task: its client asked
+ * for a reply that soon.
  */
 export async function runAsTask(
   work: TaskWork,
-  call: { tool: string; processId?: number },
+  call: { tool: string; processId?: number; waitMs?: number },
   lastLine?: (id: number) => string,
   asker?: SecretAsker,
 ): Promise<CallToolResult | Record<string, unknown>> {
@@ -182,9 +193,12 @@ export async function runAsTask(
   );
   const later = Symbol("later");
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const soon = call.waitMs !== undefined && call.waitMs < afterMs;
   const first = await Promise.race([
     running.then(() => task),
-    new Promise<typeof later>((resolve) => timer = setTimeout(() => resolve(later), TASKS.afterMs)),
+    new Promise<typeof later>((resolve) => {
+      if (!soon) timer = setTimeout(() => resolve(later), afterMs);
+    }),
   ]);
   clearTimeout(timer);
   if (first !== later) {
