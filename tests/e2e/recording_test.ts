@@ -9,15 +9,15 @@ import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
 import {
-  browserTest,
   newPage,
-  openBrowser,
   screenshot,
+  sharedBrowser,
   terminalUntil,
   typeOnPage,
 } from "../helpers/browser.ts";
 
 const SECRET = "hunter2-typed-on-the-page";
+const pageTest = sharedBrowser();
 
 /** Parses a `.cast`: its header, and its events with times that never go back. */
 function parseCast(text: string): { header: Json; events: [number, string, string][] } {
@@ -47,12 +47,10 @@ async function storedOutput(portal: Portal, id: number): Promise<string> {
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
-Deno.test({
-  name: "recording: a python session with a getpass answered on the page, exported and replayed",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "recording: a python session with a getpass answered on the page, exported and replayed",
+  async (browser) => {
     await using portal = await Portal.start();
-    await using browser = await openBrowser();
     await using dir = await tempDir("portal-export-");
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const page = await newPage(browser);
@@ -105,7 +103,11 @@ Deno.test({
     // The page's download is the same recording, saved under its name; replayed at max speed
     // it draws the session.
     const cdp = await page.createCDPSession();
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir.path });
+    await cdp.send("Browser.setDownloadBehavior", {
+      behavior: "allow",
+      downloadPath: dir.path,
+      browserContextId: browser.id, // The test's own context, not the browser's default one.
+    });
     await page.click("#download");
     const saved = `${dir.path}/portal-${id}-python3.cast`;
     const read = () => Deno.readTextFile(saved).catch(() => "not there (yet)");
@@ -123,7 +125,7 @@ Deno.test({
     );
     await screenshot(page, "replay");
   },
-});
+);
 
 Deno.test("portal export: a clear line and exit 1 for an unknown id or a pipe process", async () => {
   await using portal = await Portal.start();

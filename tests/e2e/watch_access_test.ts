@@ -12,7 +12,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { hostDir } from "../helpers/portal.ts";
-import { browserTest, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
+import { newPage, screenshot, sharedBrowser } from "../helpers/browser.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
 
 /** The status line and headers of a raw HTTP/1.1 GET to 127.0.0.1:`port`. */
@@ -45,6 +45,8 @@ async function rawGet(
     connection.close();
   }
 }
+
+const pageTest = sharedBrowser();
 
 /** What a browser's WebSocket handshake sends. */
 const UPGRADE = {
@@ -124,12 +126,10 @@ Deno.test("watch access: 401 without the token, 403 for another origin or host, 
   }
 });
 
-Deno.test({
-  name: "watch access: the browser's address bar loses the token; a reload still works",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "watch access: the browser's address bar loses the token; a reload still works",
+  async (browser) => {
     await using portal = await Portal.start();
-    await using browser = await openBrowser();
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const { url } = await portal.call("process_watch", { id });
     const page = await newPage(browser);
@@ -156,7 +156,7 @@ Deno.test({
     );
     await screenshot(bare, "no-token");
   },
-});
+);
 
 /** What the other server on this host received, and what its page in the browser found. */
 interface Received {
@@ -199,12 +199,10 @@ function otherServer(watchPort: number, id: number) {
   return { received, origin: `http://127.0.0.1:${server.addr.port}`, server };
 }
 
-Deno.test({
-  name: "watch access: a browser that opened a link sends nothing of Portal's to another server",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "watch access: a browser that opened a link sends nothing of Portal's to another server",
+  async (browser) => {
     await using portal = await Portal.start();
-    await using browser = await openBrowser();
     const shell = await portal.startBash();
     const { url } = await portal.call("process_watch", { id: shell.id });
     const watchPort = Number(new URL(url).port);
@@ -268,12 +266,11 @@ Deno.test({
       await other.server.shutdown();
     }
   },
-});
+);
 
-Deno.test({
-  name: "watch access: one client's link reaches its processes and the kept ones, whatever its URL",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "watch access: one client's link reaches its processes and the kept ones, whatever its URL",
+  async (browser) => {
     await using dir = await hostDir();
     await using a = await Portal.start({ dir: dir.path });
     await using b = await Portal.start({ dir: dir.path });
@@ -309,7 +306,6 @@ Deno.test({
     assertEquals([inspected.controlled_by, inspected.stdin_count], ["agent", 0]);
 
     // In a browser, A's link edited to open B's process: A's list, and a header that says so.
-    await using browser = await openBrowser();
     const page = await newPage(browser);
     const edited = new URL(link);
     edited.search = `?id=${theirs}&scope=`;
@@ -332,4 +328,4 @@ Deno.test({
     assertEquals((every.processes as { id: number }[]).map((p) => p.id), [mine, theirs, kept]);
     assertEquals(every.label, "every client's processes");
   },
-});
+);
