@@ -5,7 +5,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { Portal } from "../../dev/portal_client.ts";
+import { type Json, Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -21,6 +21,15 @@ import {
 
 const pageTest = sharedBrowser();
 
+/**
+ * One server for the tests that look at their own processes only (the list
+ * test, which looks at every process of its client, starts its own): a
+ * start saved per test. Ended after the file's last test.
+ */
+let shared: Promise<Portal> | undefined;
+const server = () => shared ??= Portal.start();
+Deno.test.afterAll(async () => await (await shared?.catch(() => undefined))?.close());
+
 /** Presses a button of the page and waits for what it leads to. */
 async function press(page: Page, button: "take" | "give"): Promise<void> {
   await page.click(`#${button}`);
@@ -29,7 +38,7 @@ async function press(page: Page, button: "take" | "give"): Promise<void> {
 }
 
 pageTest("watch page: a python REPL's >>> at once, then a line printed later", async (browser) => {
-  await using portal = await Portal.start();
+  const portal = await server();
   const { id, page } = await watchedPython(portal, browser);
   // How soon the line shows is a figure of bench/watch_latency.ts.
   await portal.call("process_write", { id, content: 'print("from the agent", 6 * 7)\n' });
@@ -38,13 +47,14 @@ pageTest("watch page: a python REPL's >>> at once, then a line printed later", a
   // The token is in the page's memory, no longer in the address bar.
   assert(!page.url().includes("token"), page.url());
   assertMatch(await page.$eval("#title", (e) => e.textContent ?? ""), /python3 -q/);
-  assertMatch(await page.$eval("#processes", (e) => e.textContent ?? ""), /waiting for input/);
+  const item = await page.$eval(`.process[data-id="${id}"]`, (e) => e.textContent ?? "");
+  assertMatch(item, /waiting for input/);
 });
 
 pageTest(
   "watch page: keys go nowhere until Take over; then the person types, the agent waits",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     const { id, page } = await watchedPython(portal, browser);
 
     // Read-only: the keys reach the page (it says so) and nothing else.
@@ -55,7 +65,8 @@ pageTest(
 
     await press(page, "take");
     assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
-    assertEquals((await portal.call("process_list")).processes[0].controlled_by, "person");
+    const listed = (await portal.call("process_list")).processes.find((p: Json) => p.id === id);
+    assertEquals(listed.controlled_by, "person");
     await typeOnPage(page, "print(6*7)\n");
     await terminalUntil(page, "42", (text) => /^42$/m.test(text));
     await screenshot(page, "python-taken-over");
@@ -98,7 +109,7 @@ pageTest(
 pageTest(
   "watch page: vim's full screen (alternate buffer, status line), live and on opening",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     await using dir = await tempDir("portal-vim-");
     const file = `${dir.path}/greet.py`;
     await Deno.writeTextFile(
@@ -179,7 +190,7 @@ pageTest(
 pageTest(
   "watch page: a flood shows its latest output while it runs, then the exact last screen",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     const id = await portal.spawn("seq", ["1", "2000000000"], { pty: true });
     const page = await newPage(browser);
     await page.goto((await portal.call("process_watch", { id })).url);
@@ -202,7 +213,7 @@ pageTest(
 pageTest(
   "watch page: a link for a name opens the live process of that name, and says so",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     await using dir = await tempDir("portal-watch-name-");
     const calc = { pty: true, name: "calc", wait: "ready" };
     const ended = await portal.spawn("python3", ["-q"], calc);
