@@ -11,7 +11,8 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
-import { hostDir } from "../helpers/portal.ts";
+import { hostDir, sharedServer } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
 import { newPage, screenshot, sharedBrowser } from "../helpers/browser.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
 
@@ -47,6 +48,8 @@ async function rawGet(
 }
 
 const pageTest = sharedBrowser();
+/** One server for the tests that look at their own processes only (not the two clients' test). */
+const server = sharedServer();
 
 /** What a browser's WebSocket handshake sends. */
 const UPGRADE = {
@@ -61,75 +64,79 @@ function offering(token: string): Record<string, string> {
   return { ...UPGRADE, "sec-websocket-protocol": `portal.watch, portal.token.${token}` };
 }
 
-Deno.test("watch access: 401 without the token, 403 for another origin or host, a strict CSP", async () => {
-  await using portal = await Portal.start();
-  const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
-  const link = new URL((await portal.call("process_watch", { id })).url);
-  const port = Number(link.port);
-  const token = linkToken(link.href);
-  assert(token.length >= 22, "at least 128 bits"); // base64url: 6 bits a character
-  assertEquals(link.search, `?id=${id}`, "the token is in the fragment, which no server gets");
-  const host = { host: `127.0.0.1:${port}` };
+posixTest(
+  "watch access: 401 without the token, 403 for another origin or host, a strict CSP",
+  async () => {
+    const portal = await server();
+    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+    const link = new URL((await portal.call("process_watch", { id })).url);
+    const port = Number(link.port);
+    const token = linkToken(link.href);
+    assert(token.length >= 22, "at least 128 bits"); // base64url: 6 bits a character
+    assertEquals(link.search, `?id=${id}`, "the token is in the fragment, which no server gets");
+    const host = { host: `127.0.0.1:${port}` };
 
-  // Nothing of the processes without the token: neither the socket nor a recording.
-  assertEquals((await rawGet(port, `/watch/cast?id=${id}`, host)).status, 401);
-  assertEquals((await rawGet(port, "/watch/socket", { ...host, ...UPGRADE })).status, 401);
-  for (const wrong of [`${token}x`, token.slice(1), token.toUpperCase(), "", "Bearer"]) {
-    const bearer = { ...host, authorization: `Bearer ${wrong}` };
-    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, bearer)).status, 401, wrong);
-    const socket = { ...host, ...offering(wrong) };
-    assertEquals((await rawGet(port, "/watch/socket", socket)).status, 401, wrong);
-  }
-  // Neither in the query (where the token went before) nor in a cookie is it a credential.
-  const queried = `/watch/cast?id=${id}&token=${token}`;
-  assertEquals((await rawGet(port, queried, host)).status, 401);
-  const cookie = { ...host, cookie: `portal_watch_${port}=${token}` };
-  assertEquals((await rawGet(port, "/watch/socket", { ...cookie, ...UPGRADE })).status, 401);
+    // Nothing of the processes without the token: neither the socket nor a recording.
+    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, host)).status, 401);
+    assertEquals((await rawGet(port, "/watch/socket", { ...host, ...UPGRADE })).status, 401);
+    for (const wrong of [`${token}x`, token.slice(1), token.toUpperCase(), "", "Bearer"]) {
+      const bearer = { ...host, authorization: `Bearer ${wrong}` };
+      assertEquals((await rawGet(port, `/watch/cast?id=${id}`, bearer)).status, 401, wrong);
+      const socket = { ...host, ...offering(wrong) };
+      assertEquals((await rawGet(port, "/watch/socket", socket)).status, 401, wrong);
+    }
+    // Neither in the query (where the token went before) nor in a cookie is it a credential.
+    const queried = `/watch/cast?id=${id}&token=${token}`;
+    assertEquals((await rawGet(port, queried, host)).status, 401);
+    const cookie = { ...host, cookie: `portal_watch_${port}=${token}` };
+    assertEquals((await rawGet(port, "/watch/socket", { ...cookie, ...UPGRADE })).status, 401);
 
-  // The page and its files hold no secret: they need no token, and set no cookie.
-  for (const path of ["/watch/", "/watch/assets/watch.js", "/watch/assets/xterm.js"]) {
-    const file = await rawGet(port, path, host);
-    assertEquals(file.status, 200, path);
-    assertEquals(file.headers.get("set-cookie"), null, path);
-  }
-  const page = await rawGet(port, "/watch/", host);
-  const csp = page.headers.get("content-security-policy") ?? "";
-  assertMatch(csp, /default-src 'none'/);
-  assertMatch(csp, /script-src 'self';/);
-  assertMatch(csp, /frame-ancestors 'none'/);
+    // The page and its files hold no secret: they need no token, and set no cookie.
+    for (const path of ["/watch/", "/watch/assets/watch.js", "/watch/assets/xterm.js"]) {
+      const file = await rawGet(port, path, host);
+      assertEquals(file.status, 200, path);
+      assertEquals(file.headers.get("set-cookie"), null, path);
+    }
+    const page = await rawGet(port, "/watch/", host);
+    const csp = page.headers.get("content-security-policy") ?? "";
+    assertMatch(csp, /default-src 'none'/);
+    assertMatch(csp, /script-src 'self';/);
+    assertMatch(csp, /frame-ancestors 'none'/);
 
-  // The token, as the page shows it: the socket answers with its protocol, never the token.
-  const bearer = { ...host, authorization: `Bearer ${token}` };
-  const cast = await rawGet(port, `/watch/cast?id=${id}`, bearer);
-  assertEquals([cast.status, cast.headers.get("content-type")], [200, "application/x-asciicast"]);
-  const opened = await rawGet(port, "/watch/socket", { ...host, ...offering(token) });
-  assertEquals(opened.status, 101);
-  assertEquals(opened.headers.get("sec-websocket-protocol"), "portal.watch");
-  // The page's own origin may open the socket; no other, not even another port of this host.
-  const own = { ...host, ...offering(token), origin: `http://127.0.0.1:${port}` };
-  assertEquals((await rawGet(port, "/watch/socket", own)).status, 101);
-  for (const origin of [`http://127.0.0.1:${port + 1}`, "http://evil.example", "null"]) {
-    assertEquals((await rawGet(port, "/watch/socket", { ...own, origin })).status, 403, origin);
-    const cast = { ...bearer, origin };
-    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, cast)).status, 403, origin);
-  }
-  // DNS rebinding: a name that is not this server's, for the page as for the rest.
-  for (
-    const path of ["/watch/", "/watch/assets/watch.js", "/watch/socket", `/watch/cast?id=${id}`]
-  ) {
-    const rebound = {
-      ...offering(token),
-      authorization: `Bearer ${token}`,
-      host: `evil.example:${port}`,
-    };
-    assertEquals((await rawGet(port, path, rebound)).status, 403, path);
-  }
-});
+    // The token, as the page shows it: the socket answers with its protocol, never the token.
+    const bearer = { ...host, authorization: `Bearer ${token}` };
+    const cast = await rawGet(port, `/watch/cast?id=${id}`, bearer);
+    assertEquals([cast.status, cast.headers.get("content-type")], [200, "application/x-asciicast"]);
+    const opened = await rawGet(port, "/watch/socket", { ...host, ...offering(token) });
+    assertEquals(opened.status, 101);
+    assertEquals(opened.headers.get("sec-websocket-protocol"), "portal.watch");
+    // The page's own origin may open the socket; no other, not even another port of this host.
+    const own = { ...host, ...offering(token), origin: `http://127.0.0.1:${port}` };
+    assertEquals((await rawGet(port, "/watch/socket", own)).status, 101);
+    for (const origin of [`http://127.0.0.1:${port + 1}`, "http://evil.example", "null"]) {
+      assertEquals((await rawGet(port, "/watch/socket", { ...own, origin })).status, 403, origin);
+      const cast = { ...bearer, origin };
+      assertEquals((await rawGet(port, `/watch/cast?id=${id}`, cast)).status, 403, origin);
+    }
+    // DNS rebinding: a name that is not this server's, for the page as for the rest.
+    for (
+      const path of ["/watch/", "/watch/assets/watch.js", "/watch/socket", `/watch/cast?id=${id}`]
+    ) {
+      const rebound = {
+        ...offering(token),
+        authorization: `Bearer ${token}`,
+        host: `evil.example:${port}`,
+      };
+      assertEquals((await rawGet(port, path, rebound)).status, 403, path);
+    }
+  },
+  { shares: true },
+);
 
 pageTest(
   "watch access: the browser's address bar loses the token; a reload still works",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const { url } = await portal.call("process_watch", { id });
     const page = await newPage(browser);
@@ -202,7 +209,7 @@ function otherServer(watchPort: number, id: number) {
 pageTest(
   "watch access: a browser that opened a link sends nothing of Portal's to another server",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     const shell = await portal.startBash();
     const { url } = await portal.call("process_watch", { id: shell.id });
     const watchPort = Number(new URL(url).port);

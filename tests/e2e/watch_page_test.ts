@@ -9,6 +9,7 @@ import { type Json, Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
+import { sharedServer } from "../helpers/portal.ts";
 import {
   newPage,
   screenshot,
@@ -26,9 +27,7 @@ const pageTest = sharedBrowser();
  * test, which looks at every process of its client, starts its own): a
  * start saved per test. Ended after the file's last test.
  */
-let shared: Promise<Portal> | undefined;
-const server = () => shared ??= Portal.start();
-Deno.test.afterAll(async () => await (await shared?.catch(() => undefined))?.close());
+const server = sharedServer();
 
 /** Presses a button of the page and waits for what it leads to. */
 async function press(page: Page, button: "take" | "give"): Promise<void> {
