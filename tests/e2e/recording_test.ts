@@ -4,10 +4,12 @@
  * what a person typed at a password prompt left out.
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { type Json, Portal } from "../../dev/portal_client.ts";
+import type { Json, Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
+import { sharedServer } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
 import {
   newPage,
   screenshot,
@@ -18,6 +20,8 @@ import {
 
 const SECRET = "hunter2-typed-on-the-page";
 const pageTest = sharedBrowser();
+/** One server for the two tests: each looks at its own processes only. */
+const server = sharedServer();
 
 /** Parses a `.cast`: its header, and its events with times that never go back. */
 function parseCast(text: string): { header: Json; events: [number, string, string][] } {
@@ -50,7 +54,7 @@ async function storedOutput(portal: Portal, id: number): Promise<string> {
 pageTest(
   "recording: a python session with a getpass answered on the page, exported and replayed",
   async (browser) => {
-    await using portal = await Portal.start();
+    const portal = await server();
     await using dir = await tempDir("portal-export-");
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const page = await newPage(browser);
@@ -127,24 +131,28 @@ pageTest(
   },
 );
 
-Deno.test("portal export: a clear line and exit 1 for an unknown id or a pipe process", async () => {
-  await using portal = await Portal.start();
-  await using dir = await tempDir("portal-export-");
-  const pipe = await portal.spawn("echo", ["on pipes"], { wait: "exit" });
-  const env = { PORTAL_DB_PATH: portal.dbPath };
-  const missing = await runCli(dir.path, ["export", "99"], env);
-  assertEquals([missing.code, missing.stdout], [1, ""]);
-  assertMatch(missing.stderr, /^portal: no process has the id or name "99" in /);
-  const piped = await waitFor(
-    "the pipe process's row",
-    () => runCli(dir.path, ["export", String(pipe)], env),
-    {
-      until: (run) => !run.stderr.includes("no process"),
-    },
-  );
-  assertEquals(piped.code, 1);
-  assertMatch(piped.stderr, /ran on pipes/);
-  const usage = await runCli(dir.path, ["export"], env);
-  assertEquals(usage.code, 2);
-  assertMatch(usage.stderr, /export takes one process id/);
-});
+posixTest(
+  "portal export: a clear line and exit 1 for an unknown id or a pipe process",
+  async () => {
+    const portal = await server();
+    await using dir = await tempDir("portal-export-");
+    const pipe = await portal.spawn("echo", ["on pipes"], { wait: "exit" });
+    const env = { PORTAL_DB_PATH: portal.dbPath };
+    const missing = await runCli(dir.path, ["export", "99"], env);
+    assertEquals([missing.code, missing.stdout], [1, ""]);
+    assertMatch(missing.stderr, /^portal: no process has the id or name "99" in /);
+    const piped = await waitFor(
+      "the pipe process's row",
+      () => runCli(dir.path, ["export", String(pipe)], env),
+      {
+        until: (run) => !run.stderr.includes("no process"),
+      },
+    );
+    assertEquals(piped.code, 1);
+    assertMatch(piped.stderr, /ran on pipes/);
+    const usage = await runCli(dir.path, ["export"], env);
+    assertEquals(usage.code, 2);
+    assertMatch(usage.stderr, /export takes one process id/);
+  },
+  { shares: true },
+);

@@ -103,7 +103,7 @@ dirTest(
     assertEquals(await Deno.readFile(other), before);
     // An empty file holds nothing to lose: it becomes a new database.
     await Deno.writeTextFile(`${dir}/empty.db`, "");
-    await using portal = await Portal.start({ args: ["--db", `${dir}/empty.db`] });
+    await using portal = await Portal.start({ args: ["--db", `${dir}/empty.db`], noHost: true });
     await portal.spawn("true");
   },
 );
@@ -272,7 +272,7 @@ dirTest(
     assertEquals(foreign.code, 1);
     assertMatch(foreign.stdout, /^database +FAIL +.*notes\.txt is not a Portal records database/m);
     const db = `${dir}/live.db`;
-    await using server = await Portal.start({ args: ["--db", db] });
+    await using server = await Portal.start({ args: ["--db", db], noHost: true });
     await server.spawn("true");
     const live = await runCli(dir, ["doctor", "--db", db]);
     assertMatch(
