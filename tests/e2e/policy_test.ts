@@ -11,6 +11,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { runCli } from "../helpers/cli.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { pythonAnswers } from "../helpers/python_repl.ts";
+import { pidsWhere } from "../helpers/proc_scan.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
@@ -49,6 +50,42 @@ async function places() {
   };
 }
 
+/**
+ * One server under the rules most tests need, for those that keep no state
+ * between them (each starts its own programs and looks at nothing of
+ * another's): workspace-write on a workspace with its policy file inside,
+ * no network, `nc` denied, a key beside the workspace and a token in it
+ * hidden. Each rule is tested by its own test; the others it holds change
+ * nothing they look at. The first test to need it starts it; it ends after
+ * the file's last test (a start saved per test, about a CPU-second).
+ */
+function boxed(): ReturnType<typeof startBoxed> {
+  return shared ??= startBoxed();
+}
+let shared: ReturnType<typeof startBoxed> | undefined;
+Deno.test.afterAll(async () => {
+  const box = await shared?.catch(() => undefined);
+  await box?.portal.close();
+  await box?.[Symbol.asyncDispose]();
+});
+
+async function startBoxed() {
+  const at = await places();
+  const ssh = `${at.root}/dot-ssh`;
+  await Deno.mkdir(ssh);
+  await Deno.writeTextFile(`${ssh}/id_ed25519`, "PRIVATE KEY\n");
+  await Deno.writeTextFile(`${at.workspace}/token`, "TOKEN\n");
+  const file = `${at.workspace}/policy.json`;
+  const portal = await startUnder(file, {
+    mode: "workspace-write",
+    workspace: [at.workspace],
+    network: "none",
+    commands: { deny: ["nc"] },
+    hide: [ssh, `${at.workspace}/token`],
+  }, { cwd: at.workspace });
+  return { ...at, ssh, file, portal };
+}
+
 /** A Portal whose policy file (JSON, at `file`) holds `rules`. */
 async function startUnder(
   file: string,
@@ -82,25 +119,14 @@ function exists(path: string): boolean {
 
 /** Every process of the session `sid` leads (bwrap's, with the sandbox inside it). */
 function sessionMembers(sid: number): number[] {
-  const members: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[3]) === sid && fields[0] !== "Z") members.push(Number(entry.name));
-    } catch { /* it ended meanwhile */ }
-  }
-  return members;
+  return pidsWhere("stat", (stat) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[3]) === sid && fields[0] !== "Z";
+  });
 }
 
 policyTest("workspace-write: no way of writing outside the workspace succeeds", async () => {
-  await using at = await places();
-  const { workspace: ws, outside: out } = at;
-  const file = `${ws}/policy.json`;
-  await using portal = await startUnder(file, { mode: "workspace-write", workspace: [ws] }, {
-    cwd: ws,
-  });
+  const { workspace: ws, outside: out, file, portal } = await boxed();
   const before = await Deno.readTextFile(file);
   const attempts: Record<string, string> = {
     redirect: `echo x > ${out}/redirect`,
@@ -144,23 +170,16 @@ policyTest("read-only: nothing is writable but a private /tmp", async () => {
 });
 
 policyTest("network none: no connection to a listener on 127.0.0.1", async () => {
-  await using at = await places();
   using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const accepting = (async () => {
     for await (const conn of listener) conn.close();
   })().catch(() => {});
   const { port } = listener.addr;
   const connect = `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3)"`;
-  {
-    await using free = await Portal.start({ cwd: at.workspace });
-    assertEquals((await run(free, connect)).code, 0, "without a policy it connects");
-  }
-  await using portal = await startUnder(`${at.root}/policy.json`, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-    network: "none",
-  }, { cwd: at.workspace });
-  const { code, output } = await run(portal, connect);
+  // The same command outside any sandbox connects: what stops it below is the policy.
+  const free = await new Deno.Command("bash", { args: ["-c", connect] }).output();
+  assertEquals(free.code, 0, "without a policy it connects");
+  const { code, output } = await run((await boxed()).portal, connect);
   assert(code !== 0, `it connected under network: none: ${output}`);
   assertMatch(output, /Permission denied/);
   listener.close();
@@ -185,10 +204,7 @@ policyTest(
       assert((await run(portal, outside)).code !== 0, "loopback reached the machine's listener");
       assertEquals(await run(portal, inside), { code: 0, output: "own lo\n" });
     }
-    await using portal = await startUnder(`${at.root}/none.json`, { ...rules, network: "none" }, {
-      cwd: at.workspace,
-    });
-    const none = await run(portal, inside);
+    const none = await run((await boxed()).portal, inside);
     assert(none.code !== 0, `none made a socket: ${none.output}`);
     assertMatch(none.output, /PermissionError: \[Errno 13\]/);
     listener.close();
@@ -196,16 +212,7 @@ policyTest(
 );
 
 policyTest("hide: a hidden file or directory cannot be read, and stays as it was", async () => {
-  await using at = await places();
-  const ssh = `${at.root}/dot-ssh`;
-  await Deno.mkdir(ssh);
-  await Deno.writeTextFile(`${ssh}/id_ed25519`, "PRIVATE KEY\n");
-  await Deno.writeTextFile(`${at.workspace}/token`, "TOKEN\n");
-  await using portal = await startUnder(`${at.root}/policy.json`, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-    hide: [ssh, `${at.workspace}/token`],
-  }, { cwd: at.workspace });
+  const { ssh, portal, ...at } = await boxed();
   const key = await run(portal, `cat ${ssh}/id_ed25519`);
   assert(key.code !== 0 && !key.output.includes("PRIVATE"), `read: ${key.output}`);
   const token = await run(portal, `cat ${at.workspace}/token; echo x > ${at.workspace}/token`);
@@ -215,13 +222,7 @@ policyTest("hide: a hidden file or directory cannot be read, and stays as it was
 });
 
 policyTest("commands.deny: refused at process_start, and exits 126 inside", async () => {
-  await using at = await places();
-  const file = `${at.root}/policy.json`;
-  await using portal = await startUnder(file, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-    commands: { deny: ["nc"] },
-  }, { cwd: at.workspace });
+  const { file, portal } = await boxed();
   const refusal = await portal.fail("process_start", { command: "nc", args: ["-h"] });
   assertStringIncludes(refusal, `policy ${file} denies "nc"`);
   for (const way of ["nc -h", "/usr/bin/nc -h", "$(readlink -f /usr/bin/nc) -h", "sh -c 'nc -h'"]) {
@@ -232,12 +233,7 @@ policyTest("commands.deny: refused at process_start, and exits 126 inside", asyn
 });
 
 policyTest("terminals inside: python, vim writing a file, job control", async () => {
-  await using at = await places();
-  await using portal = await startUnder(`${at.root}/policy.json`, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-    network: "none",
-  }, { cwd: at.workspace });
+  const { portal, ...at } = await boxed();
   const { step } = await pythonAnswers(portal);
   assertEquals(step.output, "42\n>>> ");
   const vim = await portal.call("process_start", {
@@ -252,13 +248,7 @@ policyTest("terminals inside: python, vim writing a file, job control", async ()
     wait: "exit",
   });
   assertEquals(await Deno.readTextFile(`${at.workspace}/note.txt`), "hello from vim\n");
-  const bash = await portal.call("process_start", {
-    command: "bash",
-    args: ["--norc", "--noprofile", "-i"],
-    pty: true,
-    env: { PS1: "$ " },
-    wait: "ready",
-  });
+  const bash = await portal.startBash();
   const sleeping = await portal.call("process_write", {
     id: bash.id,
     content: "sleep 30\n",
@@ -272,11 +262,7 @@ policyTest("terminals inside: python, vim writing a file, job control", async ()
 });
 
 policyTest("readiness inside: pipes, a program a shell started, a stopped program", async () => {
-  await using at = await places();
-  await using portal = await startUnder(`${at.root}/policy.json`, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-  }, { cwd: at.workspace });
+  const { portal } = await boxed();
   // bwrap and its init share the program's group: only the program's own wait counts.
   for (const pty of [true, false]) {
     const { id, state } = await portal.call("process_start", {
@@ -293,13 +279,7 @@ policyTest("readiness inside: pipes, a program a shell started, a stopped progra
     const step = await portal.call("process_write", { id, content: "6*7\n" });
     assertEquals([step.state, step.output], ["waiting_for_input", "42\n>>> "], `pty: ${pty}`);
   }
-  const bash = await portal.call("process_start", {
-    command: "bash",
-    args: ["--norc", "--noprofile", "-i"],
-    pty: true,
-    env: { PS1: "$ " },
-    wait: "ready",
-  });
+  const bash = await portal.startBash();
   await portal.call("process_write", { id: bash.id, content: "python3 -q\n" });
   const inner = await portal.call("process_write", { id: bash.id, content: "6*7\n" });
   assertEquals([inner.state, inner.output], ["waiting_for_input", "42\n>>> "]);

@@ -4,20 +4,24 @@
  * what a person typed at a password prompt left out.
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { type Json, Portal } from "../../dev/portal_client.ts";
+import type { Json, Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
+import { sharedServer } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
 import {
-  browserTest,
   newPage,
-  openBrowser,
   screenshot,
+  sharedBrowser,
   terminalUntil,
   typeOnPage,
 } from "../helpers/browser.ts";
 
 const SECRET = "hunter2-typed-on-the-page";
+const pageTest = sharedBrowser();
+/** One server for the two tests: each looks at its own processes only. */
+const server = sharedServer();
 
 /** Parses a `.cast`: its header, and its events with times that never go back. */
 function parseCast(text: string): { header: Json; events: [number, string, string][] } {
@@ -47,12 +51,10 @@ async function storedOutput(portal: Portal, id: number): Promise<string> {
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
-Deno.test({
-  name: "recording: a python session with a getpass answered on the page, exported and replayed",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "recording: a python session with a getpass answered on the page, exported and replayed",
+  async (browser) => {
+    const portal = await server();
     await using dir = await tempDir("portal-export-");
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const page = await newPage(browser);
@@ -105,7 +107,11 @@ Deno.test({
     // The page's download is the same recording, saved under its name; replayed at max speed
     // it draws the session.
     const cdp = await page.createCDPSession();
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir.path });
+    await cdp.send("Browser.setDownloadBehavior", {
+      behavior: "allow",
+      downloadPath: dir.path,
+      browserContextId: browser.id, // The test's own context, not the browser's default one.
+    });
     await page.click("#download");
     const saved = `${dir.path}/portal-${id}-python3.cast`;
     const read = () => Deno.readTextFile(saved).catch(() => "not there (yet)");
@@ -123,26 +129,30 @@ Deno.test({
     );
     await screenshot(page, "replay");
   },
-});
+);
 
-Deno.test("portal export: a clear line and exit 1 for an unknown id or a pipe process", async () => {
-  await using portal = await Portal.start();
-  await using dir = await tempDir("portal-export-");
-  const pipe = await portal.spawn("echo", ["on pipes"], { wait: "exit" });
-  const env = { PORTAL_DB_PATH: portal.dbPath };
-  const missing = await runCli(dir.path, ["export", "99"], env);
-  assertEquals([missing.code, missing.stdout], [1, ""]);
-  assertMatch(missing.stderr, /^portal: no process has the id or name "99" in /);
-  const piped = await waitFor(
-    "the pipe process's row",
-    () => runCli(dir.path, ["export", String(pipe)], env),
-    {
-      until: (run) => !run.stderr.includes("no process"),
-    },
-  );
-  assertEquals(piped.code, 1);
-  assertMatch(piped.stderr, /ran on pipes/);
-  const usage = await runCli(dir.path, ["export"], env);
-  assertEquals(usage.code, 2);
-  assertMatch(usage.stderr, /export takes one process id/);
-});
+posixTest(
+  "portal export: a clear line and exit 1 for an unknown id or a pipe process",
+  async () => {
+    const portal = await server();
+    await using dir = await tempDir("portal-export-");
+    const pipe = await portal.spawn("echo", ["on pipes"], { wait: "exit" });
+    const env = { PORTAL_DB_PATH: portal.dbPath };
+    const missing = await runCli(dir.path, ["export", "99"], env);
+    assertEquals([missing.code, missing.stdout], [1, ""]);
+    assertMatch(missing.stderr, /^portal: no process has the id or name "99" in /);
+    const piped = await waitFor(
+      "the pipe process's row",
+      () => runCli(dir.path, ["export", String(pipe)], env),
+      {
+        until: (run) => !run.stderr.includes("no process"),
+      },
+    );
+    assertEquals(piped.code, 1);
+    assertMatch(piped.stderr, /ran on pipes/);
+    const usage = await runCli(dir.path, ["export"], env);
+    assertEquals(usage.code, 2);
+    assertMatch(usage.stderr, /export takes one process id/);
+  },
+  { shares: true },
+);

@@ -12,21 +12,36 @@ import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { delay } from "../../src/async.ts";
 import { HOST_GRACE_MS } from "../../src/limits.ts";
-import { remoteMachine } from "../../dev/remote_machine.ts";
+import { type RemoteMachine, remoteMachine } from "../../dev/remote_machine.ts";
 import { sshdAvailable } from "../../dev/sshd.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { runCli } from "../helpers/cli.ts";
 import { Pane } from "../helpers/pane.ts";
+import { pidsWhere } from "../helpers/proc_scan.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
 
 const ignore = Deno.build.os !== "linux" || !sshdAvailable();
 const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
 
+/**
+ * One machine for the tests that leave nothing there another of them looks
+ * at (the dropped-link test, which ends its machine, has its own): started
+ * by the first, ended after the file's last test (a user, a key and an sshd
+ * saved per test, ~0.5 CPU-s).
+ */
+let machines: Promise<RemoteMachine> | undefined;
+const sharedMachine = () => machines ??= remoteMachine();
+Deno.test.afterAll(async () => {
+  await (await machines?.catch(() => undefined))?.[Symbol.asyncDispose]();
+});
+/** Its sshd outlives each test: no check for leaked ops or resources. */
+const onSharedMachine = { ignore, sanitizeOps: false, sanitizeResources: false };
+
 Deno.test({
   name: `${skipped}a kept python on another machine runs as its user and answers 6*7`,
-  ignore,
+  ...onSharedMachine,
   async fn() {
-    await using machine = await remoteMachine();
+    const machine = await sharedMachine();
     await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
     const started = await portal.call("process_start", {
       command: "python3",
@@ -105,9 +120,9 @@ async function timedFailure(portal: Portal, args: Record<string, unknown>) {
 
 Deno.test({
   name: `${skipped}unreachable, a key refused, no portal there: clear errors within 15 s`,
-  ignore,
+  ...onSharedMachine,
   async fn() {
-    await using machine = await remoteMachine();
+    const machine = await sharedMachine();
     const config = `${machine.configFile}.errors`;
     await Deno.writeTextFile(
       config,
@@ -126,19 +141,18 @@ Deno.test({
           "",
         ].join("\n"),
     );
-    {
-      await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: `ssh -F ${config}` } });
-      const unreachable = await timedFailure(portal, { host: "nowhere" });
-      assertMatch(unreachable, /ssh cannot reach nowhere: .*Connection refused/);
-      const refused = await timedFailure(portal, { host: "stranger" });
-      assertMatch(refused, /could not log in to stranger: .*Permission denied/);
-      assertMatch(refused, /ssh-copy-id stranger.*secret_prompt/);
-      const bad = await portal.fail("process_start", { command: "true", host: "-oProxyCommand=x" });
-      assertMatch(bad, /not an ssh destination/);
-    }
+    // One server for the four: the config names each machine, and the remote command is used
+    // only once ssh has logged in, which the first two never do.
     await using portal = await Portal.start({
-      env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_REMOTE_COMMAND: "no-portal-here" },
+      env: { PORTAL_SSH_COMMAND: `ssh -F ${config}`, PORTAL_REMOTE_COMMAND: "no-portal-here" },
     });
+    const unreachable = await timedFailure(portal, { host: "nowhere" });
+    assertMatch(unreachable, /ssh cannot reach nowhere: .*Connection refused/);
+    const refused = await timedFailure(portal, { host: "stranger" });
+    assertMatch(refused, /could not log in to stranger: .*Permission denied/);
+    assertMatch(refused, /ssh-copy-id stranger.*secret_prompt/);
+    const bad = await portal.fail("process_start", { command: "true", host: "-oProxyCommand=x" });
+    assertMatch(bad, /not an ssh destination/);
     const missing = await timedFailure(portal, { host: machine.alias });
     assertMatch(missing, /calcbox has no Portal to run: .*no-portal-here: command not found/);
     assertMatch(missing, /portal remote install calcbox.*PORTAL_REMOTE_COMMAND/);
@@ -147,18 +161,11 @@ Deno.test({
 
 /** The pids of the local ssh processes whose control socket is in `dir`'s runtime directory. */
 function linkPids(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      // The links' ssh (/usr/bin/ssh …) and the connection's master (ssh: <socket> [mux]).
-      if (/^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`)) {
-        pids.push(Number(entry.name));
-      }
-    } catch { /* ended meanwhile */ }
-  }
-  return pids;
+  // The links' ssh (/usr/bin/ssh …) and the connection's master (ssh: <socket> [mux]).
+  return pidsWhere(
+    "cmdline",
+    (cmdline) => /^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`),
+  );
 }
 
 function running(pid: number): boolean {
@@ -227,9 +234,9 @@ Deno.test({
 
 Deno.test({
   name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
-  ignore,
+  ...onSharedMachine,
   async fn() {
-    await using machine = await remoteMachine();
+    const machine = await sharedMachine();
     const policy = `${machine.configFile}.policy.json`;
     await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", hosts: [machine.alias] }));
     await using portal = await Portal.start({

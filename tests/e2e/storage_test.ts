@@ -14,6 +14,7 @@ import { listTree, runCli } from "../helpers/cli.ts";
 import { queryRecords } from "../helpers/records_file.ts";
 
 const DAY_MS = 86_400_000;
+
 const mode = (path: string) => Deno.statSync(path).mode! & 0o777;
 const missing = (path: string) => {
   try {
@@ -23,6 +24,14 @@ const missing = (path: string) => {
     return true;
   }
 };
+
+/** A test given a new directory (its path), removed after it whatever the outcome. */
+function dirTest(name: string, fn: (dir: string) => Promise<void>): void {
+  posixTest(name, async () => {
+    await using dir = await tempDir();
+    await fn(dir.path);
+  });
+}
 
 posixTest(
   "default database: the host's portal.db (--no-host: one per server) in the state directory, never the cwd; 0700 dirs, 0600 file",
@@ -64,24 +73,23 @@ posixTest(
   },
 );
 
-posixTest(
+dirTest(
   "a file that is not a Portal database is refused, left untouched, one line on stderr",
-  async () => {
-    await using dir = await tempDir();
-    const notes = `${dir.path}/notes.txt`;
+  async (dir) => {
+    const notes = `${dir}/notes.txt`;
     await Deno.writeTextFile(notes, "my notes\n".repeat(1000));
-    const other = `${dir.path}/other.db`;
+    const other = `${dir}/other.db`;
     const sqlite = new DatabaseSync(other);
     sqlite.exec("CREATE TABLE mine (x); INSERT INTO mine VALUES (42)");
     sqlite.close();
     const before = await Deno.readFile(other);
     for (
       const [path, what] of [[notes, /not a database/], [other, /another program's SQLite/], [
-        dir.path,
+        dir,
         /is not a file/,
       ]] as const
     ) {
-      const run = await runCli(dir.path, ["--db", path]);
+      const run = await runCli(dir, ["--db", path]);
       assertEquals([run.code, run.stdout], [1, ""], run.stderr);
       assertMatch(
         run.stderr,
@@ -94,17 +102,16 @@ posixTest(
     assertEquals(await Deno.readTextFile(notes), "my notes\n".repeat(1000));
     assertEquals(await Deno.readFile(other), before);
     // An empty file holds nothing to lose: it becomes a new database.
-    await Deno.writeTextFile(`${dir.path}/empty.db`, "");
-    await using portal = await Portal.start({ args: ["--db", `${dir.path}/empty.db`] });
+    await Deno.writeTextFile(`${dir}/empty.db`, "");
+    await using portal = await Portal.start({ args: ["--db", `${dir}/empty.db`], noHost: true });
     await portal.spawn("true");
   },
 );
 
-posixTest(
+dirTest(
   "a Portal database is reopened after a crash: earlier records stay, new ids go on after them",
-  async () => {
-    await using dir = await tempDir();
-    const db = `${dir.path}/kept.db`;
+  async (dir) => {
+    const db = `${dir}/kept.db`;
     // One server that crashes (a host's crash: host_test.ts).
     const first = await Portal.start({ args: ["--db", db], noHost: true });
     try {
@@ -170,15 +177,14 @@ posixTest(
   },
 );
 
-posixTest("a second server on a database in use is refused; the first goes on", async () => {
-  await using dir = await tempDir();
-  const db = `${dir.path}/shared.db`;
+dirTest("a second server on a database in use is refused; the first goes on", async (dir) => {
+  const db = `${dir}/shared.db`;
   // A server of its own holds it; a door's host (runCli) may not take it.
   await using first = await Portal.start({ args: ["--db", db], noHost: true });
   const id = await first.spawn("echo", ["mine"]);
   await first.readUntil(id, (t) => t.includes("mine"));
   for (const args of [["--db", db], []]) {
-    const run = await runCli(dir.path, args, { PORTAL_DB_PATH: db });
+    const run = await runCli(dir, args, { PORTAL_DB_PATH: db });
     assertEquals([run.code, run.stdout], [1, ""]);
     assertMatch(
       run.stderr,
@@ -257,19 +263,18 @@ posixTest(
   },
 );
 
-posixTest(
+dirTest(
   "doctor says what is at the database path: a foreign file fails, a live one is in use",
-  async () => {
-    await using dir = await tempDir();
-    const notes = `${dir.path}/notes.txt`;
+  async (dir) => {
+    const notes = `${dir}/notes.txt`;
     await Deno.writeTextFile(notes, "mine");
-    const foreign = await runCli(dir.path, ["doctor", "--db", notes]);
+    const foreign = await runCli(dir, ["doctor", "--db", notes]);
     assertEquals(foreign.code, 1);
     assertMatch(foreign.stdout, /^database +FAIL +.*notes\.txt is not a Portal records database/m);
-    const db = `${dir.path}/live.db`;
-    await using server = await Portal.start({ args: ["--db", db] });
+    const db = `${dir}/live.db`;
+    await using server = await Portal.start({ args: ["--db", db], noHost: true });
     await server.spawn("true");
-    const live = await runCli(dir.path, ["doctor", "--db", db]);
+    const live = await runCli(dir, ["doctor", "--db", db]);
     assertMatch(
       live.stdout,
       new RegExp(
@@ -281,21 +286,20 @@ posixTest(
   },
 );
 
-posixTest(
+dirTest(
   "a damaged database is said at once, by the client's error and doctor; no host stays, nothing is deleted",
-  async () => {
-    await using dir = await tempDir();
-    const db = `${dir.path}/records.db`;
+  async (dir) => {
+    const db = `${dir}/records.db`;
     {
       // A real records database, with an earlier host's kept processes to adopt: a row a page
       // (their long arguments), so the table has leaves besides its last.
-      await using portal = await Portal.start({ dir: dir.path });
+      await using portal = await Portal.start({ dir: dir });
       for (const word of ["one", "two", "three", "four"]) {
         const id = await portal.spawn("echo", [word, "x".repeat(2500)], { keep: true });
         await portal.readUntil(id, (t) => t.includes(word));
       }
     }
-    await endHost(dir.path);
+    await endHost(dir);
     const good = await Deno.readFile(db);
     // The processes table's first leaf (what a host reads to adopt the earlier processes; the
     // zombie of issue 28), then its root (what opening the store reads).
@@ -308,7 +312,7 @@ posixTest(
       // Twice: a second door meets no leftover host, and gets the same answer.
       for (const attempt of [1, 2]) {
         let answer: Error | undefined;
-        Portal.start({ dir: dir.path }).then(
+        Portal.start({ dir: dir }).then(
           (portal) => portal.close().then(() => answer = new Error("the door served")),
           (error: Error) => answer = error,
         );
@@ -324,13 +328,13 @@ posixTest(
               `malformed\\)\\. Portal deletes nothing: move it aside \\(mv '${db}' '${db}\\.damaged'\\)`,
           ),
         );
-        assertEquals(hostPid(dir.path), undefined, "no host left");
-        for (const lock of [`${db}.lock`, ...socketLocks(dir.path)]) {
+        assertEquals(hostPid(dir), undefined, "no host left");
+        for (const lock of [`${db}.lock`, ...socketLocks(dir)]) {
           assert(lockFree(lock), `${lock} is free`);
         }
         assertEquals(openersOf(db), [], "no process holds the file");
       }
-      const doctor = await runCli(dir.path, ["doctor"]);
+      const doctor = await runCli(dir, ["doctor"]);
       assertEquals(doctor.code, 1, doctor.stdout);
       assertMatch(
         doctor.stdout,
@@ -408,52 +412,9 @@ function openersOf(path: string): number[] {
   return pids;
 }
 
-posixTest("a bad PORTAL_RETENTION_DAYS stops the start with one line", async () => {
-  await using dir = await tempDir();
-  const run = await runCli(dir.path, [], { PORTAL_RETENTION_DAYS: "a week" });
+dirTest("a bad PORTAL_RETENTION_DAYS stops the start with one line", async (dir) => {
+  const run = await runCli(dir, [], { PORTAL_RETENTION_DAYS: "a week" });
   assertEquals([run.code, run.stdout], [1, ""]);
   assertMatch(run.stderr, /^portal: cannot start: PORTAL_RETENTION_DAYS must be a number of days/);
   assertEquals(run.stderr.trim().split("\n").length, 1);
 });
-
-posixTest(
-  "registry: counts confirmations, resets on contradiction, persists across servers",
-  async () => {
-    await using temp = await tempDir();
-    const dataDir = temp.path;
-    // One block per server: the first is gone before the second opens the registry.
-    {
-      await using first = await Portal.start({ dataDir });
-      assertEquals(await first.call("program_query", { program: "psql" }), {
-        found: false,
-        fact: null,
-      });
-      const once = await first.call("program_record", {
-        program: "psql",
-        needs_pty: true,
-        notes: "REPL",
-      });
-      assertEquals([once.needs_pty, once.confirmed_count, once.notes], [true, 1, "REPL"]);
-      const twice = await first.call("program_record", {
-        program: "/usr/bin/psql",
-        needs_pty: true,
-      });
-      assertEquals([twice.program, twice.confirmed_count, twice.notes], ["psql", 2, "REPL"]);
-    }
-    assert(Deno.statSync(`${dataDir}/programs.db`).isFile);
-    {
-      await using second = await Portal.start({ dataDir });
-      const { found, fact } = await second.call("program_query", { program: "psql" });
-      assertEquals([found, fact.needs_pty, fact.confirmed_count], [true, true, 2]);
-      const corrected = await second.call("program_record", {
-        program: "psql",
-        needs_pty: false,
-      });
-      assertEquals([corrected.needs_pty, corrected.confirmed_count, corrected.notes], [
-        false,
-        1,
-        null,
-      ]);
-    }
-  },
-);

@@ -11,8 +11,9 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
-import { hostDir } from "../helpers/portal.ts";
-import { browserTest, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
+import { hostDir, sharedServer } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
+import { newPage, screenshot, sharedBrowser } from "../helpers/browser.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
 
 /** The status line and headers of a raw HTTP/1.1 GET to 127.0.0.1:`port`. */
@@ -46,6 +47,10 @@ async function rawGet(
   }
 }
 
+const pageTest = sharedBrowser();
+/** One server for the tests that look at their own processes only (not the two clients' test). */
+const server = sharedServer();
+
 /** What a browser's WebSocket handshake sends. */
 const UPGRADE = {
   upgrade: "websocket",
@@ -59,77 +64,79 @@ function offering(token: string): Record<string, string> {
   return { ...UPGRADE, "sec-websocket-protocol": `portal.watch, portal.token.${token}` };
 }
 
-Deno.test("watch access: 401 without the token, 403 for another origin or host, a strict CSP", async () => {
-  await using portal = await Portal.start();
-  const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
-  const link = new URL((await portal.call("process_watch", { id })).url);
-  const port = Number(link.port);
-  const token = linkToken(link.href);
-  assert(token.length >= 22, "at least 128 bits"); // base64url: 6 bits a character
-  assertEquals(link.search, `?id=${id}`, "the token is in the fragment, which no server gets");
-  const host = { host: `127.0.0.1:${port}` };
+posixTest(
+  "watch access: 401 without the token, 403 for another origin or host, a strict CSP",
+  async () => {
+    const portal = await server();
+    const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
+    const link = new URL((await portal.call("process_watch", { id })).url);
+    const port = Number(link.port);
+    const token = linkToken(link.href);
+    assert(token.length >= 22, "at least 128 bits"); // base64url: 6 bits a character
+    assertEquals(link.search, `?id=${id}`, "the token is in the fragment, which no server gets");
+    const host = { host: `127.0.0.1:${port}` };
 
-  // Nothing of the processes without the token: neither the socket nor a recording.
-  assertEquals((await rawGet(port, `/watch/cast?id=${id}`, host)).status, 401);
-  assertEquals((await rawGet(port, "/watch/socket", { ...host, ...UPGRADE })).status, 401);
-  for (const wrong of [`${token}x`, token.slice(1), token.toUpperCase(), "", "Bearer"]) {
-    const bearer = { ...host, authorization: `Bearer ${wrong}` };
-    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, bearer)).status, 401, wrong);
-    const socket = { ...host, ...offering(wrong) };
-    assertEquals((await rawGet(port, "/watch/socket", socket)).status, 401, wrong);
-  }
-  // Neither in the query (where the token went before) nor in a cookie is it a credential.
-  const queried = `/watch/cast?id=${id}&token=${token}`;
-  assertEquals((await rawGet(port, queried, host)).status, 401);
-  const cookie = { ...host, cookie: `portal_watch_${port}=${token}` };
-  assertEquals((await rawGet(port, "/watch/socket", { ...cookie, ...UPGRADE })).status, 401);
+    // Nothing of the processes without the token: neither the socket nor a recording.
+    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, host)).status, 401);
+    assertEquals((await rawGet(port, "/watch/socket", { ...host, ...UPGRADE })).status, 401);
+    for (const wrong of [`${token}x`, token.slice(1), token.toUpperCase(), "", "Bearer"]) {
+      const bearer = { ...host, authorization: `Bearer ${wrong}` };
+      assertEquals((await rawGet(port, `/watch/cast?id=${id}`, bearer)).status, 401, wrong);
+      const socket = { ...host, ...offering(wrong) };
+      assertEquals((await rawGet(port, "/watch/socket", socket)).status, 401, wrong);
+    }
+    // Neither in the query (where the token went before) nor in a cookie is it a credential.
+    const queried = `/watch/cast?id=${id}&token=${token}`;
+    assertEquals((await rawGet(port, queried, host)).status, 401);
+    const cookie = { ...host, cookie: `portal_watch_${port}=${token}` };
+    assertEquals((await rawGet(port, "/watch/socket", { ...cookie, ...UPGRADE })).status, 401);
 
-  // The page and its files hold no secret: they need no token, and set no cookie.
-  for (const path of ["/watch/", "/watch/assets/watch.js", "/watch/assets/xterm.js"]) {
-    const file = await rawGet(port, path, host);
-    assertEquals(file.status, 200, path);
-    assertEquals(file.headers.get("set-cookie"), null, path);
-  }
-  const page = await rawGet(port, "/watch/", host);
-  const csp = page.headers.get("content-security-policy") ?? "";
-  assertMatch(csp, /default-src 'none'/);
-  assertMatch(csp, /script-src 'self';/);
-  assertMatch(csp, /frame-ancestors 'none'/);
+    // The page and its files hold no secret: they need no token, and set no cookie.
+    for (const path of ["/watch/", "/watch/assets/watch.js", "/watch/assets/xterm.js"]) {
+      const file = await rawGet(port, path, host);
+      assertEquals(file.status, 200, path);
+      assertEquals(file.headers.get("set-cookie"), null, path);
+    }
+    const page = await rawGet(port, "/watch/", host);
+    const csp = page.headers.get("content-security-policy") ?? "";
+    assertMatch(csp, /default-src 'none'/);
+    assertMatch(csp, /script-src 'self';/);
+    assertMatch(csp, /frame-ancestors 'none'/);
 
-  // The token, as the page shows it: the socket answers with its protocol, never the token.
-  const bearer = { ...host, authorization: `Bearer ${token}` };
-  const cast = await rawGet(port, `/watch/cast?id=${id}`, bearer);
-  assertEquals([cast.status, cast.headers.get("content-type")], [200, "application/x-asciicast"]);
-  const opened = await rawGet(port, "/watch/socket", { ...host, ...offering(token) });
-  assertEquals(opened.status, 101);
-  assertEquals(opened.headers.get("sec-websocket-protocol"), "portal.watch");
-  // The page's own origin may open the socket; no other, not even another port of this host.
-  const own = { ...host, ...offering(token), origin: `http://127.0.0.1:${port}` };
-  assertEquals((await rawGet(port, "/watch/socket", own)).status, 101);
-  for (const origin of [`http://127.0.0.1:${port + 1}`, "http://evil.example", "null"]) {
-    assertEquals((await rawGet(port, "/watch/socket", { ...own, origin })).status, 403, origin);
-    const cast = { ...bearer, origin };
-    assertEquals((await rawGet(port, `/watch/cast?id=${id}`, cast)).status, 403, origin);
-  }
-  // DNS rebinding: a name that is not this server's, for the page as for the rest.
-  for (
-    const path of ["/watch/", "/watch/assets/watch.js", "/watch/socket", `/watch/cast?id=${id}`]
-  ) {
-    const rebound = {
-      ...offering(token),
-      authorization: `Bearer ${token}`,
-      host: `evil.example:${port}`,
-    };
-    assertEquals((await rawGet(port, path, rebound)).status, 403, path);
-  }
-});
+    // The token, as the page shows it: the socket answers with its protocol, never the token.
+    const bearer = { ...host, authorization: `Bearer ${token}` };
+    const cast = await rawGet(port, `/watch/cast?id=${id}`, bearer);
+    assertEquals([cast.status, cast.headers.get("content-type")], [200, "application/x-asciicast"]);
+    const opened = await rawGet(port, "/watch/socket", { ...host, ...offering(token) });
+    assertEquals(opened.status, 101);
+    assertEquals(opened.headers.get("sec-websocket-protocol"), "portal.watch");
+    // The page's own origin may open the socket; no other, not even another port of this host.
+    const own = { ...host, ...offering(token), origin: `http://127.0.0.1:${port}` };
+    assertEquals((await rawGet(port, "/watch/socket", own)).status, 101);
+    for (const origin of [`http://127.0.0.1:${port + 1}`, "http://evil.example", "null"]) {
+      assertEquals((await rawGet(port, "/watch/socket", { ...own, origin })).status, 403, origin);
+      const cast = { ...bearer, origin };
+      assertEquals((await rawGet(port, `/watch/cast?id=${id}`, cast)).status, 403, origin);
+    }
+    // DNS rebinding: a name that is not this server's, for the page as for the rest.
+    for (
+      const path of ["/watch/", "/watch/assets/watch.js", "/watch/socket", `/watch/cast?id=${id}`]
+    ) {
+      const rebound = {
+        ...offering(token),
+        authorization: `Bearer ${token}`,
+        host: `evil.example:${port}`,
+      };
+      assertEquals((await rawGet(port, path, rebound)).status, 403, path);
+    }
+  },
+  { shares: true },
+);
 
-Deno.test({
-  name: "watch access: the browser's address bar loses the token; a reload still works",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch access: the browser's address bar loses the token; a reload still works",
+  async (browser) => {
+    const portal = await server();
     const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const { url } = await portal.call("process_watch", { id });
     const page = await newPage(browser);
@@ -156,7 +163,7 @@ Deno.test({
     );
     await screenshot(bare, "no-token");
   },
-});
+);
 
 /** What the other server on this host received, and what its page in the browser found. */
 interface Received {
@@ -199,12 +206,10 @@ function otherServer(watchPort: number, id: number) {
   return { received, origin: `http://127.0.0.1:${server.addr.port}`, server };
 }
 
-Deno.test({
-  name: "watch access: a browser that opened a link sends nothing of Portal's to another server",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch access: a browser that opened a link sends nothing of Portal's to another server",
+  async (browser) => {
+    const portal = await server();
     const shell = await portal.startBash();
     const { url } = await portal.call("process_watch", { id: shell.id });
     const watchPort = Number(new URL(url).port);
@@ -268,12 +273,11 @@ Deno.test({
       await other.server.shutdown();
     }
   },
-});
+);
 
-Deno.test({
-  name: "watch access: one client's link reaches its processes and the kept ones, whatever its URL",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "watch access: one client's link reaches its processes and the kept ones, whatever its URL",
+  async (browser) => {
     await using dir = await hostDir();
     await using a = await Portal.start({ dir: dir.path });
     await using b = await Portal.start({ dir: dir.path });
@@ -309,7 +313,6 @@ Deno.test({
     assertEquals([inspected.controlled_by, inspected.stdin_count], ["agent", 0]);
 
     // In a browser, A's link edited to open B's process: A's list, and a header that says so.
-    await using browser = await openBrowser();
     const page = await newPage(browser);
     const edited = new URL(link);
     edited.search = `?id=${theirs}&scope=`;
@@ -332,4 +335,4 @@ Deno.test({
     assertEquals((every.processes as { id: number }[]).map((p) => p.id), [mine, theirs, kept]);
     assertEquals(every.label, "every client's processes");
   },
-});
+);

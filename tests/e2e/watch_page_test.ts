@@ -5,20 +5,29 @@
  */
 import type { Page } from "puppeteer-core";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { Portal } from "../../dev/portal_client.ts";
+import { type Json, Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
+import { sharedServer } from "../helpers/portal.ts";
 import {
-  browserTest,
   newPage,
-  openBrowser,
   screenshot,
+  sharedBrowser,
   terminalText,
   terminalUntil,
   typeOnPage,
   watchedPython,
 } from "../helpers/browser.ts";
+
+const pageTest = sharedBrowser();
+
+/**
+ * One server for the tests that look at their own processes only (the list
+ * test, which looks at every process of its client, starts its own): a
+ * start saved per test. Ended after the file's last test.
+ */
+const server = sharedServer();
 
 /** Presses a button of the page and waits for what it leads to. */
 async function press(page: Page, button: "take" | "give"): Promise<void> {
@@ -27,30 +36,24 @@ async function press(page: Page, button: "take" | "give"): Promise<void> {
   await page.waitForSelector(`${other}:not([hidden])`, { timeout: 5000 });
 }
 
-Deno.test({
-  name: "watch page: a python REPL's >>> at once, then a line printed later",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
-    const { id, page } = await watchedPython(portal, browser);
-    // How soon the line shows is a figure of bench/watch_latency.ts.
-    await portal.call("process_write", { id, content: 'print("from the agent", 6 * 7)\n' });
-    await terminalUntil(page, "the agent's line", (text) => text.includes("from the agent 42"));
-    await screenshot(page, "python");
-    // The token is in the page's memory, no longer in the address bar.
-    assert(!page.url().includes("token"), page.url());
-    assertMatch(await page.$eval("#title", (e) => e.textContent ?? ""), /python3 -q/);
-    assertMatch(await page.$eval("#processes", (e) => e.textContent ?? ""), /waiting for input/);
-  },
+pageTest("watch page: a python REPL's >>> at once, then a line printed later", async (browser) => {
+  const portal = await server();
+  const { id, page } = await watchedPython(portal, browser);
+  // How soon the line shows is a figure of bench/watch_latency.ts.
+  await portal.call("process_write", { id, content: 'print("from the agent", 6 * 7)\n' });
+  await terminalUntil(page, "the agent's line", (text) => text.includes("from the agent 42"));
+  await screenshot(page, "python");
+  // The token is in the page's memory, no longer in the address bar.
+  assert(!page.url().includes("token"), page.url());
+  assertMatch(await page.$eval("#title", (e) => e.textContent ?? ""), /python3 -q/);
+  const item = await page.$eval(`.process[data-id="${id}"]`, (e) => e.textContent ?? "");
+  assertMatch(item, /waiting for input/);
 });
 
-Deno.test({
-  name: "watch page: keys go nowhere until Take over; then the person types, the agent waits",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch page: keys go nowhere until Take over; then the person types, the agent waits",
+  async (browser) => {
+    const portal = await server();
     const { id, page } = await watchedPython(portal, browser);
 
     // Read-only: the keys reach the page (it says so) and nothing else.
@@ -61,7 +64,8 @@ Deno.test({
 
     await press(page, "take");
     assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
-    assertEquals((await portal.call("process_list")).processes[0].controlled_by, "person");
+    const listed = (await portal.call("process_list")).processes.find((p: Json) => p.id === id);
+    assertEquals(listed.controlled_by, "person");
     await typeOnPage(page, "print(6*7)\n");
     await terminalUntil(page, "42", (text) => /^42$/m.test(text));
     await screenshot(page, "python-taken-over");
@@ -99,14 +103,12 @@ Deno.test({
       },
     );
   },
-});
+);
 
-Deno.test({
-  name: "watch page: vim's full screen (alternate buffer, status line), live and on opening",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch page: vim's full screen (alternate buffer, status line), live and on opening",
+  async (browser) => {
+    const portal = await server();
     await using dir = await tempDir("portal-vim-");
     const file = `${dir.path}/greet.py`;
     await Deno.writeTextFile(
@@ -154,14 +156,12 @@ Deno.test({
       (text) => text.includes("before vim") && !text.includes("def greet"),
     );
   },
-});
+);
 
-Deno.test({
-  name: "watch page: without an id it lists every process of the client, and switches",
-  ...browserTest,
-  fn: async () => {
+pageTest(
+  "watch page: without an id it lists every process of the client, and switches",
+  async (browser) => {
     await using portal = await Portal.start();
-    await using browser = await openBrowser();
     const python = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
     const sleeper = await portal.spawn("sh", ["-c", "echo on pipes; sleep 30"]);
     const page = await newPage(browser);
@@ -184,14 +184,12 @@ Deno.test({
     );
     await screenshot(page, "list");
   },
-});
+);
 
-Deno.test({
-  name: "watch page: a flood shows its latest output while it runs, then the exact last screen",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch page: a flood shows its latest output while it runs, then the exact last screen",
+  async (browser) => {
+    const portal = await server();
     const id = await portal.spawn("seq", ["1", "2000000000"], { pty: true });
     const page = await newPage(browser);
     await page.goto((await portal.call("process_watch", { id })).url);
@@ -209,14 +207,12 @@ Deno.test({
     await terminalUntil(page, "the exact last screen", (text) => text.trimEnd() === last);
     await waitFor("the ended notice", notice, { until: (text) => text.includes("has ended") });
   },
-});
+);
 
-Deno.test({
-  name: "watch page: a link for a name opens the live process of that name, and says so",
-  ...browserTest,
-  fn: async () => {
-    await using portal = await Portal.start();
-    await using browser = await openBrowser();
+pageTest(
+  "watch page: a link for a name opens the live process of that name, and says so",
+  async (browser) => {
+    const portal = await server();
     await using dir = await tempDir("portal-watch-name-");
     const calc = { pty: true, name: "calc", wait: "ready" };
     const ended = await portal.spawn("python3", ["-q"], calc);
@@ -253,4 +249,4 @@ Deno.test({
     assertMatch(await other.$eval("#choose", (e) => e.textContent ?? ""), /^No process nosuch in/);
     assertEquals(await other.$eval("#view", (e) => e.hasAttribute("hidden")), true);
   },
-});
+);

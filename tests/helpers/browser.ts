@@ -1,13 +1,14 @@
 /**
  * A real headless Chromium for the watch page's tests (Debian's `chromium`,
  * driven by puppeteer-core over the DevTools protocol), with a new empty
- * profile and nothing that reaches the network; and the page's terminal
- * text as the DOM holds it. Each screenshot goes to a directory that stays
- * after the test (printed), so a person can look at it.
+ * profile and nothing that reaches the network; one per test file
+ * ({@link sharedBrowser}), each test in a context of its own; and the page's
+ * terminal text as the DOM holds it. Each screenshot goes to a directory that
+ * stays after the test (printed), so a person can look at it.
  *
  * @module
  */
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
 import type { Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -83,8 +84,51 @@ export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   });
 }
 
+/** A test of {@link sharedBrowser}: its own browser context, closed after it whatever the outcome. */
+export type PageTest = (
+  name: string,
+  fn: (browser: BrowserContext) => Promise<void>,
+  options?: { ignore?: boolean },
+) => void;
+
+/**
+ * One Chromium for the browser tests of a file, as `sharedPortal` does for
+ * servers: the first of its tests to run launches it, and it is closed after
+ * the file's last test (a launch is ~3 CPU-seconds). Each test gets a new
+ * browser context, with cookies, storage and cache of its own, so no test
+ * sees what another left; its pages close with it.
+ *
+ * @example
+ * ```ts ignore
+ * const pageTest = sharedBrowser();
+ * pageTest("watch page: ...", async (browser) => { const page = await newPage(browser); });
+ * ```
+ */
+export function sharedBrowser(): PageTest {
+  let browser: ReturnType<typeof openBrowser> | undefined;
+  Deno.test.afterAll(async () => {
+    const opened = await browser?.catch(() => undefined);
+    await opened?.[Symbol.asyncDispose]();
+  });
+  return (name, fn, options = {}) =>
+    Deno.test({
+      name,
+      ...browserTest,
+      ignore: browserTest.ignore || options.ignore === true,
+      fn: async () => {
+        const context = await (await (browser ??= openBrowser())).createBrowserContext();
+        try {
+          await fn(context);
+        } finally {
+          // Within the protocol's deadline; a browser past it is killed after the last test.
+          await context.close().catch(() => {});
+        }
+      },
+    });
+}
+
 /** A new tab of `browser` at a size where the page and an 80×24 terminal fit. */
-export async function newPage(browser: Browser): Promise<Page> {
+export async function newPage(browser: Browser | BrowserContext): Promise<Page> {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 720 });
   return page;
@@ -127,7 +171,7 @@ export function terminalUntil(
 /** Starts python3's REPL on a PTY and opens its watch page in `browser`; returns once it shows `>>>`. */
 export async function watchedPython(
   portal: Portal,
-  browser: Browser,
+  browser: Browser | BrowserContext,
 ): Promise<{ id: number; page: Page }> {
   const id = await portal.spawn("python3", ["-q"], { pty: true, wait: "ready" });
   const page = await newPage(browser);

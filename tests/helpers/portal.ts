@@ -60,19 +60,29 @@ export interface SharedTests {
  * ```
  */
 export function sharedPortal(options: StartOptions = {}): SharedTests {
-  let server: Promise<Portal> | undefined;
-  Deno.test.afterAll(async () => {
-    const portal = await server?.catch(() => undefined);
-    await portal?.close();
-  });
+  const server = sharedServer(options);
   const test: typeof portalTest = (name, fn, testOptions = {}) =>
     posixTest(name, async () => {
-      await fn(await (server ??= Portal.start(options)));
+      await fn(await server());
     }, { ...testOptions, shares: true });
   return {
     portalTest: test,
     linuxTest: (name, fn, testOptions = {}) => test(name, fn, { only: "linux", ...testOptions }),
   };
+}
+
+/**
+ * The server of {@link sharedPortal}, for tests of another form (a browser's):
+ * started by the first call, closed after the file's last test. A test that
+ * uses it shares what outlives it: its sanitizers must be off.
+ */
+export function sharedServer(options: StartOptions = {}): () => Promise<Portal> {
+  let server: Promise<Portal> | undefined;
+  Deno.test.afterAll(async () => {
+    const portal = await server?.catch(() => undefined);
+    await portal?.close();
+  });
+  return () => server ??= Portal.start(options);
 }
 
 /**
