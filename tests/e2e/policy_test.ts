@@ -10,6 +10,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { runCli } from "../helpers/cli.ts";
 import { hostDir } from "../helpers/portal.ts";
+import { sessionMembers } from "../helpers/processes.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
@@ -77,20 +78,6 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Every process of the session `sid` leads (bwrap's, with the sandbox inside it). */
-function sessionMembers(sid: number): number[] {
-  const members: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[3]) === sid && fields[0] !== "Z") members.push(Number(entry.name));
-    } catch { /* it ended meanwhile */ }
-  }
-  return members;
 }
 
 policyTest("workspace-write: no way of writing outside the workspace succeeds", async () => {
@@ -322,25 +309,29 @@ policyTest("process_kill and a killed host leave nothing of a sandbox running", 
       command: "bash",
       args: ["-c", "sleep 300 & sleep 300"],
     });
-    await waitFor("the sandbox to hold both sleeps", () => sessionMembers(killed.os_pid), {
+    await waitFor("the sandbox to hold both sleeps", () => sessionMembers([killed.os_pid]), {
       until: (members) => members.length >= 4,
     });
     await portal.call("process_kill", { id: killed.id });
-    await waitFor("nothing of the killed one to run", () => sessionMembers(killed.os_pid), {
+    await waitFor("nothing of the killed one to run", () => sessionMembers([killed.os_pid]), {
       until: (members) => members.length === 0,
     });
     const orphan = await portal.call("process_start", {
       command: "bash",
       args: ["-c", "sleep 300 & sleep 300"],
     });
-    await waitFor("the second sandbox", () => sessionMembers(orphan.os_pid), {
+    await waitFor("the second sandbox", () => sessionMembers([orphan.os_pid]), {
       until: (members) => members.length >= 4,
     });
     Deno.kill(portal.serverPid, "SIGKILL");
-    await waitFor("nothing of it to run once the host died", () => sessionMembers(orphan.os_pid), {
-      until: (members) => members.length === 0,
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      "nothing of it to run once the host died",
+      () => sessionMembers([orphan.os_pid]),
+      {
+        until: (members) => members.length === 0,
+        timeoutMs: 10_000,
+      },
+    );
   } finally {
     await portal.close().catch(() => {});
   }
