@@ -187,8 +187,9 @@ async function noOrphans(target: Target, ending: Ending): Promise<void> {
       until: (text) => text.includes("the session sentinel died"),
     });
   }
-  // A door's end leaves its host (and the host's sentinel) running: they are not watched.
-  const lives = target === "door" ? [server, ...descendants(server).map((row) => row.pid)] : [];
+  // A door's end leaves its host (and the host's sentinel) running: they are not watched. (Its
+  // programs descend from the host too, so "the host's descendants" would watch none of them.)
+  const lives = target === "door" ? [server, sentinelOf(server)] : [];
   const watched = all.filter((pid) => !lives.includes(pid));
   const ended = target === "door" ? portal.transport.pid! : server;
   const closing = end(portal, target, ending);
