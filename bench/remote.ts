@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { pidsByCommandLine } from "../dev/process_table.ts";
 import { Portal } from "../dev/portal_client.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
@@ -43,15 +44,9 @@ async function steps(portal: Portal, ids: number[], count: number): Promise<numb
 
 /** The ssh processes that hold a connection (ControlMaster's `[mux]`) for sockets in `dir`. */
 function masters(dir: string): number {
-  let count = 0;
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes("[mux]") && cmdline.includes(`${dir}/run/portal/ssh-`)) count++;
-    } catch { /* ended meanwhile */ }
-  }
-  return count;
+  return pidsByCommandLine((cmdline) =>
+    cmdline.includes("[mux]") && cmdline.includes(`${dir}/run/portal/ssh-`)
+  ).length;
 }
 
 await using machine = await remoteMachine("m0");

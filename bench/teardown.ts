@@ -12,6 +12,7 @@
  * Linux only (/proc). Run: deno run -A bench/teardown.ts [rounds]
  */
 import { Portal } from "../dev/portal_client.ts";
+import { pidAlive, processTable } from "../dev/process_table.ts";
 import { median, row } from "./lib.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
@@ -23,28 +24,14 @@ try {
 }
 const GOAL_MS = 2000;
 
-/** pid → [ppid, session] of every live (not zombie) process. */
-function processes(): Map<number, [number, number]> {
-  const found = new Map<number, [number, number]>();
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const [state, ppid, , session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state !== "Z") found.set(Number(entry.name), [Number(ppid), Number(session)]);
-    } catch { /* gone meanwhile */ }
-  }
-  return found;
-}
-
 /** The server, its descendants and every member of the sessions `sids`. */
 function everything(server: number, sids: number[]): number[] {
-  const table = processes();
+  const table = processTable().filter((row) => !row.stat.startsWith("Z"));
   const watched = new Set([server]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, [ppid, session]] of table) {
-      if (!watched.has(pid) && (watched.has(ppid) || sids.includes(session))) {
+    for (const { pid, ppid, sid } of table) {
+      if (!watched.has(pid) && (watched.has(ppid) || sids.includes(sid))) {
         watched.add(pid);
         grew = true;
       }
@@ -81,7 +68,7 @@ async function round(ending: "SIGKILL" | "stdin closed"): Promise<{ ms: number; 
   const watched = everything(server, sids);
   const start = performance.now();
   const closing = ending === "SIGKILL" ? Deno.kill(server, "SIGKILL") : portal.client.close();
-  for (let live = processes(); watched.some((pid) => live.has(pid)); live = processes()) {
+  while (watched.some(pidAlive)) {
     if (performance.now() - start > 10_000) throw new Error(`${ending}: survivors after 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }

@@ -34,6 +34,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { fileURLToPath } from "node:url";
 import { homeEnv } from "./home.ts";
+import { pidAlive } from "./process_table.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
 import { waitFor } from "./wait.ts";
 
@@ -329,7 +330,7 @@ export function hostPid(dir: string): number | undefined {
   }
   for (const name of names.filter((n) => n.endsWith(".sock.lock"))) {
     const pid = Number.parseInt(Deno.readTextFileSync(`${runtimeDirOf(dir)}/portal/${name}`));
-    if (Number.isInteger(pid) && alive(pid)) return pid;
+    if (Number.isInteger(pid) && pidAlive(pid)) return pid;
   }
   return undefined;
 }
@@ -353,18 +354,7 @@ export async function endHost(dir: string): Promise<void> {
   try {
     Deno.kill(pid, "SIGTERM");
   } catch { /* gone meanwhile */ }
-  await waitFor(`host ${pid} to end`, () => !alive(pid), { timeoutMs: HOST_END_MS });
-}
-
-/** Whether `pid` runs, and is not a zombie (as `ps` tells: Linux and macOS alike). */
-function alive(pid: number): boolean {
-  const { stdout } = new Deno.Command("ps", {
-    args: ["-o", "stat=", "-p", String(pid)],
-    stderr: "null",
-  })
-    .outputSync();
-  const stat = new TextDecoder().decode(stdout).trim();
-  return stat !== "" && !stat.startsWith("Z");
+  await waitFor(`host ${pid} to end`, () => !pidAlive(pid), { timeoutMs: HOST_END_MS });
 }
 
 /**

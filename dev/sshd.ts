@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { pidsOf } from "./process_table.ts";
 import { waitFor } from "./wait.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
 
@@ -171,16 +172,12 @@ async function stop(
   }
   if (created) {
     // The sessions' sshd processes and shells outlive the listener: each ends by its pid.
-    const pids = await run("ps", ["-u", user, "-o", "pid="]).catch(() => "");
-    for (const pid of pids.split("\n").map(Number).filter((n) => n > 0)) {
+    for (const pid of pidsOf(user)) {
       try {
         Deno.kill(pid, "SIGKILL");
       } catch { /* gone meanwhile */ }
     }
-    await waitFor(
-      `the processes of ${user} to end`,
-      async () => (await run("ps", ["-u", user, "-o", "pid="]).catch(() => "")).trim() === "",
-    );
+    await waitFor(`the processes of ${user} to end`, () => pidsOf(user).length === 0);
     await run("userdel", ["--force", "--remove", user]).catch(() => {});
   }
   await dir[Symbol.asyncDispose]();

@@ -20,16 +20,16 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { pidAlive } from "../helpers/processes.ts";
+import { fdFlags, openFds } from "../../dev/process_table.ts";
 
 const HANDED = /through its host \(pid \d+, [^)]+\), which reads stdin and writes stdout itself/;
 
 /** The pipes process `pid` has open for reading (Linux `/proc/<pid>/fd`), as `pipe:[inode]`. */
 function pipesReadBy(pid: number): string[] {
-  const dir = `/proc/${pid}/fd`;
-  return [...Deno.readDirSync(dir)].flatMap(({ name }) => {
-    const file = Deno.readLinkSync(`${dir}/${name}`);
-    const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${pid}/fdinfo/${name}`))!;
-    return file.startsWith("pipe:") && (Number.parseInt(flags[1], 8) & 3) === 0 ? [file] : [];
+  return openFds(pid).flatMap(({ fd, link }) => {
+    if (!link.startsWith("pipe:")) return [];
+    const flags = fdFlags(pid, fd); // undefined: closed meanwhile
+    return flags !== undefined && (flags & 3) === 0 ? [link] : []; // O_RDONLY
   });
 }
 
@@ -185,8 +185,8 @@ posixTest(
     await outer.call("process_write", { id, content, wait: "none" });
     await outer.readUntil(id, (text) => text.includes('"serverInfo"') && text.includes('"id":1}'));
     // The terminal's open file is the shell's too: the door must not have made it nonblocking.
-    const flags = /^flags:\s+(\d+)$/m.exec(Deno.readTextFileSync(`/proc/${os_pid}/fdinfo/0`))!;
-    assertEquals(Number.parseInt(flags[1], 8) & 0o4000, 0, `flags ${flags[1]}`);
+    const flags = fdFlags(os_pid, 0)!;
+    assertEquals(flags & 0o4000, 0, `flags ${flags.toString(8)}`);
     await outer.call("process_write", { id, content: "\x04" });
     const ended = await outer.waitExit(id);
     assertMatch(String(ended.exit_code), /^0$/);

@@ -15,6 +15,7 @@ import { VERSION } from "../../src/version.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { asRoot, otherUser } from "../helpers/other_user.ts";
 import { hostDir } from "../helpers/portal.ts";
+import { pidAlive } from "../helpers/processes.ts";
 
 const IMPOSTOR = new URL("../helpers/impostor_socket.py", import.meta.url).pathname;
 
@@ -59,10 +60,10 @@ async function endHostsIn(dir: string): Promise<void> {
     await waitFor(`host ${pid} to end`, () => {
       try {
         Deno.kill(pid, "SIGCONT");
-        return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] === "Z";
       } catch {
         return true;
       }
+      return !pidAlive(pid);
     });
   }
 }

@@ -10,6 +10,7 @@ import { fuzz } from "../../dev/fuzz.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { descendants } from "../helpers/processes.ts";
+import { openFds } from "../../dev/process_table.ts";
 import { posixTest } from "../helpers/platform.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -20,13 +21,7 @@ const SEED = 20_260_011;
 
 /** The server's open file descriptors, by what they lead to (Linux /proc). */
 function openFiles(pid: number): string[] {
-  return [...Deno.readDirSync(`/proc/${pid}/fd`)].map((fd) => {
-    try {
-      return Deno.readLinkSync(`/proc/${pid}/fd/${fd.name}`).replace(/\d+/g, "N");
-    } catch {
-      return "gone"; // closed between the listing and the look
-    }
-  }).sort();
+  return openFds(pid).map(({ link }) => link.replace(/\d+/g, "N")).sort();
 }
 
 /** How many of `files` are `file`. */

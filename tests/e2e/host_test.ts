@@ -8,6 +8,7 @@
  * directory (so closing a client leaves the host up) and ends the host itself.
  */
 import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { pidsOf } from "../../dev/process_table.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { HOST_GRACE_MS, V8_FLAGS } from "../../src/limits.ts";
@@ -285,11 +286,9 @@ posixTest(
     } finally {
       await endHost(other.path);
       // Its host's sentinel leaves just after the host.
-      await waitFor(`${user}'s processes to end`, () => {
-        const { stdout } = new Deno.Command("ps", { args: ["-u", user, "-o", "pid="] })
-          .outputSync();
-        return new TextDecoder().decode(stdout).trim();
-      }, { until: (pids) => pids === "" });
+      await waitFor(`${user}'s processes to end`, () => pidsOf(user), {
+        until: (pids) => pids.length === 0,
+      });
       asRoot("userdel", [user]);
     }
   },

@@ -9,7 +9,7 @@
  * (the host lives on and records the goodbyes), and the host's end ends
  * everything.
  *
- * Linux only: the sessions are read with procps `ps -s`, and macOS's
+ * Linux only: the sessions are read from /proc, and macOS's
  * sentinel reaches only the leader's process group (see docs/platforms.md).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -18,7 +18,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { portalTest } from "../helpers/portal.ts";
-import { alive, descendants, sessionMembers } from "../helpers/processes.ts";
+import { alive, descendants, processTable, sessionMembers } from "../helpers/processes.ts";
 
 /** How long after the server's end nothing it started may be left. */
 const ORPHAN_DEADLINE_MS = 2000;
@@ -187,8 +187,9 @@ async function noOrphans(target: Target, ending: Ending): Promise<void> {
       until: (text) => text.includes("the session sentinel died"),
     });
   }
-  // A door's end leaves its host (and the host's sentinel) running: they are not watched.
-  const lives = target === "door" ? [server, ...descendants(server).map((row) => row.pid)] : [];
+  // A door's end leaves its host (and the host's sentinel) running: they are not watched. (Its
+  // programs descend from the host too, so "the host's descendants" would watch none of them.)
+  const lives = target === "door" ? [server, sentinelOf(server)] : [];
   const watched = all.filter((pid) => !lives.includes(pid));
   const ended = target === "door" ? portal.transport.pid! : server;
   const closing = end(portal, target, ending);
@@ -236,13 +237,15 @@ posixTest(
   { only: "linux" },
 );
 
-/** `ps` lines of `pids`, for a failure message. */
+/** "pid ppid sid stat args" of each of `pids`, for a failure message. */
 function processTableOf(pids: number[]): string[] {
-  const { stdout } = new Deno.Command("ps", {
-    args: ["-o", "pid=,ppid=,sid=,stat=,args=", "-p", pids.join(",")],
-    stderr: "null",
-  }).outputSync();
-  return new TextDecoder().decode(stdout).trim().split("\n");
+  return processTable(pids).map(({ pid, ppid, sid, stat }) => {
+    let args = "";
+    try {
+      args = Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ").trim();
+    } catch { /* gone meanwhile */ }
+    return `${pid} ${ppid} ${sid} ${stat} ${args}`;
+  });
 }
 
 posixTest(

@@ -11,7 +11,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../help
 import { runCli } from "../helpers/cli.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { pythonAnswers } from "../helpers/python_repl.ts";
-import { pidsWhere } from "../helpers/proc_scan.ts";
+import { sessionMembers } from "../helpers/processes.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
@@ -115,14 +115,6 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Every process of the session `sid` leads (bwrap's, with the sandbox inside it). */
-function sessionMembers(sid: number): number[] {
-  return pidsWhere("stat", (stat) => {
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[3]) === sid && fields[0] !== "Z";
-  });
 }
 
 policyTest("workspace-write: no way of writing outside the workspace succeeds", async () => {
@@ -297,25 +289,29 @@ policyTest("process_kill and a killed host leave nothing of a sandbox running", 
       command: "bash",
       args: ["-c", "sleep 300 & sleep 300"],
     });
-    await waitFor("the sandbox to hold both sleeps", () => sessionMembers(killed.os_pid), {
+    await waitFor("the sandbox to hold both sleeps", () => sessionMembers([killed.os_pid]), {
       until: (members) => members.length >= 4,
     });
     await portal.call("process_kill", { id: killed.id });
-    await waitFor("nothing of the killed one to run", () => sessionMembers(killed.os_pid), {
+    await waitFor("nothing of the killed one to run", () => sessionMembers([killed.os_pid]), {
       until: (members) => members.length === 0,
     });
     const orphan = await portal.call("process_start", {
       command: "bash",
       args: ["-c", "sleep 300 & sleep 300"],
     });
-    await waitFor("the second sandbox", () => sessionMembers(orphan.os_pid), {
+    await waitFor("the second sandbox", () => sessionMembers([orphan.os_pid]), {
       until: (members) => members.length >= 4,
     });
     Deno.kill(portal.serverPid, "SIGKILL");
-    await waitFor("nothing of it to run once the host died", () => sessionMembers(orphan.os_pid), {
-      until: (members) => members.length === 0,
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      "nothing of it to run once the host died",
+      () => sessionMembers([orphan.os_pid]),
+      {
+        until: (members) => members.length === 0,
+        timeoutMs: 10_000,
+      },
+    );
   } finally {
     await portal.close().catch(() => {});
   }

@@ -17,7 +17,8 @@ import { sshdAvailable } from "../../dev/sshd.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { runCli } from "../helpers/cli.ts";
 import { Pane } from "../helpers/pane.ts";
-import { pidsWhere } from "../helpers/proc_scan.ts";
+import { pidAlive } from "../helpers/processes.ts";
+import { pidsByCommandLine } from "../../dev/process_table.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
 
 const ignore = Deno.build.os !== "linux" || !sshdAvailable();
@@ -162,18 +163,9 @@ Deno.test({
 /** The pids of the local ssh processes whose control socket is in `dir`'s runtime directory. */
 function linkPids(dir: string): number[] {
   // The links' ssh (/usr/bin/ssh …) and the connection's master (ssh: <socket> [mux]).
-  return pidsWhere(
-    "cmdline",
-    (cmdline) => /^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`),
+  return pidsByCommandLine((cmdline) =>
+    /^(\S*\/)?ssh[\0:]/.test(cmdline) && cmdline.includes(`${dir}/run/portal/ssh-`)
   );
-}
-
-function running(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({
@@ -194,15 +186,15 @@ Deno.test({
     });
     await portal.call("process_write", { id: calc.id, content: "x = 6*7\n" });
     const nap = await portal.call("process_start", { command: "sleep", args: ["600"], host });
-    assert(running(nap.os_pid), "the remote sleep runs");
+    assert(pidAlive(nap.os_pid), "the remote sleep runs");
     const pids = linkPids(portal.dir);
     assert(pids.length > 0, "an ssh carries the link");
     for (const pid of pids) Deno.kill(pid, "SIGKILL");
     // The remote door's connection ended: its unkept program ends there, as a local client's.
-    await waitFor(`remote sleep ${nap.os_pid} to end`, () => !running(nap.os_pid), {
+    await waitFor(`remote sleep ${nap.os_pid} to end`, () => !pidAlive(nap.os_pid), {
       timeoutMs: 5000,
     });
-    assert(running(calc.os_pid), "the kept python lives");
+    assert(pidAlive(calc.os_pid), "the kept python lives");
     const again = await portal.call("process_write", { id: calc.id, content: "x\n" });
     assertMatch(again.output, /\b42\b/);
     const listed = (await portal.call("process_list")).processes.map((p: { id: number }) => p.id);
@@ -211,7 +203,7 @@ Deno.test({
     await portal.client.close();
     // No client, no kept local process: the host stays for the kept remote one, past its grace.
     await delay(HOST_GRACE_MS + 1000);
-    assert(running(localHost), "the host outlived its grace for calc");
+    assert(pidAlive(localHost), "the host outlived its grace for calc");
 
     await using next = await Portal.start({ env, dir: portal.dir });
     const { processes } = await next.call("process_list");
@@ -222,7 +214,7 @@ Deno.test({
     const page = await next.call("process_read", { id: found.id });
     assertMatch(page.records.map((r: { content: string }) => r.content).join(""), /43/);
     await next.call("process_kill", { id: found.id });
-    assert(!running(calc.os_pid), "process_kill ended it on the remote");
+    assert(!pidAlive(calc.os_pid), "process_kill ended it on the remote");
 
     // A machine that is gone says so, with ssh's own message, and the call does not hang.
     const kept = await next.call("process_start", { command: "cat", host, keep: true });
@@ -300,7 +292,7 @@ Deno.test({
     // process_kill_all reaches the programs this client started there.
     const killed = await portal.call("process_kill_all");
     assertEquals(killed.killed, [nap.id]);
-    assert(!running(nap.os_pid), "the remote sleep is gone");
+    assert(!pidAlive(nap.os_pid), "the remote sleep is gone");
     // An error about the remote process names the id this client knows.
     const ended = await portal.fail("process_write", { id: nap.id, content: "x" });
     assertMatch(ended, new RegExp(`process ${nap.id}\\b`));

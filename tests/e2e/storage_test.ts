@@ -6,6 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { endHost, hostPid, Portal, runtimeDirOf } from "../../dev/portal_client.ts";
+import { openFds } from "../../dev/process_table.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { posixTest } from "../helpers/platform.ts";
@@ -399,14 +400,9 @@ function openersOf(path: string): number[] {
   const pids: number[] = [];
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
     try {
-      for (const fd of Deno.readDirSync(`/proc/${entry.name}/fd`)) {
-        try {
-          if (Deno.readLinkSync(`/proc/${entry.name}/fd/${fd.name}`) === path) {
-            pids.push(Number(entry.name));
-          }
-        } catch { /* closed meanwhile */ }
-      }
+      if (openFds(pid).some(({ link }) => link === path)) pids.push(pid);
     } catch { /* ended meanwhile, or not ours to see */ }
   }
   return pids;

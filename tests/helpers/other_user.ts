@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { pidsOf } from "../../dev/process_table.ts";
 import { waitFor } from "../../dev/wait.ts";
 
 /** A user made for one test. */
@@ -23,12 +24,6 @@ export function asRoot(command: string, args: string[]): string {
     throw new Error(`${command} ${args.join(" ")}: ${new TextDecoder().decode(stderr)}`);
   }
   return new TextDecoder().decode(stdout);
-}
-
-/** The pids of `user`'s processes. */
-function pidsOf(user: string): number[] {
-  const { stdout } = new Deno.Command("ps", { args: ["-u", user, "-o", "pid="] }).outputSync();
-  return new TextDecoder().decode(stdout).split("\n").map(Number).filter((n) => n > 0);
 }
 
 /** Makes a new user (no home, no login shell). */

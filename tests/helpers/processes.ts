@@ -1,64 +1,14 @@
 /**
- * What the OS says about processes, read with `ps` (the same columns on Linux
- * procps and macOS; `tasklist` on Windows): whether one is alive, and which
- * job owns a terminal.
+ * What the OS says about processes (read by dev/process_table.ts), as tests
+ * ask it: whether one is alive, what descends from one or shares its
+ * session, and which job owns a terminal.
  *
  * @module
  */
 import { waitFor } from "../../dev/wait.ts";
+import { pidAlive, type ProcessRow, processTable } from "../../dev/process_table.ts";
 
-/** One row of the process table. */
-export interface ProcessRow {
-  pid: number;
-  ppid: number;
-  /** Process group. */
-  pgid: number;
-  /** Foreground process group of its controlling terminal (≤ 0: none). */
-  tpgid: number;
-  /** State letters: `T` stopped, `Z` zombie, … */
-  stat: string;
-  /** Command name (macOS gives the path; this is its last part). */
-  comm: string;
-}
-
-/** The rows of `pids`, or of every process. */
-export function processTable(pids?: number[]): ProcessRow[] {
-  const select = pids ? ["-p", pids.join(",")] : ["-A"];
-  // ps exits with 1 when a listed pid is gone; the rows it printed are still the answer.
-  const { stdout } = new Deno.Command("ps", {
-    args: [...select, "-o", "pid=,ppid=,pgid=,tpgid=,stat=,comm="],
-    stderr: "null",
-  }).outputSync();
-  return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
-    const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (!match) return [];
-    const [, pid, ppid, pgid, tpgid, stat, comm] = match;
-    return [{
-      pid: Number(pid),
-      ppid: Number(ppid),
-      pgid: Number(pgid),
-      tpgid: Number(tpgid),
-      stat,
-      comm: comm.trim().split("/").at(-1)!,
-    }];
-  });
-}
-
-/** True while a process with this pid exists and is not a zombie (Windows: tasklist lists it). */
-export function pidAlive(pid: number): boolean {
-  if (Deno.build.os === "windows") return windowsPidAlive(pid);
-  const [row] = processTable([pid]);
-  return row !== undefined && !row.stat.startsWith("Z");
-}
-
-/** Whether `tasklist` lists `pid`: one CSV row per match, the pid quoted in its second column. */
-function windowsPidAlive(pid: number): boolean {
-  const { stdout } = new Deno.Command("tasklist", {
-    args: ["/FI", `PID eq ${pid}`, "/FO", "CSV", "/NH"],
-    stderr: "null",
-  }).outputSync();
-  return new TextDecoder().decode(stdout).includes(`"${pid}"`);
-}
+export { pidAlive, type ProcessRow, processTable };
 
 /** The processes of the foreground process group of the terminal that `pid` runs on. */
 export function foregroundGroup(pid: number): ProcessRow[] {
@@ -102,18 +52,15 @@ export function descendants(pid: number): ProcessRow[] {
 }
 
 /**
- * The live (not zombie) members of the sessions `sids` (Linux procps `ps -s`;
- * every program Portal starts leads a session, so its pid is the id).
+ * The live (not zombie) members of the sessions `sids` (Linux: only /proc
+ * tells a session; every program Portal starts leads one, so its pid is the id).
  */
 export function sessionMembers(sids: number[]): number[] {
-  const { stdout } = new Deno.Command("ps", {
-    args: ["-s", sids.join(","), "-o", "pid=,stat="],
-    stderr: "null",
-  }).outputSync();
-  return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
-    const [pid, stat] = line.trim().split(/\s+/);
-    return pid && !stat.startsWith("Z") ? [Number(pid)] : [];
-  });
+  if (Deno.build.os !== "linux") throw new Error("sessionMembers reads /proc: Linux only");
+  const wanted = new Set(sids);
+  return processTable()
+    .filter((row) => wanted.has(row.sid) && !row.stat.startsWith("Z"))
+    .map((row) => row.pid);
 }
 
 /** Those of `pids` that are alive (not zombies). */

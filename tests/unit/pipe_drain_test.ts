@@ -2,7 +2,7 @@
  * The pipe backend's drain after the program exited: a pipe a leftover job
  * holds open ends the drain after its grace, judged on the server's own read
  * ends only while their streams have them. Linux: our fds are read from
- * /proc/self/fd.
+ * /proc.
  */
 import { waitFor } from "../../dev/wait.ts";
 import { posixTest } from "../helpers/platform.ts";
@@ -11,17 +11,11 @@ import { spawnOnPipes } from "../../src/terminal/pipe.ts";
 import { posixPipes } from "../../src/terminal/posix/pipe_platform.ts";
 import type { ExitInfo } from "../../src/terminal/terminal.ts";
 import { libc } from "../../ffi/libc.ts";
+import { openFds } from "../../dev/process_table.ts";
 
 /** Our fd that is the same pipe as `link` (a `pipe:[inode]` name), if it is open. */
 function ownEndOf(link: string): number | undefined {
-  for (const { name } of Deno.readDirSync("/proc/self/fd")) {
-    try {
-      if (Deno.readLinkSync(`/proc/self/fd/${name}`) === link) return Number(name);
-    } catch {
-      // Closed meanwhile (the listing's own fd among them).
-    }
-  }
-  return undefined;
+  return openFds(Deno.pid).find((open) => open.link === link)?.fd;
 }
 
 posixTest(
