@@ -13,7 +13,7 @@ import { MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
 import { assertAnswered, filesHolding, getpass, newSecret } from "../helpers/secrets.ts";
 
 type Asked = ElicitRequest["params"];
@@ -31,7 +31,7 @@ function onElicit(
   return asked;
 }
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt, form mode: input_required, then the answer is typed",
   async () => {
     const secret = newSecret();
@@ -51,9 +51,10 @@ linuxTest(
     assertStringIncludes(asked[0].message, "Password for db1");
     await assertAnswered(portal, id, reply, secret);
   },
+  { only: "linux" },
 );
 
-linuxTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's page", async () => {
+posixTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's page", async () => {
   const secret = newSecret();
   await using portal = await ModernPortal.start({
     noHost: true,
@@ -73,9 +74,9 @@ linuxTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's pa
   assertEquals(asked.length, 1);
   assertStringIncludes(asked[0].message, "neither the agent nor this client sees it");
   await assertAnswered(portal, id, reply, secret);
-});
+}, { only: "linux" });
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt declined or cancelled: a tool error, nothing typed",
   async () => {
     await using portal = await ModernPortal.start({
@@ -95,9 +96,10 @@ linuxTest(
     const still = await portal.call("process_inspect", { id });
     assertEquals([still.state, still.io_count], ["waiting_for_secret", 1]);
   },
+  { only: "linux" },
 );
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt without elicitation: the error says to use secret_env",
   async () => {
     await using portal = await ModernPortal.start({ noHost: true });
@@ -107,9 +109,10 @@ linuxTest(
       /secret_prompt needs an MCP client that can ask the person.*Use secret_env instead/,
     );
   },
+  { only: "linux" },
 );
 
-linuxTest("2026-07-28 requestState: single-use, bound to its call, unforgeable", async () => {
+posixTest("2026-07-28 requestState: single-use, bound to its call, unforgeable", async () => {
   const secret = newSecret();
   await using dir = await tempDir("portal-rounds-");
   const child = new Deno.Command(Deno.execPath(), {
@@ -193,4 +196,4 @@ linuxTest("2026-07-28 requestState: single-use, bound to its call, unforgeable",
   assertEquals(ours, []);
   assert(!(await stderr).includes(secret), "the secret is on stderr");
   assertEquals(await filesHolding(dir.path, secret), []);
-});
+}, { only: "linux" });

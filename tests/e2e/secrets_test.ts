@@ -13,7 +13,6 @@ import { SECRET_MAX_CHARS } from "../../src/limits.ts";
 import { Secrets } from "../../src/core/input/secrets.ts";
 import { asksForSecret } from "../../src/core/input/secret_prompt.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import {
   assertAnswered,
@@ -24,7 +23,7 @@ import {
   newSecret,
 } from "../helpers/secrets.ts";
 
-linuxTest("(a) typed as content at a getpass prompt: stored as one [secret]", async () => {
+posixTest("(a) typed as content at a getpass prompt: stored as one [secret]", async () => {
   const { portal, heard } = await loggingPortal();
   await using _ = portal;
   const secret = newSecret();
@@ -38,9 +37,9 @@ linuxTest("(a) typed as content at a getpass prompt: stored as one [secret]", as
   // The line end was typed as Enter, as a terminal sends it.
   assertEquals(stdin.records.at(-1).content, "[secret]\r");
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
-linuxTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
+posixTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
   const { portal, heard } = await loggingPortal();
   await using _ = portal;
   const secret = newSecret();
@@ -49,7 +48,7 @@ linuxTest("(b) secret: typed, never stored or returned; a split print is caught"
   assertEquals(reply.bytes_written, secret.length + 1);
   await assertAnswered(portal, id, reply, secret);
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
 posixTest(
   "(b) a secret printed in two pieces stays whole while a wait watches the last line",
@@ -71,7 +70,7 @@ posixTest(
   },
 );
 
-linuxTest(
+posixTest(
   "(b) secret_env: a variable the person marked secret, which the model only names",
   async () => {
     const [prefixed, listed, unmarked] = [newSecret(), newSecret(), newSecret()];
@@ -111,6 +110,7 @@ linuxTest(
     await assertAnswered(portal, second, typed, listed);
     await assertNoTrace(portal, heard, [prefixed, listed, unmarked]);
   },
+  { only: "linux" },
 );
 
 /** Every environment variable `pid` was started with (Linux), by name. */
@@ -123,7 +123,7 @@ function startEnvironment(text: string): Record<string, string> {
   );
 }
 
-linuxTest(
+posixTest(
   "(g) no program sees a secret or Portal's configuration: not in its env, not in the server's",
   async () => {
     const [prefixed, listed, token] = [newSecret(), newSecret(), newSecret()];
@@ -178,9 +178,10 @@ linuxTest(
     await assertAnswered(portal, id, reply, prefixed);
     await assertNoTrace(portal, heard, [prefixed, listed]);
   },
+  { only: "linux" },
 );
 
-linuxTest("(d) a secret at a shell prompt is refused unless forced", async () => {
+posixTest("(d) a secret at a shell prompt is refused unless forced", async () => {
   const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
   await using _ = portal;
   const secret = newSecret();
@@ -266,7 +267,7 @@ posixTest("(e) process_clear and process_cleanup leave no text of the records be
   for (const name of ["records.db", "records.db-journal"]) {
     assertEquals(Deno.statSync(`${portal.dir}/${name}`).mode! & 0o777, 0o600, name);
   }
-});
+}, { only: "linux" });
 
 Deno.test("the output filter: splits, overlaps, and a read between two chunks", () => {
   const text = (b: Uint8Array) => new TextDecoder().decode(b);
