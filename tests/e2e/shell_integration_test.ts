@@ -11,7 +11,11 @@
 import { type Json, Portal, type Rec } from "../../dev/portal_client.ts";
 import { sshdAvailable, startSshd } from "../../dev/sshd.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { linuxTest as ownLinuxTest, sharedPortal } from "../helpers/portal.ts";
+import { sshLogin } from "../helpers/ssh_login.ts";
+
+// One server for the tests that write no rc file into its home; those have their own.
+const { linuxTest } = sharedPortal();
 
 /** What must never appear in text an agent reads: an escape, or a mark's payload. */
 function assertNoMarks(text: string, where: string): void {
@@ -96,7 +100,7 @@ linuxTest(
   },
 );
 
-linuxTest(
+ownLinuxTest(
   "bash: the user's .bashrc, PS1, PROMPT_COMMAND, aliases and functions stay",
   async (portal) => {
     await Deno.writeTextFile(
@@ -120,7 +124,7 @@ linuxTest(
   },
 );
 
-linuxTest(
+ownLinuxTest(
   "bash: a login shell reads the login files, --norc none, and both are integrated",
   async (portal) => {
     await Deno.writeTextFile(`${portal.home}/.bash_profile`, "PS1='login> '\n");
@@ -174,7 +178,7 @@ linuxTest("bash: heredoc, paste, read, Ctrl+C, a subshell, exec", async (portal)
   assertEquals((await portal.call("process_inspect", { id })).last_command.line, "(cd /; false)");
 });
 
-linuxTest("zsh: the user's .zshrc and precmd stay; exit codes and directory", async (portal) => {
+ownLinuxTest("zsh: the user's .zshrc and precmd stay; exit codes and directory", async (portal) => {
   await Deno.writeTextFile(
     `${portal.home}/.zshrc`,
     ["alias hi='echo hello-from-alias'", "PS1='zz%# '", "precmd() { print -n 'pre:' }"].join("\n"),
@@ -395,22 +399,7 @@ Deno.test({
   async fn() {
     await using sshd = await startSshd();
     await using portal = await Portal.start();
-    const started = await portal.call("process_start", {
-      command: "ssh",
-      args: sshd.sshArgs,
-      pty: true,
-      wait: "ready",
-      wait_ms: 20_000,
-    });
-    assertEquals(started.state, "waiting_for_secret");
-    const { id } = started;
-    const login = await portal.call("process_write", {
-      id,
-      secret: sshd.password,
-      keys: ["Enter"],
-      wait_ms: 20_000,
-    });
-    assertMatch(login.output, /\$ $/);
+    const id = await sshLogin(portal, sshd);
     const integrated = await portal.call("process_write", { id, integrate: true });
     assertEquals([integrated.shell_integration, integrated.reason], ["active", "ready"]);
     // The reply is the new prompt: the snippet's echo is left out (the records keep it).
