@@ -70,18 +70,27 @@ posixTest(
   },
 );
 
+/**
+ * A {@link loggingPortal} given two variables the person marked secret: one by
+ * its prefix (PORTAL_SECRET_API), one listed in PORTAL_SECRET_ENV
+ * (MY_DB_PASS); `more` variables besides.
+ */
+async function markedSecrets(more: Record<string, string>) {
+  const [prefixed, listed] = [newSecret(), newSecret()];
+  const env = {
+    PORTAL_SECRET_API: prefixed,
+    PORTAL_SECRET_ENV: "OTHER_NAME, MY_DB_PASS",
+    MY_DB_PASS: listed,
+    ...more,
+  };
+  return { ...await loggingPortal({ env }), prefixed, listed };
+}
+
 posixTest(
   "(b) secret_env: a variable the person marked secret, which the model only names",
   async () => {
-    const [prefixed, listed, unmarked] = [newSecret(), newSecret(), newSecret()];
-    const { portal, heard } = await loggingPortal({
-      env: {
-        PORTAL_SECRET_TEST_PASSWORD: prefixed,
-        PORTAL_SECRET_ENV: "OTHER_NAME, MY_DB_PASS",
-        MY_DB_PASS: listed,
-        NOT_MARKED_PASS: unmarked,
-      },
-    });
+    const unmarked = newSecret();
+    const { portal, heard, prefixed, listed } = await markedSecrets({ NOT_MARKED_PASS: unmarked });
     await using _ = portal;
     const id = await getpass(portal);
     // A variable the person did not mark is refused, whether it exists or not; a value passed
@@ -96,7 +105,7 @@ posixTest(
     assertMatch(missing, /no environment variable of the name given as secret_env/);
     const reply = await portal.call("process_write", {
       id,
-      secret_env: "PORTAL_SECRET_TEST_PASSWORD",
+      secret_env: "PORTAL_SECRET_API",
       keys: ["Enter"],
     });
     await assertAnswered(portal, id, reply, prefixed);
@@ -126,15 +135,10 @@ function startEnvironment(text: string): Record<string, string> {
 posixTest(
   "(g) no program sees a secret or Portal's configuration: not in its env, not in the server's",
   async () => {
-    const [prefixed, listed, token] = [newSecret(), newSecret(), newSecret()];
-    const { portal, heard } = await loggingPortal({
-      env: {
-        PORTAL_SECRET_API: prefixed,
-        PORTAL_SECRET_ENV: "MY_DB_PASS",
-        MY_DB_PASS: listed,
-        PORTAL_TOKEN: token,
-        PLAIN_VARIABLE: "visible",
-      },
+    const token = newSecret();
+    const { portal, heard, prefixed, listed } = await markedSecrets({
+      PORTAL_TOKEN: token,
+      PLAIN_VARIABLE: "visible",
     });
     await using _ = portal;
     const server = portal.transport.pid!;
