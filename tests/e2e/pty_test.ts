@@ -1,5 +1,5 @@
 import { BASH_PROMPT, type Json, Portal, type Rec } from "../../dev/portal_client.ts";
-import { tempDir } from "../../dev/temp_dir.ts";
+import { tempFile } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { sharedPortal } from "../helpers/portal.ts";
@@ -143,9 +143,8 @@ portalTest(
 portalTest(
   "pty: vim edits a file and :wq writes it; the screen is the alternate buffer",
   async (portal) => {
-    await using dir = await tempDir();
-    const file = `${dir.path}/note.txt`;
-    await Deno.writeTextFile(file, "first line\n");
+    await using note = await tempFile("note.txt", "first line\n");
+    const { file } = note;
     const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
     const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
     assertEquals(opened.active_buffer, "alternate");
@@ -170,12 +169,11 @@ portalTest(
 portalTest(
   "pty: less pages through a file, q quits, the screen stays readable after exit",
   async (portal) => {
-    await using dir = await tempDir();
-    const file = `${dir.path}/long.txt`;
-    await Deno.writeTextFile(
-      file,
+    await using note = await tempFile(
+      "long.txt",
       Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
     );
+    const { file } = note;
     const id = await portal.spawn("less", [file], { pty: true, env: { LESS: "" } });
     const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
     assertEquals(first.lines[0], "row 1");
