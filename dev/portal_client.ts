@@ -84,6 +84,14 @@ export function bashStart(env: Record<string, string> = {}) {
   return { command: "bash", args: BASH_ARGS, pty: true, env: { PS1: BASH_PROMPT, ...env } };
 }
 
+/**
+ * process_start's arguments for `command` on a PTY, the call returning once
+ * it reads (or ends); `extra` adds more (a prompt, env, cwd).
+ */
+export function onPty(command: string, args: string[] = [], extra: Record<string, unknown> = {}) {
+  return { command, args, pty: true, wait: "ready", ...extra };
+}
+
 /** Options of {@link Portal.start}. */
 export interface StartOptions {
   /** Registry directory, to share one between servers; default: inside the server's temp dir. */

@@ -33,3 +33,16 @@ export async function tempDir(prefix = "portal-"): Promise<TempDir> {
     },
   };
 }
+
+/** A {@link TempDir} holding one file, `file`, of `name` and `text`. */
+export interface TempFile extends TempDir {
+  readonly file: string;
+}
+
+/** Creates a fresh directory with a file `name` holding `text` (a note to edit, lines to page). */
+export async function tempFile(name: string, text: string): Promise<TempFile> {
+  const dir = await tempDir();
+  const file = `${dir.path}/${name}`;
+  await Deno.writeTextFile(file, text);
+  return { path: dir.path, file, [Symbol.asyncDispose]: dir[Symbol.asyncDispose] };
+}

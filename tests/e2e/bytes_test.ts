@@ -9,7 +9,10 @@ import type { Portal, Rec } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { queryRecords } from "../helpers/records_file.ts";
-import { linuxTest, portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test reads only its own process's records: one server for all.
+const { linuxTest, portalTest } = sharedPortal();
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -7,7 +7,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { portalTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test calls on its own process only: one server for all.
+const { portalTest } = sharedPortal();
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -170,7 +173,8 @@ for (const pty of [false, true]) {
       ];
       const [cleaned] = await Promise.all([attempt(portal, "process_cleanup", { id }), ...around]);
       assertEquals(cleaned, { id, removed: true });
-      assertEquals((await attempt(portal, "process_list", {})).processes, []);
+      const { processes } = await attempt(portal, "process_list", {});
+      assertEquals(processes.filter((p: Json) => p.id === id), []);
       // The server carries on.
       const next = await portal.spawn("echo", ["after"]);
       await portal.readUntil(next, (t) => t.includes("after"));

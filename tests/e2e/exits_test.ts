@@ -7,8 +7,11 @@
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
-import { portalTest } from "../helpers/portal.ts";
+import { portalTest as ownPortalTest, sharedPortal } from "../helpers/portal.ts";
 import { alive, processTable } from "../helpers/processes.ts";
+
+// One server for the tests that look at their own processes only; kill_all has its own.
+const { portalTest } = sharedPortal();
 
 const MODES = [{ pty: false }, { pty: true }];
 const ended = (info: { status: string; exit_code: number | null; exit_signal: string | null }) => [
@@ -121,7 +124,7 @@ const TRACER = "import ctypes,sys\nlibc=ctypes.CDLL(None, use_errno=True)\n" +
   "  sys.exit('ptrace: errno ' + str(ctypes.get_errno()))\n" +
   "print('attached', flush=True)\nsys.stdin.read()";
 
-portalTest(
+ownPortalTest(
   "kill_all: per process, over a mix with one that cannot be killed (a tracer holds it)",
   async (portal) => {
     // A tracee's zombie can be reaped only by its tracer: until this one lets go, the

@@ -8,7 +8,10 @@
 import type { Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+
+// Each test drives its own shell: one server for both.
+const { linuxTest } = sharedPortal();
 
 const ROUNDS = 20;
 

@@ -2,7 +2,7 @@
  * Keys by name, through full-screen programs whose replies are their
  * rendered screens.
  */
-import { tempDir } from "../../dev/temp_dir.ts";
+import { tempFile } from "../../dev/temp_dir.ts";
 import { assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { sharedPortal } from "../helpers/portal.ts";
 
@@ -12,9 +12,8 @@ const { linuxTest } = sharedPortal();
 linuxTest(
   "vim driven by key names: arrows in application mode, Escape, :wq Enter",
   async (portal) => {
-    await using dir = await tempDir();
-    const file = `${dir.path}/note.txt`;
-    await Deno.writeTextFile(file, "first line\n");
+    await using note = await tempFile("note.txt", "first line\n");
+    const { file } = note;
     const opened = await portal.call("process_start", {
       command: "vim",
       // vim waits ttimeoutlen after an Escape for the rest of a key sequence; the reply comes
@@ -52,12 +51,11 @@ linuxTest(
 );
 
 linuxTest("less paged with PageDown, q quits", async (portal) => {
-  await using dir = await tempDir();
-  const file = `${dir.path}/lines.txt`;
-  await Deno.writeTextFile(
-    file,
+  await using note = await tempFile(
+    "lines.txt",
     Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n") + "\n",
   );
+  const { file } = note;
   const first = await portal.call("process_start", {
     command: "less",
     args: [file],

@@ -1,5 +1,5 @@
 import { BASH_PROMPT, type Json, Portal, type Rec } from "../../dev/portal_client.ts";
-import { tempDir } from "../../dev/temp_dir.ts";
+import { tempFile } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { sharedPortal } from "../helpers/portal.ts";
@@ -143,9 +143,8 @@ portalTest(
 portalTest(
   "pty: vim edits a file and :wq writes it; the screen is the alternate buffer",
   async (portal) => {
-    await using dir = await tempDir();
-    const file = `${dir.path}/note.txt`;
-    await Deno.writeTextFile(file, "first line\n");
+    await using note = await tempFile("note.txt", "first line\n");
+    const { file } = note;
     const id = await portal.spawn("vim", ["-u", "NONE", "-N", "-n", file], { pty: true });
     const opened = await portal.screenUntil(id, (s) => screenText(s).includes("first line"));
     assertEquals(opened.active_buffer, "alternate");
@@ -170,12 +169,11 @@ portalTest(
 portalTest(
   "pty: less pages through a file, q quits, the screen stays readable after exit",
   async (portal) => {
-    await using dir = await tempDir();
-    const file = `${dir.path}/long.txt`;
-    await Deno.writeTextFile(
-      file,
+    await using note = await tempFile(
+      "long.txt",
       Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join("\n") + "\n",
     );
+    const { file } = note;
     const id = await portal.spawn("less", [file], { pty: true, env: { LESS: "" } });
     const first = await portal.screenUntil(id, (s) => s.lines.includes("row 23"));
     assertEquals(first.lines[0], "row 1");
@@ -188,6 +186,36 @@ portalTest(
     assertEquals([info.status, info.exit_code], ["exited", 0]);
     const last = await portal.call("process_screen", { id });
     assertEquals(last.rows, 24);
+  },
+);
+
+/**
+ * Prints `lines` lines, then asks the terminal where its cursor is (CSI 6n) in
+ * raw mode and prints the reply: only an emulator that has parsed everything
+ * before the question can answer it right.
+ */
+const askCursor = (lines: number) => [
+  "-c",
+  `import os, sys, termios, tty
+for i in range(${lines}): print("line", i)
+sys.stdout.flush()
+old = termios.tcgetattr(0)
+tty.setraw(0)
+os.write(1, b"abc\\x1b[6n")
+reply = b""
+while not reply.endswith(b"R"): reply += os.read(0, 1)
+termios.tcsetattr(0, termios.TCSADRAIN, old)
+print("\\nreply=" + repr(reply))`,
+];
+
+portalTest(
+  "pty: the terminal answers a cursor-position query, after output it had not parsed",
+  async (portal) => {
+    for (const [lines, row] of [[0, 1], [5000, 24]]) {
+      const id = await portal.spawn("python3", askCursor(lines), { pty: true });
+      const text = await portal.readUntil(id, (t) => /reply=.*\n/.test(t), { timeoutMs: 30_000 });
+      assertEquals(text.slice(text.indexOf("reply=")), `reply=b'\\x1b[${row};4R'\n`);
+    }
   },
 );
 

@@ -8,7 +8,7 @@
  * One `[secret]` marks the entry, whatever its length. The agent's `secret`
  * goes to the same prompt without `force`: the same test decides both.
  */
-import { type Sshd, sshdAvailable, startSshd } from "../../dev/sshd.ts";
+import { sshdAvailable, startSshd } from "../../dev/sshd.ts";
 import { type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -22,6 +22,7 @@ import {
 } from "../helpers/browser.ts";
 import { runCli } from "../helpers/cli.ts";
 import { Pane } from "../helpers/pane.ts";
+import { sshLogin } from "../helpers/ssh_login.ts";
 import { hostDir } from "../helpers/portal.ts";
 import {
   assertNoTrace,
@@ -35,26 +36,6 @@ import {
 const ASK = "read -rs -p 'Password: ' pw; echo; printf '%s' \"$pw\" | sha256sum | cut -c1-16\n";
 /** How the stdin records show {@link ASK}: its line end typed as Enter. */
 const ASKED = ASK.replace("\n", "\r");
-
-/** The agent logs in to `sshd` with ssh (its own prompt: echo off here); returns its id. */
-async function remoteShell(portal: Portal, sshd: Sshd): Promise<number> {
-  const started = await portal.call("process_start", {
-    command: "ssh",
-    args: sshd.sshArgs,
-    pty: true,
-    wait: "ready",
-    wait_ms: 20_000,
-  });
-  assertEquals(started.state, "waiting_for_secret");
-  const login = await portal.call("process_write", {
-    id: started.id,
-    secret: sshd.password,
-    keys: ["Enter"],
-    wait_ms: 20_000,
-  });
-  assertMatch(login.output, /\$ $/);
-  return started.id;
-}
 
 /** The agent runs {@link ASK}: this terminal is raw, the far side hides what is typed. */
 async function askRemotely(portal: Portal, id: number): Promise<Json> {
@@ -89,7 +70,7 @@ Deno.test({
     const typed = newSecret();
     const given = newSecret();
 
-    const id = await remoteShell(portal, sshd);
+    const id = await sshLogin(portal, sshd);
     await askRemotely(portal, id);
 
     // The person answers it on the watch page, one key at a time.
@@ -150,7 +131,7 @@ Deno.test({
     await using dir = await hostDir();
     await using portal = await Portal.start({ dir: dir.path });
     const typed = newSecret();
-    const id = await remoteShell(portal, sshd);
+    const id = await sshLogin(portal, sshd);
     await askRemotely(portal, id);
 
     // The person, at their own terminal, attaches and answers the remote prompt.

@@ -1,12 +1,15 @@
-import { Portal, type Rec } from "../../dev/portal_client.ts";
+import type { Portal, Rec } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { queryRecords } from "../helpers/records_file.ts";
-import { posixTest } from "../helpers/platform.ts";
+import { sharedPortal } from "../helpers/portal.ts";
 
 /** A small cap, so a few seconds of output run past it many times. */
 const CAP = 1 << 20;
 const LINES = 3_000_000; // 10 bytes each: 30 MB
+// One capped server for both tests, each reading only its own process's records. The
+// database file's size is checked by the first, before the second adds to it.
+const { portalTest } = sharedPortal({ env: { PORTAL_MAX_OUTPUT_BYTES: String(CAP) } });
 const line = (i: number) => String(i).padStart(9, "0") + "\n";
 
 /** Writes LINES numbered lines as fast as it can: every byte's place in the stream is known. */
@@ -25,10 +28,9 @@ function stored(portal: Portal, id: number): number {
   )[0].n;
 }
 
-posixTest(
+portalTest(
   "retention: past PORTAL_MAX_OUTPUT_BYTES the oldest output goes; read_new returns every byte once or counts it in dropped_bytes",
-  async () => {
-    await using portal = await Portal.start({ env: { PORTAL_MAX_OUTPUT_BYTES: String(CAP) } });
+  async (portal) => {
     const id = await portal.spawn("python3", FLOOD);
     // Read while it floods: each page is [dropped_bytes lost][records], in stream order.
     let offset = 0;
@@ -72,8 +74,7 @@ posixTest(
   },
 );
 
-posixTest("retention: a PTY's screen is exact after a flood past the cap", async () => {
-  await using portal = await Portal.start({ env: { PORTAL_MAX_OUTPUT_BYTES: String(CAP) } });
+portalTest("retention: a PTY's screen is exact after a flood past the cap", async (portal) => {
   const id = await portal.spawn("python3", [
     "-c",
     `import sys\nfor i in range(300000): sys.stdout.write("%09d\\n" % i)\nsys.stdout.write("\\x1b[1mdone\\x1b[0m")`,

@@ -85,7 +85,7 @@ async function statusWithHost(url: URL, host: string): Promise<string> {
   return (await withTimeout(answer, 10_000, "no answer in 10 s")).split("\r\n")[0];
 }
 
-linuxTest("(c) secret_prompt by URL: the person enters it on Portal's page", async () => {
+posixTest("(c) secret_prompt by URL: the person enters it on Portal's page", async () => {
   const secret = newSecret();
   const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { url: {} } } });
   await using _ = portal;
@@ -130,9 +130,9 @@ linuxTest("(c) secret_prompt by URL: the person enters it on Portal's page", asy
   const again = await post(question.url, newSecret()).then(() => "answered", (e: Error) => e.name);
   assertEquals(again, "TypeError");
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
-linuxTest("(c) secret_prompt: URL mode before form; a decline types nothing", async () => {
+posixTest("(c) secret_prompt: URL mode before form; a decline types nothing", async () => {
   const { portal } = await loggingPortal({
     capabilities: { elicitation: { form: {}, url: {} } },
   });
@@ -146,9 +146,9 @@ linuxTest("(c) secret_prompt: URL mode before form; a decline types nothing", as
   const url = (asked[0] as { url: string }).url;
   assertEquals(await fetch(url).then(() => "served", (e: Error) => e.name), "TypeError");
   assertEquals((await portal.call("process_inspect", { id })).stdin_count, 0);
-});
+}, { only: "linux" });
 
-linuxTest("(c) secret_prompt by URL: a cancelled call takes the page down", async () => {
+posixTest("(c) secret_prompt by URL: a cancelled call takes the page down", async () => {
   const { portal } = await loggingPortal({ capabilities: { elicitation: { url: {} } } });
   await using _ = portal;
   const secret = newSecret();
@@ -183,9 +183,9 @@ linuxTest("(c) secret_prompt by URL: a cancelled call takes the page down", asyn
   });
   assertEquals(asked.length, 2);
   await assertAnswered(portal, id, reply, secret);
-});
+}, { only: "linux" });
 
-linuxTest("(c) secret_prompt in a form, for a client without URL mode", async () => {
+posixTest("(c) secret_prompt in a form, for a client without URL mode", async () => {
   const secret = newSecret();
   const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
   await using _ = portal;
@@ -205,7 +205,7 @@ linuxTest("(c) secret_prompt in a form, for a client without URL mode", async ()
   assertStringIncludes(asked[1].message, "The agent does not see it");
   await assertAnswered(portal, id, reply, secret);
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
 linuxTest("(c) secret_prompt without elicitation: a clear error, nothing typed", async (portal) => {
   const id = await getpass(portal);

@@ -8,12 +8,11 @@
  * wrote.
  */
 import type { ElicitRequest } from "@modelcontextprotocol/client";
-import { MODERN, ModernPortal } from "../../dev/modern_client.ts";
-import { MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { ModernPortal } from "../../dev/modern_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
-import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
+import { modernMeta, rawLines } from "../helpers/raw_lines.ts";
 import { assertAnswered, filesHolding, getpass, newSecret } from "../helpers/secrets.ts";
 
 type Asked = ElicitRequest["params"];
@@ -31,7 +30,7 @@ function onElicit(
   return asked;
 }
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt, form mode: input_required, then the answer is typed",
   async () => {
     const secret = newSecret();
@@ -51,9 +50,10 @@ linuxTest(
     assertStringIncludes(asked[0].message, "Password for db1");
     await assertAnswered(portal, id, reply, secret);
   },
+  { only: "linux" },
 );
 
-linuxTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's page", async () => {
+posixTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's page", async () => {
   const secret = newSecret();
   await using portal = await ModernPortal.start({
     noHost: true,
@@ -73,9 +73,9 @@ linuxTest("2026-07-28 secret_prompt, URL mode: the person answers on Portal's pa
   assertEquals(asked.length, 1);
   assertStringIncludes(asked[0].message, "neither the agent nor this client sees it");
   await assertAnswered(portal, id, reply, secret);
-});
+}, { only: "linux" });
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt declined or cancelled: a tool error, nothing typed",
   async () => {
     await using portal = await ModernPortal.start({
@@ -95,9 +95,10 @@ linuxTest(
     const still = await portal.call("process_inspect", { id });
     assertEquals([still.state, still.io_count], ["waiting_for_secret", 1]);
   },
+  { only: "linux" },
 );
 
-linuxTest(
+posixTest(
   "2026-07-28 secret_prompt without elicitation: the error says to use secret_env",
   async () => {
     await using portal = await ModernPortal.start({ noHost: true });
@@ -107,47 +108,25 @@ linuxTest(
       /secret_prompt needs an MCP client that can ask the person.*Use secret_env instead/,
     );
   },
+  { only: "linux" },
 );
 
-linuxTest("2026-07-28 requestState: single-use, bound to its call, unforgeable", async () => {
+posixTest("2026-07-28 requestState: single-use, bound to its call, unforgeable", async () => {
   const secret = newSecret();
   await using dir = await tempDir("portal-rounds-");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, "--no-host", "--log-level", "debug"],
-    env: await serverEnv(dir.path),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const lines: string[] = [];
-  const stderr = new Response(child.stderr).text();
-  const reading = (async () => {
-    let pending = "";
-    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
-      pending += text;
-      let end;
-      while ((end = pending.indexOf("\n")) >= 0) {
-        lines.push(pending.slice(0, end));
-        pending = pending.slice(end + 1);
-      }
-    }
-  })();
-  let next = 1;
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  const server = await rawLines(dir.path, {
+    noHost: true,
+    args: ["--log-level", "debug"],
+    stderr: true,
+  });
+  const meta = modernMeta({ elicitation: { form: {} } }, {
     "io.modelcontextprotocol/logLevel": "debug",
-  };
+  });
   // deno-lint-ignore no-explicit-any
   const call = async (args: unknown, extra: Record<string, unknown> = {}): Promise<any> => {
-    const id = next++;
-    const params = { name: "process_write", arguments: args, _meta: meta, ...extra };
-    if ((args as { command?: string }).command) Object.assign(params, { name: "process_start" });
-    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
-    await writer.write(new TextEncoder().encode(line + "\n"));
-    const answer = await waitFor(`answer ${id}`, () => lines.find((l) => JSON.parse(l).id === id));
-    return JSON.parse(answer!);
+    const name = (args as { command?: string }).command ? "process_start" : "process_write";
+    return (await server.request("tools/call", { name, arguments: args, _meta: meta, ...extra }))
+      .answer;
   };
   try {
     const started = await call({
@@ -184,13 +163,11 @@ linuxTest("2026-07-28 requestState: single-use, bound to its call, unforgeable",
     const replayed = await call(args, { inputResponses: answer, requestState: state });
     assertMatch(replayed.result.content[0].text, /already answered, withdrawn|has exited/);
   } finally {
-    await writer.close();
-    await reading;
-    await child.status;
+    await server[Symbol.asyncDispose]();
   }
   // Sent by the client, the secret is in no line the server wrote, nor in its files or stderr.
-  const ours = lines.filter((line) => line.includes(secret));
+  const ours = server.messages.filter((message) => JSON.stringify(message).includes(secret));
   assertEquals(ours, []);
-  assert(!(await stderr).includes(secret), "the secret is on stderr");
+  assert(!server.stderr.includes(secret), "the secret is on stderr");
   assertEquals(await filesHolding(dir.path, secret), []);
-});
+}, { only: "linux" });

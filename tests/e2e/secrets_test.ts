@@ -13,7 +13,6 @@ import { SECRET_MAX_CHARS } from "../../src/limits.ts";
 import { Secrets } from "../../src/core/input/secrets.ts";
 import { asksForSecret } from "../../src/core/input/secret_prompt.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import {
   assertAnswered,
@@ -24,7 +23,7 @@ import {
   newSecret,
 } from "../helpers/secrets.ts";
 
-linuxTest("(a) typed as content at a getpass prompt: stored as one [secret]", async () => {
+posixTest("(a) typed as content at a getpass prompt: stored as one [secret]", async () => {
   const { portal, heard } = await loggingPortal();
   await using _ = portal;
   const secret = newSecret();
@@ -38,9 +37,9 @@ linuxTest("(a) typed as content at a getpass prompt: stored as one [secret]", as
   // The line end was typed as Enter, as a terminal sends it.
   assertEquals(stdin.records.at(-1).content, "[secret]\r");
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
-linuxTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
+posixTest("(b) secret: typed, never stored or returned; a split print is caught", async () => {
   const { portal, heard } = await loggingPortal();
   await using _ = portal;
   const secret = newSecret();
@@ -49,7 +48,7 @@ linuxTest("(b) secret: typed, never stored or returned; a split print is caught"
   assertEquals(reply.bytes_written, secret.length + 1);
   await assertAnswered(portal, id, reply, secret);
   await assertNoTrace(portal, heard, [secret]);
-});
+}, { only: "linux" });
 
 posixTest(
   "(b) a secret printed in two pieces stays whole while a wait watches the last line",
@@ -71,18 +70,27 @@ posixTest(
   },
 );
 
-linuxTest(
+/**
+ * A {@link loggingPortal} given two variables the person marked secret: one by
+ * its prefix (PORTAL_SECRET_API), one listed in PORTAL_SECRET_ENV
+ * (MY_DB_PASS); `more` variables besides.
+ */
+async function markedSecrets(more: Record<string, string>) {
+  const [prefixed, listed] = [newSecret(), newSecret()];
+  const env = {
+    PORTAL_SECRET_API: prefixed,
+    PORTAL_SECRET_ENV: "OTHER_NAME, MY_DB_PASS",
+    MY_DB_PASS: listed,
+    ...more,
+  };
+  return { ...await loggingPortal({ env }), prefixed, listed };
+}
+
+posixTest(
   "(b) secret_env: a variable the person marked secret, which the model only names",
   async () => {
-    const [prefixed, listed, unmarked] = [newSecret(), newSecret(), newSecret()];
-    const { portal, heard } = await loggingPortal({
-      env: {
-        PORTAL_SECRET_TEST_PASSWORD: prefixed,
-        PORTAL_SECRET_ENV: "OTHER_NAME, MY_DB_PASS",
-        MY_DB_PASS: listed,
-        NOT_MARKED_PASS: unmarked,
-      },
-    });
+    const unmarked = newSecret();
+    const { portal, heard, prefixed, listed } = await markedSecrets({ NOT_MARKED_PASS: unmarked });
     await using _ = portal;
     const id = await getpass(portal);
     // A variable the person did not mark is refused, whether it exists or not; a value passed
@@ -97,7 +105,7 @@ linuxTest(
     assertMatch(missing, /no environment variable of the name given as secret_env/);
     const reply = await portal.call("process_write", {
       id,
-      secret_env: "PORTAL_SECRET_TEST_PASSWORD",
+      secret_env: "PORTAL_SECRET_API",
       keys: ["Enter"],
     });
     await assertAnswered(portal, id, reply, prefixed);
@@ -111,6 +119,7 @@ linuxTest(
     await assertAnswered(portal, second, typed, listed);
     await assertNoTrace(portal, heard, [prefixed, listed, unmarked]);
   },
+  { only: "linux" },
 );
 
 /** Every environment variable `pid` was started with (Linux), by name. */
@@ -123,18 +132,13 @@ function startEnvironment(text: string): Record<string, string> {
   );
 }
 
-linuxTest(
+posixTest(
   "(g) no program sees a secret or Portal's configuration: not in its env, not in the server's",
   async () => {
-    const [prefixed, listed, token] = [newSecret(), newSecret(), newSecret()];
-    const { portal, heard } = await loggingPortal({
-      env: {
-        PORTAL_SECRET_API: prefixed,
-        PORTAL_SECRET_ENV: "MY_DB_PASS",
-        MY_DB_PASS: listed,
-        PORTAL_TOKEN: token,
-        PLAIN_VARIABLE: "visible",
-      },
+    const token = newSecret();
+    const { portal, heard, prefixed, listed } = await markedSecrets({
+      PORTAL_TOKEN: token,
+      PLAIN_VARIABLE: "visible",
     });
     await using _ = portal;
     const server = portal.transport.pid!;
@@ -178,9 +182,10 @@ linuxTest(
     await assertAnswered(portal, id, reply, prefixed);
     await assertNoTrace(portal, heard, [prefixed, listed]);
   },
+  { only: "linux" },
 );
 
-linuxTest("(d) a secret at a shell prompt is refused unless forced", async () => {
+posixTest("(d) a secret at a shell prompt is refused unless forced", async () => {
   const { portal, heard } = await loggingPortal({ capabilities: { elicitation: { form: {} } } });
   await using _ = portal;
   const secret = newSecret();
@@ -266,7 +271,7 @@ posixTest("(e) process_clear and process_cleanup leave no text of the records be
   for (const name of ["records.db", "records.db-journal"]) {
     assertEquals(Deno.statSync(`${portal.dir}/${name}`).mode! & 0o777, 0o600, name);
   }
-});
+}, { only: "linux" });
 
 Deno.test("the output filter: splits, overlaps, and a read between two chunks", () => {
   const text = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -10,13 +10,32 @@
  */
 import { type Json, Portal, type Rec } from "../../dev/portal_client.ts";
 import { sshdAvailable, startSshd } from "../../dev/sshd.ts";
+import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
-import { linuxTest } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
+import { sshLogin } from "../helpers/ssh_login.ts";
+
+// One server for all: each test starts its own shells, and one that writes rc files writes
+// them into a home of its own (ownHome), never the server's.
+const { linuxTest } = sharedPortal();
 
 /** What must never appear in text an agent reads: an escape, or a mark's payload. */
 function assertNoMarks(text: string, where: string): void {
   const marked = text.includes("\x1b") || /133;|633;|file:\/\//.test(text);
   assert(!marked, `a mark in ${where}: ${JSON.stringify(text)}`);
+}
+
+/**
+ * A home of the test's own for the rc files it writes (removed at the end),
+ * and what a shell's start adds to be in it: `HOME` and the directory.
+ */
+async function ownHome() {
+  const dir = await tempDir("portal-home-");
+  return {
+    ...dir,
+    [Symbol.asyncDispose]: dir[Symbol.asyncDispose],
+    launch: { env: { HOME: dir.path }, cwd: dir.path },
+  };
 }
 
 /** Starts `command` on a PTY (in the server's HOME) and waits for its first prompt. */
@@ -99,8 +118,9 @@ linuxTest(
 linuxTest(
   "bash: the user's .bashrc, PS1, PROMPT_COMMAND, aliases and functions stay",
   async (portal) => {
+    await using home = await ownHome();
     await Deno.writeTextFile(
-      `${portal.home}/.bashrc`,
+      `${home.path}/.bashrc`,
       [
         "alias hi='echo hello-from-alias'",
         'greet() { echo "greetings, $1"; }',
@@ -108,7 +128,7 @@ linuxTest(
         "PROMPT_COMMAND='printf pc:'",
       ].join("\n"),
     );
-    const id = await startShell(portal, "bash");
+    const id = await startShell(portal, "bash", [], home.launch);
     assertEquals((await step(portal, id, "hi\n")).output, "hello-from-alias\npc:custom> ");
     assertEquals((await step(portal, id, "greet you\n")).output, "greetings, you\npc:custom> ");
     await step(portal, id, "false\n");
@@ -123,12 +143,16 @@ linuxTest(
 linuxTest(
   "bash: a login shell reads the login files, --norc none, and both are integrated",
   async (portal) => {
-    await Deno.writeTextFile(`${portal.home}/.bash_profile`, "PS1='login> '\n");
-    await Deno.writeTextFile(`${portal.home}/.bashrc`, "PS1='rc> '\n");
-    const login = await startShell(portal, "bash", ["-l"]);
+    await using home = await ownHome();
+    await Deno.writeTextFile(`${home.path}/.bash_profile`, "PS1='login> '\n");
+    await Deno.writeTextFile(`${home.path}/.bashrc`, "PS1='rc> '\n");
+    const login = await startShell(portal, "bash", ["-l"], home.launch);
     assertEquals((await step(portal, login, "false\n")).output, "login> ");
     assertEquals((await lastCommand(portal, login)).exit_code, 1);
-    const norc = await startShell(portal, "bash", ["--norc", "-i"], { env: { PS1: "plain$ " } });
+    const norc = await startShell(portal, "bash", ["--norc", "-i"], {
+      ...home.launch,
+      env: { ...home.launch.env, PS1: "plain$ " },
+    });
     assertEquals((await step(portal, norc, "false\n")).output, "plain$ ");
     assertEquals((await lastCommand(portal, norc)).exit_code, 1);
     // What a child of the shell sees: no hook of Portal's.
@@ -175,11 +199,12 @@ linuxTest("bash: heredoc, paste, read, Ctrl+C, a subshell, exec", async (portal)
 });
 
 linuxTest("zsh: the user's .zshrc and precmd stay; exit codes and directory", async (portal) => {
+  await using home = await ownHome();
   await Deno.writeTextFile(
-    `${portal.home}/.zshrc`,
+    `${home.path}/.zshrc`,
     ["alias hi='echo hello-from-alias'", "PS1='zz%# '", "precmd() { print -n 'pre:' }"].join("\n"),
   );
-  const id = await startShell(portal, "zsh");
+  const id = await startShell(portal, "zsh", [], home.launch);
   // zsh redraws what is typed (h, a backspace, hi): as drawn, it is the line typed, left
   // out. precmd prints "pre:", which zsh's prompt then erases (CR, erase below): the
   // output is what a person sees, the records keep it.
@@ -395,22 +420,7 @@ Deno.test({
   async fn() {
     await using sshd = await startSshd();
     await using portal = await Portal.start();
-    const started = await portal.call("process_start", {
-      command: "ssh",
-      args: sshd.sshArgs,
-      pty: true,
-      wait: "ready",
-      wait_ms: 20_000,
-    });
-    assertEquals(started.state, "waiting_for_secret");
-    const { id } = started;
-    const login = await portal.call("process_write", {
-      id,
-      secret: sshd.password,
-      keys: ["Enter"],
-      wait_ms: 20_000,
-    });
-    assertMatch(login.output, /\$ $/);
+    const id = await sshLogin(portal, sshd);
     const integrated = await portal.call("process_write", { id, integrate: true });
     assertEquals([integrated.shell_integration, integrated.reason], ["active", "ready"]);
     // The reply is the new prompt: the snippet's echo is left out (the records keep it).

@@ -4,7 +4,7 @@
  * between two prints, and the fallback for relays that poll a socket or
  * the master of a terminal inside the terminal (script).
  */
-import type { Portal } from "../../dev/portal_client.ts";
+import { onPty, type Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { sharedPortal } from "../helpers/portal.ts";
 import { waitForeground } from "../helpers/processes.ts";
@@ -300,9 +300,7 @@ portalTest(
     // Where the kernel shows python reading with nothing unread, the prompt's match ends the
     // step at once (no settle); an answer printed in two parts with python busy between is
     // whole in every reply.
-    const { id } = await portal.call("process_start", {
-      command: "python3",
-      args: ["-q"],
+    const id = await portal.spawn("python3", ["-q"], {
       pty: true,
       prompt: "^>>> $",
       wait: "ready",
@@ -390,12 +388,7 @@ os.write(1, b"got " + repr(os.read(0, 100)).encode() + b"\\r\\n")
 linuxTest(
   "a program waiting for its terminal's answer is not waiting for input: start returns after it",
   async (portal) => {
-    const started = await portal.call("process_start", {
-      command: "python3",
-      args: ["-c", ASKS_AT_START],
-      pty: true,
-      wait: "ready",
-    });
+    const started = await portal.call("process_start", onPty("python3", ["-c", ASKS_AT_START]));
     assertEquals([started.state, started.reason], ["waiting_for_input", "ready"]);
     assertMatch(started.output, /answered b'\\x1b\[24;1R'\n> $/);
     const typed = await portal.call("process_write", {

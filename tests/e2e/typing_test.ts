@@ -100,11 +100,7 @@ linuxTest("bash: a function typed line by line, then pasted when asked", async (
 linuxTest(
   "paste where the program did not enable it: typed, and the reply says so",
   async (portal) => {
-    const { id } = await portal.call("process_start", {
-      command: "cat",
-      pty: true,
-      wait: "ready",
-    });
+    const id = await portal.spawn("cat", [], { pty: true, wait: "ready" });
     const reply = await portal.call("process_write", { id, content: "one\ntwo\n", paste: true });
     assertEquals(reply.pasted, false);
     // cat reads lines in canonical mode: each typed line is echoed, then cat prints it. The

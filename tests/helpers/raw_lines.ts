@@ -30,22 +30,38 @@ export type Message = any;
 export interface RawLines extends AsyncDisposable {
   /** Every message the server wrote so far. */
   readonly messages: Message[];
+  /** What it wrote to stderr so far, when started with `stderr: true` (else ""). */
+  readonly stderr: string;
   /** Sends a request; resolves with its answer and the messages written before it. */
   request(method: string, params: unknown): Promise<{ answer: Message; before: Message[] }>;
 }
 
-/** Starts a server in `dir` (a door unless `noHost`), with `env` set too, and reads its lines. */
-export async function rawLines(
-  dir: string,
-  options: { noHost?: boolean; env?: Record<string, string> } = {},
-): Promise<RawLines> {
+/** How {@link rawLines} starts its server. */
+export interface RawLinesOptions {
+  /** Run the single-process server (`--no-host`), not a door to a host. */
+  noHost?: boolean;
+  /** More command-line arguments of the server. */
+  args?: string[];
+  /** More environment variables of the server. */
+  env?: Record<string, string>;
+  /** Keep its stderr (a door's only: a host it starts keeps the pipe open). */
+  stderr?: boolean;
+}
+
+/** Starts a server in `dir` (a door unless `noHost`) and reads its lines. */
+export async function rawLines(dir: string, options: RawLinesOptions = {}): Promise<RawLines> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...options.noHost ? ["--no-host"] : []],
+    args: ["run", "-A", MAIN, ...options.noHost ? ["--no-host"] : [], ...options.args ?? []],
     env: await serverEnv(dir, { env: options.env }),
     stdin: "piped",
     stdout: "piped",
-    stderr: "null",
+    stderr: options.stderr ? "piped" : "null",
   }).spawn();
+  let stderr = "";
+  const stderrRead = options.stderr
+    ? child.stderr.pipeThrough(new TextDecoderStream())
+      .pipeTo(new WritableStream({ write: (text) => void (stderr += text) }))
+    : Promise.resolve();
   const writer = child.stdin.getWriter();
   const messages: Message[] = [];
   const reading = (async () => {
@@ -62,6 +78,9 @@ export async function rawLines(
   let next = 1;
   return {
     messages,
+    get stderr() {
+      return stderr;
+    },
     async request(method, params) {
       const id = next++;
       const from = messages.length;
@@ -76,6 +95,7 @@ export async function rawLines(
     async [Symbol.asyncDispose]() {
       await writer.close();
       await reading;
+      await stderrRead;
       await child.status;
     },
   };

@@ -6,7 +6,7 @@
  * @module
  */
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type Json, Portal, type StartOptions } from "../../dev/portal_client.ts";
+import { type Json, onPty, Portal, type StartOptions } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 
 /** Asks for a password, proves it got it (a hash), then prints it whole and in two writes. */
@@ -98,12 +98,7 @@ export interface Caller {
 
 /** Starts the getpass program on a PTY; returns its id once it asks. */
 export async function getpass(portal: Caller): Promise<number> {
-  const started = await portal.call("process_start", {
-    command: "python3",
-    args: ["-c", GETPASS],
-    pty: true,
-    wait: "ready",
-  });
+  const started = await portal.call("process_start", onPty("python3", ["-c", GETPASS]));
   assertEquals([started.state, started.output], ["waiting_for_secret", "Password: "]);
   return started.id;
 }
