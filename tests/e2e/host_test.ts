@@ -7,27 +7,17 @@
  * start shares one database; the host runs with V8_FLAGS. Each test owns its
  * directory (so closing a client leaves the host up) and ends the host itself.
  */
-import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { endHost, hostPid, initializeRequest, type Json, Portal } from "../../dev/portal_client.ts";
+import { jsonLine, spawnDoor } from "../../dev/raw_door.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { HOST_GRACE_MS, V8_FLAGS } from "../../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { startCalc } from "../helpers/calc.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { pidAlive } from "../helpers/processes.ts";
 import { queryRecords } from "../helpers/records_file.ts";
-
-/** Starts python3 on a PTY, kept and named, and waits for its prompt. */
-async function startCalc(portal: Portal): Promise<Json> {
-  return await portal.call("process_start", {
-    command: "python3",
-    args: ["-q"],
-    pty: true,
-    keep: true,
-    name: "calc",
-    wait: "ready",
-  });
-}
 
 posixTest("a kept process outlives its client; the next client finds it by name", async () => {
   await using dir = await hostDir();
@@ -341,22 +331,20 @@ async function denoDir(): Promise<string> {
 
 posixTest("a client that closes its input right after asking still gets its answers", async () => {
   await using dir = await hostDir();
+  const asked = [
+    initializeRequest("t"),
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "process_list", arguments: {} },
+    },
+  ];
   for (const round of ["the host starts", "the host runs"]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      env: await serverEnv(dir.path),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = await spawnDoor(dir.path);
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode([
-      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",' +
-      '"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}',
-      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"process_list","arguments":{}}}',
-      "",
-    ].join("\n")));
+    for (const message of asked) await writer.write(jsonLine(message));
     await writer.close();
     const out = new TextDecoder().decode((await child.output()).stdout);
     const ids = out.trim().split("\n").map((line) => JSON.parse(line).id);
