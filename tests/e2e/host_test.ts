@@ -3,14 +3,23 @@
  * finds them; a door's end ends only its client's unkept programs; the
  * host's end ends everything, and the next host lists what it held; a host
  * with nothing to do leaves after its grace; two doors at once share one
- * host; a client that connects once per call keeps its processes; every
- * start shares one database; the host runs with V8_FLAGS. Each test owns its
+ * host; a door whose host hangs up before its welcome starts another; a
+ * client that connects once per call keeps its processes; every start
+ * shares one database; the host runs with V8_FLAGS. Each test owns its
  * directory (so closing a client leaves the host up) and ends the host itself.
  */
-import { endHost, hostPid, initializeRequest, type Json, Portal } from "../../dev/portal_client.ts";
+import {
+  endHost,
+  hostPid,
+  initializeRequest,
+  type Json,
+  Portal,
+  serverEnv,
+} from "../../dev/portal_client.ts";
 import { jsonLine, spawnDoor } from "../../dev/raw_door.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { hostAddress } from "../../src/host/address.ts";
 import { HOST_GRACE_MS, V8_FLAGS } from "../../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { startCalc } from "../helpers/calc.ts";
@@ -166,6 +175,23 @@ posixTest("two doors started at the same instant end up on one host", async () =
   } finally {
     await Promise.all(doors.map((door) => door.close()));
   }
+});
+
+posixTest("a door whose host hangs up before its welcome starts another", async () => {
+  await using dir = await hostDir();
+  // A host at the end of its grace: it takes the door's connection, then hangs up and is gone.
+  const { socket } = await hostAddress(await serverEnv(dir.path));
+  const leaving = Deno.listen({ transport: "unix", path: socket });
+  const hungUp = (async () => {
+    const conn = await leaving.accept();
+    await conn.read(new Uint8Array(1 << 16)); // The door's hello.
+    leaving.close(); // Its socket file goes with it.
+    conn.close();
+  })();
+  await using portal = await Portal.start({ dir: dir.path });
+  await hungUp;
+  assert(portal.serverPid !== Deno.pid && pidAlive(portal.serverPid), "a host of its own");
+  assertEquals((await portal.call("process_list")).processes, []);
 });
 
 posixTest(
