@@ -14,14 +14,8 @@
  *
  * @module
  */
-import {
-  endHost,
-  hostPid,
-  initializeRequest,
-  MAIN,
-  Portal,
-  serverEnv,
-} from "../dev/portal_client.ts";
+import { endHost, hostPid, initializeRequest, Portal } from "../dev/portal_client.ts";
+import { spawnDoor } from "../dev/raw_door.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { median, ms, percentile, row } from "./lib.ts";
@@ -35,13 +29,7 @@ const INITIALIZE = JSON.stringify(initializeRequest("bench")) + "\n";
 /** Milliseconds from spawning `main.ts ARGS` in `dir` to its initialize reply. */
 async function initialize(dir: string, args: string[]): Promise<number> {
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: await serverEnv(dir),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = await spawnDoor(dir, args);
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(INITIALIZE));
   let text = "";

@@ -20,8 +20,10 @@
  * @module
  */
 import { delay } from "../src/async.ts";
-import { hostLogs, initializeRequest, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
+import { bigReply } from "../dev/big_reply.ts";
+import { hostLogs, Portal } from "../dev/portal_client.ts";
 import { RawAttach } from "../dev/raw_attach.ts";
+import { handshake, jsonLine, spawnDoor } from "../dev/raw_door.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { endHost } from "../dev/portal_client.ts";
 import { mb, ms, percentile, procStatus, row } from "./lib.ts";
@@ -135,33 +137,14 @@ async function deafClient(): Promise<void> {
   await using dir = await tempDir("portal-bench-stalled-");
   try {
     await using agent = await Portal.start({ dir: dir.path });
-    const { id } = await agent.call("process_start", {
-      command: "sh",
-      args: ["-c", "head -c 500000 /dev/zero | tr '\\0' x; echo; echo END; exec sleep 600"],
-      keep: true,
-    });
-    await agent.readUntil(id, (text) => text.includes("END"));
-    const read = { id, duration: 3600, unit: "s", max_chars: 500_000 };
-    const size = JSON.stringify(await agent.call("process_read", read)).length * 2;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      env: await serverEnv(dir.path),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const encode = (message: unknown) => new TextEncoder().encode(`${JSON.stringify(message)}\n`);
+    const { read, size } = await bigReply(agent);
+    const child = await spawnDoor(dir.path);
     const stdin = child.stdin.getWriter();
-    await stdin.write(encode(initializeRequest("deaf")));
-    const stdout = child.stdout.getReader();
-    for (let text = ""; !text.includes('"id":1');) {
-      text += new TextDecoder().decode((await stdout.read()).value);
-    }
+    await handshake(stdin, child.stdout, "deaf");
     const found = await beside(dir.path, async () => {
-      await stdin.write(encode({ jsonrpc: "2.0", method: "notifications/initialized" }));
       for (let i = 0; i < 200; i++) {
         const params = { name: "process_read", arguments: read };
-        await stdin.write(encode({ jsonrpc: "2.0", id: 10 + i, method: "tools/call", params }));
+        await stdin.write(jsonLine({ jsonrpc: "2.0", id: 10 + i, method: "tools/call", params }));
       }
       const until = performance.now() + 30_000;
       while (!hostLogs(dir.path).includes(PAUSED) && performance.now() < until) await delay(100);
@@ -170,7 +153,7 @@ async function deafClient(): Promise<void> {
     report(`200 unread replies of ${mb(size)} each`, found);
     child.kill("SIGKILL");
     await child.status;
-    await stdout.cancel();
+    await child.stdout.cancel();
   } finally {
     await endHost(dir.path);
   }

@@ -17,7 +17,7 @@ import type { Policy } from "../core/policy/policy.ts";
 import { libc } from "../../ffi/libc.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
 import { connectNow, peerUid } from "../../ffi/unix_socket.ts";
-import { delay } from "../async.ts";
+import { delay, withTimeout } from "../async.ts";
 import { HOST_START_DEADLINE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { hideSecretValues } from "../environment.ts";
 import type { LoggingLevel } from "../mcp/logging.ts";
@@ -50,8 +50,10 @@ export interface HostConnection {
 
 /**
  * Connects to the host of the database `env` names and says `hello`;
- * `start` starts one when none answers (else the result is undefined).
- * Throws with a message for the person when the host cannot be had.
+ * `start` starts one when none answers (else the result is undefined). A
+ * host that hangs up before its welcome was leaving (its grace ended as the
+ * door came): the door finds or starts another. Throws with a message for
+ * the person when no host welcomes it within {@link HOST_START_DEADLINE_MS}.
  */
 export async function reachHost(
   env: Record<string, string>,
@@ -59,17 +61,49 @@ export async function reachHost(
   options: { start: boolean; hostArgs?: string[] },
 ): Promise<HostConnection | undefined> {
   const address = await hostAddress(env);
-  let conn = await connect(address.socket);
-  if (!conn) {
-    if (!options.start) return undefined;
-    const hostEnv = { ...env, PORTAL_DB_PATH: address.database };
-    conn = await startAndConnect(address, hostEnv, options.hostArgs ?? []);
+  const deadline = Date.now() + HOST_START_DEADLINE_MS;
+  for (;;) {
+    let conn = await connect(address.socket);
+    if (!conn) {
+      if (!options.start) return undefined;
+      const hostEnv = { ...env, PORTAL_DB_PATH: address.database };
+      conn = await startAndConnect(address, hostEnv, options.hostArgs ?? []);
+    }
+    const lines = new LineReader(connReader(conn));
+    const welcome = await welcomeOf(conn, lines, hello, deadline);
+    if (welcome !== undefined && welcome !== "gone") {
+      if (welcome.error) throw new Error(welcome.error);
+      return { conn, lines, welcome, address };
+    }
+    try {
+      conn.close();
+    } catch { /* the host closed it */ }
+    if (welcome === undefined || Date.now() > deadline) {
+      throw new Error(
+        `no host at ${address.socket} welcomed this door within ` +
+          `${HOST_START_DEADLINE_MS / 1000} s (its log: ${address.log})`,
+      );
+    }
   }
-  await conn.write(encodeLine(hello));
-  const lines = new LineReader(connReader(conn));
-  const welcome = await lines.json<Welcome>();
-  if (welcome.error) throw new Error(welcome.error);
-  return { conn, lines, welcome, address };
+}
+
+/**
+ * Says `hello` on `conn` and reads the host's welcome: "gone" if the host
+ * hung up first, undefined if none came by `deadline`.
+ */
+async function welcomeOf(
+  conn: Deno.Conn,
+  lines: LineReader,
+  hello: Hello,
+  deadline: number,
+): Promise<Welcome | "gone" | undefined> {
+  try {
+    await conn.write(encodeLine(hello));
+    return await withTimeout(lines.json<Welcome>(), Math.max(0, deadline - Date.now()), undefined);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw error;
+    return "gone";
+  }
 }
 
 /** Relays stdio to the host until either side ends; then exits. */

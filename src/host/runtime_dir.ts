@@ -123,10 +123,13 @@ function containerProblem(fd: number, path: string, uid: number): string | undef
 function openOrMake(parent: number, name: string): number | string {
   const opened = openDirAt(parent, name);
   if (typeof opened === "number") return opened;
-  if (makeDirAt(parent, name, 0o700) !== "made") return opened;
-  const made = openDirAt(parent, name);
-  if (typeof made === "number") setMode(made, 0o700); // mkdir's mode went through the umask.
-  return made;
+  const made = makeDirAt(parent, name, 0o700);
+  // "exists": another process made it since (doors started at one instant); opened again,
+  // it is checked as any other.
+  if (made !== "made" && made !== "exists") return opened;
+  const again = openDirAt(parent, name);
+  if (made === "made" && typeof again === "number") setMode(again, 0o700); // Past the umask.
+  return again;
 }
 
 /** `path` with the links of its existing part resolved, the missing rest appended. */

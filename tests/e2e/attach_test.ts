@@ -3,29 +3,23 @@
  * tmux runs attach in a pane of its own (new-session -d, send-keys,
  * capture-pane), against the host an agent's client started.
  */
-import { type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { type Json, MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { startCalc } from "../helpers/calc.ts";
 import { runCli } from "../helpers/cli.ts";
-import { posixTest } from "../helpers/platform.ts";
-import { hostDir } from "../helpers/portal.ts";
+import { sharedPortal } from "../helpers/portal.ts";
 import { Pane } from "../helpers/pane.ts";
 
-posixTest(
+// One host for the file: each test names its programs apart ("nosuch" is no one's).
+const { portalTest, linuxTest } = sharedPortal();
+
+linuxTest(
   "portal attach: a person joins the agent's python in a real terminal, types, detaches with Ctrl+]",
-  async () => {
-    await using dir = await hostDir();
-    await using agent = await Portal.start({ dir: dir.path });
+  async (agent) => {
+    const calc = await startCalc(agent);
     try {
-      const calc = await agent.call("process_start", {
-        command: "python3",
-        args: ["-q"],
-        pty: true,
-        keep: true,
-        name: "calc",
-        wait: "ready",
-      });
-      const env = await serverEnv(dir.path);
-      await using pane = await Pane.open(dir.path, [
+      const env = await serverEnv(agent.dir);
+      await using pane = await Pane.open(agent.dir, [
         Deno.execPath(),
         "run",
         "-A",
@@ -58,7 +52,7 @@ posixTest(
       const step = await agent.call("process_write", { id: calc.id, content: "6*7 + 1\n" });
       assertMatch(step.output, /^43$/m);
 
-      const ps = await runCli(dir.path, ["ps"]);
+      const ps = await runCli(agent.dir, ["ps"]);
       assertEquals(ps.code, 0, ps.stderr);
       assertMatch(ps.stdout, /^ID +NAME +KEEP +STATUS +STATE +PID +COMMAND$/m);
       assertMatch(
@@ -66,27 +60,24 @@ posixTest(
         new RegExp(`^${calc.id} +calc +yes +running +\\S+ +${calc.os_pid} +python3$`, "m"),
       );
     } finally {
-      await agent.call("process_kill_all").catch(() => {});
+      await agent.call("process_kill", { id: calc.id }).catch(() => {});
     }
   },
-  { only: "linux" },
 );
 
-posixTest(
+portalTest(
   "portal attach: an ended program shows its last screen (exit 0); an unknown one exits 1",
-  async () => {
-    await using dir = await hostDir();
-    await using agent = await Portal.start({ dir: dir.path });
+  async (agent) => {
     const done = await agent.spawn("sh", ["-c", "echo the last words"], {
       pty: true,
       name: "done",
     });
     await agent.waitExit(done);
-    const ended = await runCli(dir.path, ["attach", "done"]);
+    const ended = await runCli(agent.dir, ["attach", "done"]);
     assertEquals(ended.code, 0, ended.stderr);
     assertMatch(ended.stdout, /done \(id \d+\), sh, exited with code 0; its last screen:/);
     assertMatch(ended.stdout, /the last words/);
-    const unknown = await runCli(dir.path, ["attach", "nosuch"]);
+    const unknown = await runCli(agent.dir, ["attach", "nosuch"]);
     assertEquals([unknown.code, unknown.stdout], [1, ""]);
     assertEquals(
       unknown.stderr,
@@ -95,22 +86,20 @@ posixTest(
   },
 );
 
-posixTest(
+portalTest(
   "portal ps and attach show the control characters of a program's command, never send them",
-  async () => {
-    await using dir = await hostDir();
-    await using agent = await Portal.start({ dir: dir.path });
+  async (agent) => {
     // A title change, a bell and a screen clear in the program's file name.
-    const script = `${dir.path}/evil\x1b]0;pwned\x07\x1b[2J`;
+    const script = `${agent.dir}/evil\x1b]0;pwned\x07\x1b[2J`;
     await Deno.writeTextFile(script, "#!/bin/sh\nexec sleep 300\n", { mode: 0o755 });
     const { id } = await agent.call("process_start", { command: script, name: "evil" });
     const shown = String.raw`evil\x1b]0;pwned\x07\x1b[2J`.replace(/[[\]\\]/g, "\\$&");
-    const ps = await runCli(dir.path, ["ps"]);
+    const ps = await runCli(agent.dir, ["ps"]);
     assertEquals(ps.code, 0, ps.stderr);
     assert(!ps.stdout.includes("\x1b") && !ps.stdout.includes("\x07"), JSON.stringify(ps.stdout));
     assertMatch(ps.stdout, new RegExp(`^${id} +evil +no +running .*/${shown}$`, "m"));
     await agent.call("process_kill", { id });
-    const attached = await runCli(dir.path, ["attach", "evil"]);
+    const attached = await runCli(agent.dir, ["attach", "evil"]);
     assertEquals(attached.code, 0, attached.stderr);
     assert(!attached.stdout.includes("\x1b"), JSON.stringify(attached.stdout));
     assertMatch(
@@ -120,11 +109,9 @@ posixTest(
   },
 );
 
-posixTest(
+portalTest(
   "attach, watch and export resolve a name alike: the live process, else the newest; unknown exits 1",
-  async () => {
-    await using dir = await hostDir();
-    await using agent = await Portal.start({ dir: dir.path });
+  async (agent) => {
     const start = () =>
       agent.call("process_start", { command: "cat", pty: true, name: "calc", keep: true });
     const killed = await start();
@@ -132,18 +119,18 @@ posixTest(
     const live = await start();
     await agent.call("process_write", { id: live.id, content: "hello\n" });
     try {
-      const attached = await runCli(dir.path, ["attach", "calc"]);
+      const attached = await runCli(agent.dir, ["attach", "calc"]);
       assertEquals(attached.code, 0, attached.stderr);
       assertMatch(attached.stdout, new RegExp(`attached to calc \\(id ${live.id}\\)`));
-      const watched = await runCli(dir.path, ["watch", "calc"]);
+      const watched = await runCli(agent.dir, ["watch", "calc"]);
       assertEquals(watched.code, 0, watched.stderr);
       assertEquals(new URL(watched.stdout.trim()).searchParams.get("id"), String(live.id));
-      const exported = await runCli(dir.path, ["export", "calc"]);
+      const exported = await runCli(agent.dir, ["export", "calc"]);
       assertEquals(exported.code, 0, exported.stderr);
       assertMatch(exported.stderr, new RegExp(`^portal: process ${live.id} of `));
       assertMatch(exported.stdout, /hello/);
       for (const command of ["attach", "watch", "export"]) {
-        const unknown = await runCli(dir.path, [command, "nosuch"]);
+        const unknown = await runCli(agent.dir, [command, "nosuch"]);
         assertEquals([unknown.code, unknown.stdout], [1, ""], command);
         assertMatch(unknown.stderr, /^portal: no process has the id or name "nosuch"/, command);
         assertEquals(unknown.stderr.trim().split("\n").length, 1, unknown.stderr);

@@ -15,6 +15,7 @@ import {
   Portal,
   serverEnv,
 } from "../../dev/portal_client.ts";
+import { spawnDoor } from "../../dev/raw_door.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
@@ -72,14 +73,7 @@ class RawDoor implements AsyncDisposable {
 
   /** A door of the host of `dir`, initialized. */
   static async open(dir: string): Promise<RawDoor> {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      env: await serverEnv(dir),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const door = new RawDoor(child);
+    const door = new RawDoor(await spawnDoor(dir));
     await door.request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},

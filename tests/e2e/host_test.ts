@@ -3,32 +3,31 @@
  * finds them; a door's end ends only its client's unkept programs; the
  * host's end ends everything, and the next host lists what it held; a host
  * with nothing to do leaves after its grace; two doors at once share one
- * host; a client that connects once per call keeps its processes; every
- * start shares one database; the host runs with V8_FLAGS. Each test owns its
+ * host; a door whose host hangs up before its welcome starts another; a
+ * client that connects once per call keeps its processes; every start
+ * shares one database; the host runs with V8_FLAGS. Each test owns its
  * directory (so closing a client leaves the host up) and ends the host itself.
  */
-import { endHost, hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import {
+  endHost,
+  hostPid,
+  initializeRequest,
+  type Json,
+  Portal,
+  serverEnv,
+} from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
+import { jsonLine, spawnDoor } from "../../dev/raw_door.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { hostAddress } from "../../src/host/address.ts";
 import { HOST_GRACE_MS, V8_FLAGS } from "../../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { startCalc } from "../helpers/calc.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { pidAlive } from "../helpers/processes.ts";
 import { queryRecords } from "../helpers/records_file.ts";
-
-/** Starts python3 on a PTY, kept and named, and waits for its prompt. */
-async function startCalc(portal: Portal): Promise<Json> {
-  return await portal.call("process_start", {
-    command: "python3",
-    args: ["-q"],
-    pty: true,
-    keep: true,
-    name: "calc",
-    wait: "ready",
-  });
-}
 
 posixTest("a kept process outlives its client; the next client finds it by name", async () => {
   await using dir = await hostDir();
@@ -154,9 +153,10 @@ posixTest("a host with no client and nothing kept leaves after its grace", async
     await portal.waitExit(kept);
   }
   const left = Date.now();
+  // Polled four times a second (each poll runs `ps`): its leaving is known within 250 ms.
   await waitFor("the host to leave", () => !pidAlive(host), {
     timeoutMs: HOST_GRACE_MS + 5000,
-    intervalMs: 50,
+    intervalMs: 250,
   });
   assert(Date.now() - left >= HOST_GRACE_MS - 1000, "not before its grace");
   // Its socket is gone, and a new start works.
@@ -177,6 +177,23 @@ posixTest("two doors started at the same instant end up on one host", async () =
   } finally {
     await Promise.all(doors.map((door) => door.close()));
   }
+});
+
+posixTest("a door whose host hangs up before its welcome starts another", async () => {
+  await using dir = await hostDir();
+  // A host at the end of its grace: it takes the door's connection, then hangs up and is gone.
+  const { socket } = await hostAddress(await serverEnv(dir.path));
+  const leaving = Deno.listen({ transport: "unix", path: socket });
+  const hungUp = (async () => {
+    const conn = await leaving.accept();
+    await conn.read(new Uint8Array(1 << 16)); // The door's hello.
+    leaving.close(); // Its socket file goes with it.
+    conn.close();
+  })();
+  await using portal = await Portal.start({ dir: dir.path });
+  await hungUp;
+  assert(portal.serverPid !== Deno.pid && pidAlive(portal.serverPid), "a host of its own");
+  assertEquals((await portal.call("process_list")).processes, []);
 });
 
 posixTest(
@@ -243,9 +260,8 @@ posixTest(
         .map((e) => `${dir.path}/run/portal/${e.name}`).find((p) => p.endsWith(".sock"))!;
       // The other user runs a copy of Portal and of Deno's cache (this user's may be private).
       const cache = `${other.path}/deno_dir`;
-      Deno.mkdirSync(cache);
-      asRoot("cp", ["-r", `${await denoDir()}/npm`, cache]);
-      for (const part of ["main.ts", "deno.json", "src", "ffi"]) {
+      await copyServerPackages(`${cache}/npm`);
+      for (const part of ["main.ts", "deno.json", "deno.lock", "src", "ffi"]) {
         asRoot("cp", ["-r", new URL(`../../${part}`, import.meta.url).pathname, other.path]);
       }
       asRoot("chown", ["-R", `${user}:${user}`, other.path]);
@@ -332,6 +348,28 @@ async function runAs(
   return { stdout, stderr: await stderr };
 }
 
+/**
+ * Copies the npm packages the server imports (deno.lock's, each with its registry entry) from
+ * Deno's cache to `npm`: not the whole cache, whose 100 MB for the tests' tools cost some 2.6 CPU-s.
+ */
+async function copyServerPackages(npm: string): Promise<void> {
+  const { npm: packages } = JSON.parse(
+    Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)),
+  );
+  const parts = Object.keys(packages).flatMap((key) => {
+    const at = key.lastIndexOf("@");
+    const name = key.slice(0, at);
+    return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
+  });
+  Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
+  const { success, stderr } = new Deno.Command("cp", {
+    args: ["-r", "--parents", ...parts, `${npm}/registry.npmjs.org`],
+    cwd: `${await denoDir()}/npm/registry.npmjs.org`,
+    stderr: "piped",
+  }).outputSync();
+  if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
+}
+
 /** Deno's cache directory, as this Deno sees it. */
 async function denoDir(): Promise<string> {
   const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
@@ -340,22 +378,20 @@ async function denoDir(): Promise<string> {
 
 posixTest("a client that closes its input right after asking still gets its answers", async () => {
   await using dir = await hostDir();
+  const asked = [
+    initializeRequest("t"),
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "process_list", arguments: {} },
+    },
+  ];
   for (const round of ["the host starts", "the host runs"]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN],
-      env: await serverEnv(dir.path),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = await spawnDoor(dir.path);
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode([
-      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",' +
-      '"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}',
-      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"process_list","arguments":{}}}',
-      "",
-    ].join("\n")));
+    for (const message of asked) await writer.write(jsonLine(message));
     await writer.close();
     const out = new TextDecoder().decode((await child.output()).stdout);
     const ids = out.trim().split("\n").map((line) => JSON.parse(line).id);
