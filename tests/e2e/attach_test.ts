@@ -4,6 +4,7 @@
  * capture-pane), against the host an agent's client started.
  */
 import { type Json, MAIN, serverEnv } from "../../dev/portal_client.ts";
+import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { startCalc } from "../helpers/calc.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -125,10 +126,17 @@ portalTest(
       const watched = await runCli(agent.dir, ["watch", "calc"]);
       assertEquals(watched.code, 0, watched.stderr);
       assertEquals(new URL(watched.stdout.trim()).searchParams.get("id"), String(live.id));
-      const exported = await runCli(agent.dir, ["export", "calc"]);
+      // export reads the records database, which the host commits to a moment after the echo.
+      const exported = await waitFor(
+        "the export to hold the echo",
+        () => runCli(agent.dir, ["export", "calc"]),
+        {
+          until: (run) => run.code !== 0 || run.stdout.includes("hello"),
+          intervalMs: 50,
+        },
+      );
       assertEquals(exported.code, 0, exported.stderr);
       assertMatch(exported.stderr, new RegExp(`^portal: process ${live.id} of `));
-      assertMatch(exported.stdout, /hello/);
       for (const command of ["attach", "watch", "export"]) {
         const unknown = await runCli(agent.dir, [command, "nosuch"]);
         assertEquals([unknown.code, unknown.stdout], [1, ""], command);
