@@ -55,7 +55,9 @@ export const TOOLS_TTL_MS = 3_600_000;
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 const CAPABILITIES = { logging: {}, tools: {} };
-const LISTING = listing(TOOLS);
+let listed: ReturnType<typeof listing> | undefined;
+/** Made at the first `tools/list`: a host that is never asked saves the schemas' conversion. */
+const toolListing = () => listed ??= listing(TOOLS);
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
@@ -127,7 +129,7 @@ export function createServer(
   server.onRefused((ctx, message) =>
     log.log("info", "tools", `tools/call refused: ${message}`, ctx.mcpReq.id)
   );
-  server.setRequestHandler("tools/list", () => LISTING);
+  server.setRequestHandler("tools/list", toolListing);
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = BY_NAME.get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
