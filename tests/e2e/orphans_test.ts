@@ -130,6 +130,13 @@ function sentinelOf(server: number): number | undefined {
   })?.pid;
 }
 
+/** The server's sentinel, once it runs: it may be between its fork and its exec as a start returns. */
+async function runningSentinel(server: number): Promise<number> {
+  return (await waitFor("the session sentinel", () => sentinelOf(server), {
+    until: (pid) => pid !== undefined,
+  }))!;
+}
+
 /** How long ago process `pid` started, from /proc (clock ticks of 10 ms since boot). */
 function ageMs(pid: number): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
@@ -177,7 +184,7 @@ async function noOrphans(target: Target, ending: Ending): Promise<void> {
   assertEquals(alive(key).sort(), [...key].sort(), `${target} ${ending}: alive at first`);
   if (ending === "SIGKILL" && target !== "door") {
     // Every program runs: the sentinel dies, and a new one takes over at once, unasked.
-    const sentinel = sentinelOf(server)!;
+    const sentinel = await runningSentinel(server);
     Deno.kill(sentinel, "SIGKILL");
     const next = await waitFor("a new sentinel", () => sentinelOf(server), {
       until: (pid) => pid !== undefined && pid !== sentinel,
@@ -254,7 +261,7 @@ posixTest(
     await using portal = await Portal.start({ captureStderr: true });
     const server = portal.serverPid;
     await portal.spawn("sleep", ["300"]);
-    const first = sentinelOf(server)!;
+    const first = await runningSentinel(server);
     // A sentinel that dies in its first second makes the next one wait: this one lived longer.
     await waitFor("the sentinel to be a second old", () => ageMs(first), {
       until: (ms) => ms > 1100,
