@@ -216,6 +216,8 @@ export class ProcessPool {
     const own = this.entries().filter((entry) => entry.owner === session);
     for (const entry of own) if (entry.process.spec.keep) entry.owner = null;
     const leaving = own.filter((entry) => !entry.process.spec.keep).map((e) => e.process);
+    // Said from now, not once the kill is done: a call meanwhile hears where the process went.
+    for (const process of leaving) this.#gone.set(process.id, "left with its client");
     await Promise.allSettled(leaving.map((process) => process.kill(KILL_GRACE_MS)));
     for (const process of leaving) {
       if (this.get(process.id)?.process !== process) continue;

@@ -57,12 +57,12 @@ export class SessionView {
       this.#pool.attention.named(id);
       return entry.process;
     }
-    const why = entry
-      ? " you can use: it belongs to another client's session, and only processes started " +
-        "with keep: true are shared between clients"
-      : this.#pool.goneWhy(id) === "left with its client"
+    const why = this.#pool.goneWhy(id) === "left with its client"
       ? ": it belonged to a client that has left, and ended with it (it was not started with " +
         "keep: true)"
+      : entry
+      ? " you can use: it belongs to another client's session, and only processes started " +
+        "with keep: true are shared between clients"
       : id >= this.#pool.nextId
       ? ""
       : id < this.#pool.firstId
