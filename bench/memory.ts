@@ -31,7 +31,15 @@ async function pipes(): Promise<void> {
   await using data = await dataFile(1024 / GIB_PARTS);
   const files = Array(GIB_PARTS).fill(data.path);
   const bare = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--bare", ...files],
+    // Its packages are in dev/deno.lock; deno.lock holds only the server's.
+    args: [
+      "run",
+      "-A",
+      `--lock=${new URL("../dev/deno.lock", import.meta.url).pathname}`,
+      new URL(import.meta.url).pathname,
+      "--bare",
+      ...files,
+    ],
     stdout: "piped",
   });
   const { bytes, peak: barePeak } = JSON.parse(
