@@ -18,7 +18,7 @@ import { endHost, hostPid, initializeRequest, Portal } from "../dev/portal_clien
 import { spawnDoor } from "../dev/raw_door.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
-import { median, ms, percentile, row } from "./lib.ts";
+import { median, ms, percentile, procStatus, row } from "./lib.ts";
 
 const ROUNDS = 7;
 const STEPS = Number(Deno.args[0] ?? 200);
@@ -119,8 +119,7 @@ async function step(portal: Portal, id: number, i: number): Promise<number> {
   }
   const host = hostPid(dir.path)!;
   // Settled: the client has left and nothing more happens.
-  const rss = () =>
-    Number(/VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${host}/status`))![1]);
+  const rss = () => procStatus(host, "VmRSS") / 1024;
   const kb = await waitFor("the host's RSS to settle", async () => {
     const before = rss();
     await new Promise((resolve) => setTimeout(resolve, 1000));

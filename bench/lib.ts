@@ -8,6 +8,9 @@
  */
 import { tempDir } from "../dev/temp_dir.ts";
 
+/** The /proc counters benches read, from the one reader tests and dev/ use too. */
+export { procIo, procStatus } from "../dev/process_table.ts";
+
 /** One line of the table. */
 export interface Row {
   item: string;
@@ -60,18 +63,6 @@ export async function dataFile(mib: number) {
     bytes: mib << 20,
     [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose](),
   };
-}
-
-/** A field of /proc/<pid>/io (e.g. write_bytes). */
-export function procIo(pid: number, field: string): number {
-  const text = Deno.readTextFileSync(`/proc/${pid}/io`);
-  return Number(text.match(new RegExp(`^${field}: (\\d+)`, "m"))![1]);
-}
-
-/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM). */
-export function procStatus(pid: number, field: string): number {
-  const text = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))![1]) * 1024;
 }
 
 /** `n` busy loops beside the benchmark (every CPU busy); kill them with the returned function. */

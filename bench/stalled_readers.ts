@@ -22,11 +22,12 @@
 import { delay } from "../src/async.ts";
 import { bigReply } from "../dev/big_reply.ts";
 import { hostLogs, Portal } from "../dev/portal_client.ts";
+import { childrenOf } from "../dev/process_table.ts";
 import { RawAttach } from "../dev/raw_attach.ts";
 import { handshake, jsonLine, spawnDoor } from "../dev/raw_door.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { endHost } from "../dev/portal_client.ts";
-import { mb, ms, percentile, procStatus, row } from "./lib.ts";
+import { mb, ms, percentile, procIo, procStatus, row } from "./lib.ts";
 
 const FLOOD_S = Number(Deno.args[0] ?? 15);
 const PAUSED = "bytes of replies unread: what it sends is taken again";
@@ -101,8 +102,8 @@ async function flood(stalled: boolean): Promise<void> {
     const found = await beside(dir.path, async () => {
       await agent.call("process_write", { id, content: "go\n", wait: "none" });
       await delay(FLOOD_S * 1000);
-      const base64 = Number(Deno.readTextFileSync(`/proc/${os_pid}/task/${os_pid}/children`));
-      wrote = Number(/^wchar: (\d+)/m.exec(Deno.readTextFileSync(`/proc/${base64}/io`))![1]);
+      const [base64] = childrenOf(os_pid);
+      wrote = procIo(base64, "wchar");
       Deno.kill(base64, "SIGKILL");
     });
     report(

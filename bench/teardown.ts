@@ -12,7 +12,7 @@
  * Linux only (/proc). Run: deno run -A bench/teardown.ts [rounds]
  */
 import { Portal } from "../dev/portal_client.ts";
-import { pidAlive, processTable } from "../dev/process_table.ts";
+import { childrenOf, pidAlive, processTable } from "../dev/process_table.ts";
 import { median, row } from "./lib.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
@@ -97,8 +97,7 @@ for (const ending of ["SIGKILL", "stdin closed"] as const) {
 
 /** The server's children that run the sentinel's script (its main thread's children). */
 function sentinels(server: number): number[] {
-  const children = Deno.readTextFileSync(`/proc/${server}/task/${server}/children`);
-  return children.split(" ").filter((pid) => pid !== "").map(Number).filter((pid) => {
+  return childrenOf(server).filter((pid) => {
     try {
       return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("sids=");
     } catch {

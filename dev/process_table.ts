@@ -107,6 +107,24 @@ export function pidsByCommandLine(match: (cmdline: string) => boolean): number[]
   });
 }
 
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM; Linux). */
+export function procStatus(pid: number, field: string): number {
+  const text = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))![1]) * 1024;
+}
+
+/** A counter of /proc/<pid>/io (wchar, write_bytes; Linux). */
+export function procIo(pid: number, field: string): number {
+  const text = Deno.readTextFileSync(`/proc/${pid}/io`);
+  return Number(text.match(new RegExp(`^${field}: (\\d+)`, "m"))![1]);
+}
+
+/** The pids of `pid`'s children (those of its main thread; Linux /proc). */
+export function childrenOf(pid: number): number[] {
+  const text = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
+  return text === "" ? [] : text.split(" ").map(Number);
+}
+
 /** Every pid /proc lists. */
 function procPids(): number[] {
   return [...Deno.readDirSync("/proc")].flatMap(({ name }) => /^\d+$/.test(name) ? [+name] : []);

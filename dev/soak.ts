@@ -18,6 +18,7 @@
 import { fuzz } from "./fuzz.ts";
 import { killMidFlood } from "./kill_mid_flood.ts";
 import { Portal } from "./portal_client.ts";
+import { procStatus } from "./process_table.ts";
 import { tempDir } from "./temp_dir.ts";
 
 const [mode = "fuzz", first, second] = Deno.args;
@@ -29,7 +30,7 @@ if (mode === "fuzz") {
   const round = 10_000;
   await using portal = await Portal.start();
   const pid = portal.serverPid;
-  const memory = () => /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1];
+  const memory = () => procStatus(pid, "VmRSS");
   const files = () => [...Deno.readDirSync(`/proc/${pid}/fd`)].length;
   for (let done = 0; done < calls; done += round) {
     const report = await fuzz(portal, { calls: Math.min(round, calls - done), seed: seed + done });
@@ -40,7 +41,7 @@ if (mode === "fuzz") {
     console.log(
       `${done + report.calls} calls: ${report.ms} ms, ${report.refused} refused, ` +
         `${report.started} started, ${report.failures.length} failures; ` +
-        `RSS ${Math.round(Number(memory()) / 1024)} MiB, ${files()} open files`,
+        `RSS ${Math.round(memory() / 2 ** 20)} MiB, ${files()} open files`,
     );
     for (const failure of report.failures.slice(0, 5)) console.log(`  ${failure}`);
     failed ||= report.failures.length > 0;

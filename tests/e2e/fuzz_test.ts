@@ -10,7 +10,7 @@ import { fuzz } from "../../dev/fuzz.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { descendants } from "../helpers/processes.ts";
-import { openFds } from "../../dev/process_table.ts";
+import { openFds, procStatus } from "../../dev/process_table.ts";
 import { posixTest } from "../helpers/platform.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -30,10 +30,7 @@ function count(files: string[], file: string): number {
 }
 
 /** The server's resident memory, in MiB. */
-function rssMiB(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1];
-  return Math.round(Number(kb) / 1024);
-}
+const rssMiB = (pid: number) => Math.round(procStatus(pid, "VmRSS") / 2 ** 20);
 
 /** Kills and cleans up every process; returns how many there were. */
 async function endAll(portal: Portal): Promise<number> {

@@ -9,6 +9,7 @@
  */
 import { bigReply } from "../../dev/big_reply.ts";
 import { hostLogs, type Json, Portal } from "../../dev/portal_client.ts";
+import { childrenOf, procIo, procStatus } from "../../dev/process_table.ts";
 import { RawAttach } from "../../dev/raw_attach.ts";
 import { handshake, jsonLine, spawnDoor } from "../../dev/raw_door.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -20,16 +21,7 @@ import { posixTest, type TestOptions } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
 
 /** The host's resident memory, in MB. */
-function rssMB(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1];
-  return Number(kb) / 1024;
-}
-
-/** The pids of `pid`'s children (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  const text = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
-  return text === "" ? [] : text.split(" ").map(Number);
-}
+const rssMB = (pid: number) => procStatus(pid, "VmRSS") / 2 ** 20;
 
 /** Lets time pass for `ms`, sampling the host's memory; returns the largest sample. */
 async function peakOver(host: number, ms: number): Promise<number> {
@@ -79,8 +71,7 @@ hostTest(
     const [base64] = await waitFor("base64 to run", () => childrenOf(flood.os_pid), {
       until: (children) => children.length > 0, // an empty list is no answer yet
     });
-    const wrote = () =>
-      Number(/^wchar: (\d+)/m.exec(Deno.readTextFileSync(`/proc/${base64}/io`))![1]);
+    const wrote = () => procIo(base64, "wchar");
     // The terminal follows the first 40 MB of the flood, as much as 4 s of it on a busy machine
     // (the host's own cost of a flood, its screen, records and heap, has grown meanwhile)...
     let followed = 0;
