@@ -362,6 +362,14 @@ async function copyServerPackages(npm: string): Promise<void> {
     return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
   });
   Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
+  // On a fresh machine another test's server may be filling the cache this very moment: Deno
+  // holds its cache lock until every package is whole, so copy only after a cache of our own.
+  const cached = await new Deno.Command(Deno.execPath(), {
+    args: ["cache", "--quiet", "main.ts"],
+    cwd: new URL("../../", import.meta.url).pathname,
+    stderr: "piped",
+  }).output();
+  if (!cached.success) throw new Error(`deno cache: ${new TextDecoder().decode(cached.stderr)}`);
   const { success, stderr } = new Deno.Command("cp", {
     args: ["-r", "--parents", ...parts, `${npm}/registry.npmjs.org`],
     cwd: `${await denoDir()}/npm/registry.npmjs.org`,

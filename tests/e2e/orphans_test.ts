@@ -18,6 +18,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { portalTest } from "../helpers/portal.ts";
+import { BUSY_TIMEOUT_MS } from "../helpers/records_file.ts";
 import { alive, descendants, processTable, sessionMembers } from "../helpers/processes.ts";
 
 /**
@@ -169,6 +170,7 @@ function end(portal: Portal, target: Target, ending: Ending): Promise<void> {
 /** The records of process `id` as text, from the database file. */
 function recorded(path: string, id: number): string {
   using db = new DatabaseSync(path, { readOnly: true });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   assertEquals({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
   const rows = db.prepare(
     "SELECT content FROM process_records WHERE process_id = ? ORDER BY seq",
