@@ -99,7 +99,10 @@ holds("a hidden path stays hidden whatever a program renames, moves or links", a
         `mv ${ws}/sub/dotssh ${ws}/dotssh-moved; mv ${ws}/conf/secret.txt ${ws}/moved.txt; ` +
         `ln ${ws}/conf/secret.txt ${ws}/hard; ln -s ${ws}/conf ${ws}/soft; rm -rf ${ws}/sub`,
     );
-    const { output } = await run(portal, `find ${ws} -type f -exec cat {} +; cat ${ws}/soft/secret.txt`);
+    const { output } = await run(
+      portal,
+      `find ${ws} -type f -exec cat {} +; cat ${ws}/soft/secret.txt`,
+    );
     assert(!output.includes("SECRET"), `a hidden path was read: ${output}`);
   }
   {
