@@ -11,6 +11,7 @@ import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { copyServerPackages, type OtherUser, otherUser } from "../helpers/other_user.ts";
 import { places, policyTest, run, type RunAs, startUnder } from "../helpers/policy.ts";
+import { VERSION } from "../../src/version.ts";
 
 /** A throwaway user and a Deno cache it can read, made by the first test that needs them. */
 let unprivileged: Promise<{ user: OtherUser; runAs: RunAs; cache: string }> | undefined;
@@ -119,11 +120,21 @@ holds("a hidden path stays hidden whatever a program renames, moves or links", a
   assertEquals(await Deno.readTextFile(`${home}/.config/token`), "SECRET-CONFIG\n");
 });
 
-/** Tries to connect to each Unix socket named after it; prints what it reached. */
-const CONNECT = "import socket, sys\nfor path in sys.argv[1:]:\n" +
-  "  s = socket.socket(socket.AF_UNIX)\n" +
-  "  try:\n    s.connect(path); print('REACHED', path)\n" +
+/**
+ * Says its first argument (a hello) to each host socket named after it;
+ * prints REACHED for each host that answers.
+ */
+const CONNECT = "import socket, sys\nfor path in sys.argv[2:]:\n" +
+  "  s = socket.socket(socket.AF_UNIX); s.settimeout(15)\n" +
+  "  try:\n    s.connect(path); s.sendall(sys.argv[1].encode() + b'\\n')\n" +
+  "    print('REACHED' if s.recv(1) else 'closed', path)\n" +
   "  except OSError as e: print('not reached', path, e.strerror)\n";
+
+/** The host sockets in runtime directory `dir`. */
+function socketsIn(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => `${dir}/${e.name}`)
+    .filter((path) => path.endsWith(".sock"));
+}
 
 holds("no program under a policy reaches another Portal host of its user, or its files", async (
   runner,
@@ -136,9 +147,27 @@ holds("no program under a policy reaches another Portal host of its user, or its
     cwd: at.root,
     user: runner.runAs,
   });
-  const sockets = [...Deno.readDirSync(fallback)].map((e) => `${fallback}/${e.name}`)
-    .filter((path) => path.endsWith(".sock"));
-  assert(sockets.length > 0, `no host socket in ${fallback}`);
+  // And one whose runtime directory is somewhere no sandbox can know of: it refuses them.
+  const elsewhere = `${at.root}/elsewhere`;
+  await using third = await Portal.start({
+    env: { XDG_RUNTIME_DIR: elsewhere },
+    cwd: at.root,
+    user: runner.runAs,
+  });
+  const sockets = [...socketsIn(fallback), ...socketsIn(`${elsewhere}/portal`)];
+  assertEquals(sockets.length, 2, `the two hosts' sockets: ${sockets}`);
+  const hello = JSON.stringify({ portal: VERSION, role: "ps" });
+  // Outside a sandbox, the probe reaches them.
+  const probe = ["/usr/bin/python3", "-c", CONNECT, hello, ...sockets];
+  const as = runner.runAs?.name;
+  const free = as
+    ? new Deno.Command("setpriv", {
+      args: [`--reuid=${as}`, `--regid=${as}`, "--clear-groups", "--", ...probe],
+    })
+    : new Deno.Command(probe[0], { args: probe.slice(1) });
+  const { stdout, stderr } = await free.output();
+  const reachable = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  assertEquals(reachable.match(/REACHED/g)?.length, 2, reachable);
   // Its host log outside its database's directory, as a user's is (~/.local/state/portal).
   const state = `${at.root}/state`;
   const env = { XDG_STATE_HOME: state };
@@ -148,20 +177,20 @@ holds("no program under a policy reaches another Portal host of its user, or its
       env,
       user: runner.runAs,
     });
-    const own = [...Deno.readDirSync(`${portal.dir}/run/portal`)]
-      .map((e) => `${portal.dir}/run/portal/${e.name}`).filter((path) => path.endsWith(".sock"));
+    const own = socketsIn(`${portal.dir}/run/portal`);
     const log = [...Deno.readDirSync(`${state}/portal`)].map((e) => `${state}/portal/${e.name}`)
       .find((path) => path.endsWith(".log"))!;
     assertStringIncludes(await Deno.readTextFile(log), "host");
     const reached = await run(
       portal,
-      `python3 -c "${CONNECT}" ${[...sockets, ...own].join(" ")}; ` +
+      `python3 -c "${CONNECT}" '${hello}' ${[...sockets, ...own].join(" ")}; ` +
         `cat ${log} && echo READ-LOG; ` +
         `for dir in ${state}/portal ${portal.dir} ${fallback}; do ls -A $dir | sed 's/^/ENTRY /'; done`,
     );
     assert(!/REACHED|READ-LOG|ENTRY/.test(reached.output), reached.output);
   }
   await other.close();
+  await third.close();
 });
 
 holds("network none and loopback refuse vsock; netlink stays, per namespace", async (runner) => {
