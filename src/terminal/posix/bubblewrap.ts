@@ -38,6 +38,16 @@
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
  * assert.deepEqual(argv.slice(bind, bind + 3), ["--bind", "/var", "/var"]);
+ *
+ * // A hidden file in a workspace: the directory above it is pinned, so no program renames it.
+ * const ws = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.mkdirSync(`${ws}/conf`);
+ * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
+ * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
+ * const args = bubblewrapArgs(hiding, exec, { stub: "", filterFd: null }).join(" ");
+ * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
+ * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
+ * Deno.removeSync(ws, { recursive: true });
  * ```
  * @module
  */
