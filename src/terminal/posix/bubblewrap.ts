@@ -157,15 +157,17 @@ export function bubblewrapArgs(
     sandbox.privateTmp && isUnder(path, "/tmp") && !writable.some((dir) => isUnder(path, dir));
   const cwd = inPrivateTmp(exec.cwd) && named(exec.cwd) ? [exec.cwd] : [];
   const readable = existing([...sandbox.readable, ...cwd]);
-  // What a private /tmp or another hidden directory already hides needs no mount of its own.
+  // What a private /tmp or /dev, or another hidden directory, already hides needs no mount.
   const visible = hidden.filter((path) =>
     !hidden.some((other) => other !== path && isUnder(path, other)) &&
-    !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir)))
+    !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir))) &&
+    !(isUnder(path, "/dev") && !everywhere)
   );
   // Shallow first, so a deeper bind lands on the shallower one rather than under it.
   const binds = [...new Set([...writable, ...pinned(visible, writable, everywhere)])]
     .sort((a, b) => depth(a) - depth(b));
-  for (const dir of binds) args.push("--bind", dir, dir);
+  // Under /dev (full mode's is the machine's) a plain bind would make its devices unusable.
+  for (const dir of binds) args.push(isUnder(dir, "/dev") ? "--dev-bind" : "--bind", dir, dir);
   for (const path of readable) args.push("--ro-bind", path, path);
   const emptied: string[] = [];
   for (const path of visible) {
@@ -237,6 +239,8 @@ function pinned(hidden: string[], writable: string[], everywhere: boolean): stri
   const dirs = new Set<string>();
   for (const path of hidden) {
     for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
+      // The kernel's own file systems rename nothing; /sys stays read-only.
+      if (["/proc", "/sys"].some((kernel) => isUnder(dir, kernel))) continue;
       if (everywhere || writable.some((root) => root !== dir && isUnder(dir, root))) dirs.add(dir);
     }
   }
