@@ -224,7 +224,8 @@ export function bubblewrapProblem(): string | null {
   if (run.success) return null;
   const said = new TextDecoder().decode(run.stderr).trim();
   return `bubblewrap cannot make a sandbox here (${said || `exit ${run.code}`}). User ` +
-    "namespaces may be off: `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or on " +
+    "namespaces (every sandbox has one, root's too) may be off: `sudo sysctl -w " +
+    "user.max_user_namespaces=15000` and `kernel.unprivileged_userns_clone=1`, or on " +
     "Ubuntu 24.04 and later allow bwrap in AppArmor " +
     "(`kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for bwrap).";
 }
