@@ -56,6 +56,7 @@ h=$(cat /proc/sys/kernel/hostname); echo "$h" > /proc/sys/kernel/hostname && ech
 hostname "$h" 2>/dev/null && echo SET-hostname
 [ -e /proc/sysrq-trigger ] && [ -w /proc/sysrq-trigger ] && echo WRITABLE-sysrq-trigger
 [ -w /proc/sys/vm/drop_caches ] && echo WRITABLE-drop_caches
+find /sys/kernel -maxdepth 2 -type f -perm -u+w -writable 2>/dev/null | sed 's/^/WRITABLE-/'
 true`;
 
 holds(
