@@ -2,9 +2,10 @@
  * What an adversarial review broke in the policy sandbox (issue 37), each
  * held now, through the real server and real bubblewrap, as root and as an
  * unprivileged user: the kernel's settings and the hostname, a hidden path
- * renamed away, another Portal host of the user and Portal's own files,
- * vsock under `network: none`, and a working directory under the private
- * /tmp.
+ * renamed away, another Portal host of the user (in a runtime directory
+ * every sandbox hides, or one none can know of, which refuses it) and
+ * Portal's own files, vsock under `network: none` and `loopback`, and a
+ * working directory under the private /tmp.
  */
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
@@ -14,20 +15,20 @@ import { places, policyTest, run, type RunAs, startUnder } from "../helpers/poli
 import { VERSION } from "../../src/version.ts";
 
 /** A throwaway user and a Deno cache it can read, made by the first test that needs them. */
-let unprivileged: Promise<{ user: OtherUser; runAs: RunAs; cache: string }> | undefined;
+let unprivileged: Promise<{ user: OtherUser; runAs: RunAs }> | undefined;
 Deno.test.afterAll(async () => {
   const made = await unprivileged?.catch(() => undefined);
   await made?.user[Symbol.asyncDispose]();
-  if (made) await Deno.remove(made.cache, { recursive: true });
+  if (made) await Deno.remove(made.runAs.denoDir, { recursive: true });
 });
 
-function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs; cache: string }> {
+function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs }> {
   return unprivileged ??= (async () => {
     const user = otherUser();
     const cache = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-sandbox-cache-" });
     await copyServerPackages(`${cache}/npm`);
     await chown(cache, user.name);
-    return { user, runAs: { name: user.name, denoDir: cache }, cache };
+    return { user, runAs: { name: user.name, denoDir: cache } };
   })();
 }
 
@@ -50,6 +51,7 @@ function holds(name: string, fn: (runner: Runner) => Promise<void>): void {
   }, Deno.uid() === 0);
 }
 
+/** What the review wrote (the same values back), and what else a root program could change. */
 const WRITES = String.raw`
 v=$(cat /proc/sys/kernel/core_pattern); echo "$v" > /proc/sys/kernel/core_pattern && echo WROTE-core_pattern
 h=$(cat /proc/sys/kernel/hostname); echo "$h" > /proc/sys/kernel/hostname && echo WROTE-hostname
