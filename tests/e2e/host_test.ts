@@ -17,6 +17,7 @@ import {
   serverEnv,
 } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
+import { copyServerPackages } from "../helpers/other_user.ts";
 import { jsonLine, spawnDoor } from "../../dev/raw_door.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -346,55 +347,6 @@ async function runAs(
   await child.status;
   await reading;
   return { stdout, stderr: await stderr };
-}
-
-/**
- * Copies the npm packages the server imports (deno.lock's, each with its registry entry) from
- * Deno's cache to `npm`: not the whole cache, whose 100 MB for the tests' tools cost some 2.6 CPU-s.
- */
-async function copyServerPackages(npm: string): Promise<void> {
-  const { npm: packages } = JSON.parse(
-    Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)),
-  );
-  // On a fresh machine another test's server may be filling the cache this very moment: Deno
-  // holds its cache lock until every package is whole, so copy only after a cache of our own.
-  const cached = await new Deno.Command(Deno.execPath(), {
-    args: ["cache", "--quiet", "main.ts"],
-    cwd: new URL("../../", import.meta.url).pathname,
-    stderr: "piped",
-  }).output();
-  if (!cached.success) throw new Error(`deno cache: ${new TextDecoder().decode(cached.stderr)}`);
-  const cache = `${await denoDir()}/npm/registry.npmjs.org`;
-  // Each package's version, and its registry.json where Deno fetched one (for the packages
-  // deno.json names; a dependency resolved from the lockfile alone has none).
-  const parts = Object.keys(packages).flatMap((key) => {
-    const at = key.lastIndexOf("@");
-    const name = key.slice(0, at);
-    return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
-  }).filter((part) => part.endsWith("/registry.json") ? exists(`${cache}/${part}`) : true);
-  Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
-  const { success, stderr } = new Deno.Command("cp", {
-    args: ["-r", "--parents", ...new Set(parts), `${npm}/registry.npmjs.org`],
-    cwd: cache,
-    stderr: "piped",
-  }).outputSync();
-  if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
-}
-
-/** Whether `path` exists. */
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Deno's cache directory, as this Deno sees it. */
-async function denoDir(): Promise<string> {
-  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }
 
 posixTest("a client that closes its input right after asking still gets its answers", async () => {
