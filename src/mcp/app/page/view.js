@@ -198,6 +198,7 @@ $("take").onclick = async () => {
   try {
     const { mine } = await call("view_control", { action: "take_over" });
     showControl("person", mine);
+    notice("");
     terminal.focus();
     await tell(
       `The person took the keyboard of process ${view.id} (${view.command}) in the terminal ` +
