@@ -184,6 +184,14 @@ Deno.test({
     assertMatch(token, /^[\w-]{43}$/);
     const poll = await portal.call("view_poll", { token, cursor: 0, wait_ms: 0 });
     assert(Array.isArray(poll.events), "the view's own client polls it");
+    // The program's terminal keeps the agent's size until the person holds the keyboard.
+    const size = { token, cols: 100, rows: 30 };
+    assertMatch(await portal.fail("view_resize", size), /Take over first/);
+    await portal.call("view_control", { token, action: "take_over" });
+    await portal.call("view_resize", size);
+    const inspected = await portal.call("process_inspect", { id });
+    assertEquals([inspected.cols, inspected.rows], [100, 30]);
+    await portal.call("view_control", { token, action: "give_back" });
     // The same token from another client of the same host (which renders apps too) opens nothing.
     const other = await modernClient(
       new StdioClientTransport({

@@ -5,7 +5,7 @@
  * watch page's terminal (src/watch/assets.ts), ext-apps' `App` for the
  * browser (its package's own bundle, `app-with-deps`), and the view's script
  * and style (page/). Assembled once, from text imports, so it is in the
- * module graph and in a compiled binary (docs/decisions/mcp-app-page.md).
+ * module graph and in a compiled binary (docs/decisions/2026-12-07-mcp-app-page.md).
  *
  * @module
  */
