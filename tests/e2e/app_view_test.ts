@@ -260,6 +260,11 @@ Deno.test({
         ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
       });
       assert(!/<script[^>]+src=|<link[^>]+href=/.test(page.text), "nothing loaded by URL");
+      const { id } = await ui.call("process_start", { command: "cat", pty: true });
+      const watched = await ui.client.callTool({ name: "process_watch", arguments: { id } });
+      const { token } = (watched._meta as Record<string, { token: string }>)["portal/view"];
+      const { events } = await ui.call("view_screen", { token });
+      assertEquals(events.map((e: { type: string }) => e.type).slice(0, 2), ["control", "screen"]);
     }
   },
 });
