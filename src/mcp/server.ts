@@ -43,14 +43,13 @@ import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
 import { TOOLS } from "./tools/index.ts";
 import { listing } from "./tools/listing.ts";
-import { processWatch } from "./tools/process_watch.ts";
 import {
   appListing,
   declaresUi,
   readViewResource,
   viewResources,
-  withView,
   withViewTools,
+  withViewTouches,
 } from "./app/ui_extension.ts";
 
 /** The revisions Portal speaks, newest first. */
@@ -164,9 +163,7 @@ export function createServer(
       const call = { context, server, ctx, log };
       if (!asTask) {
         const result = await callTool(tool, args, call);
-        return ui && tool === processWatch
-          ? withView(result, context, args as { id?: number })
-          : result;
+        return ui ? withViewTouches(tool.name, result, context, args) : result;
       }
       return await runAsTask(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),

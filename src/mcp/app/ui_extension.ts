@@ -52,13 +52,19 @@ export function declaresUi(server: Server, ctx: ServerContext): boolean {
   return ui !== undefined && (ui.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? true);
 }
 
+/** What process_watch does for a client that renders apps (its other clients get the link only). */
+const WATCH_IN_CHAT = "Shows a process's terminal live here, where your user can take over (a " +
+  "password), and a link for their browser; id: that one (default: your newest).";
+
 /** Portal's tools and the view's, for a client that renders apps: made once. */
 let appListed: ListToolsResult | undefined;
 export function appListing(tools: readonly AnyTool[]): ListToolsResult {
   return appListed ??= {
     tools: [
       ...listing(tools).tools.map((tool) =>
-        tool.name === "process_watch" ? { ...tool, _meta: { ui: { resourceUri: VIEW_URI } } } : tool
+        tool.name === "process_watch"
+          ? { ...tool, description: WATCH_IN_CHAT, _meta: { ui: { resourceUri: VIEW_URI } } }
+          : tool
       ),
       ...listing(VIEW_TOOLS).tools.map((tool) => ({
         ...tool,
@@ -71,6 +77,25 @@ export function appListing(tools: readonly AnyTool[]): ListToolsResult {
 /** Every tool a client that renders apps may call, by name. */
 export function withViewTools(byName: ReadonlyMap<string, AnyTool>): Map<string, AnyTool> {
   return new Map([...byName, ...VIEW_TOOLS.map((tool) => [tool.name, tool] as const)]);
+}
+
+const VIEW_TOOL_NAMES = new Set(VIEW_TOOLS.map((tool) => tool.name));
+
+/**
+ * A result for a client that renders apps: `process_watch`'s with its view
+ * ({@link withView}); a view tool's with a one-line text block, since only
+ * the view reads it, and it reads `structuredContent` (a poll's output or a
+ * recording would otherwise go twice).
+ */
+export function withViewTouches(
+  name: string,
+  result: CallToolResult,
+  context: ToolContext,
+  args: unknown,
+): CallToolResult {
+  if (name === "process_watch") return withView(result, context, args as { id?: number });
+  if (!VIEW_TOOL_NAMES.has(name) || result.isError) return result;
+  return { ...result, content: [{ type: "text", text: `${name}: done (for the view)` }] };
 }
 
 /**
