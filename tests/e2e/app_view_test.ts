@@ -250,6 +250,9 @@ Deno.test({
       const listed = (await ui.client.listTools()).tools;
       const watch = listed.find((tool) => tool.name === "process_watch")!;
       assertEquals(watch._meta, { ui: { resourceUri: "ui://portal/terminal" } });
+      // What a model sees (a host shows it no app-only tool) stays within the listing's cap.
+      const forModel = listed.filter((tool) => !tool.name.startsWith("view_"));
+      assert(JSON.stringify(forModel).length <= 15_000, `${JSON.stringify(forModel).length}`);
       const viewTools = listed.filter((tool) => tool.name.startsWith("view_"));
       assertEquals(viewTools.length, 6);
       for (const tool of viewTools) assertEquals(tool._meta, { ui: { visibility: ["app"] } });

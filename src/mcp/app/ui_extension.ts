@@ -52,9 +52,12 @@ export function declaresUi(server: Server, ctx: ServerContext): boolean {
   return ui !== undefined && (ui.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? true);
 }
 
-/** What process_watch does for a client that renders apps (its other clients get the link only). */
-const WATCH_IN_CHAT = "Shows a process's terminal live here, where your user can take over (a " +
-  "password), and a link for their browser; id: that one (default: your newest).";
+/**
+ * What process_watch does for a client that renders apps (its other clients
+ * get the link only): short, so the tools a model sees stay within
+ * tools/list's 15,000 characters (listing.ts) with the view's `_meta`.
+ */
+const WATCH_IN_CHAT = "Shows the terminal here, live; your user may take over. id: which one.";
 
 /** Portal's tools and the view's, for a client that renders apps: made once. */
 let appListed: ListToolsResult | undefined;

@@ -21,7 +21,7 @@ export const POLL_MAX_MS = 1000;
 /** The recording a view downloads is cut here (`portal export` gives it whole). */
 export const RECORDING_MAX_CHARS = 8 * 1024 * 1024;
 
-const token = z.string().min(1).max(100).describe("The view's token (process_watch's _meta).");
+const token = z.string().min(1).max(100);
 const events = z.object({
   cursor: z.number(),
   events: z.array(z.unknown()),
