@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { modernClient, ModernPortal } from "../../dev/modern_client.ts";
 import { MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { LEASE_MS } from "../../src/mcp/app/views.ts";
 import { type AppHost, renderView, UI_CAPABILITIES } from "../helpers/app_host.ts";
 import { screenshot, sharedBrowser, terminalText, terminalUntil } from "../helpers/browser.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
@@ -193,17 +194,7 @@ Deno.test({
     assertEquals([inspected.cols, inspected.rows], [100, 30]);
     await portal.call("view_control", { token, action: "give_back" });
     // The same token from another client of the same host (which renders apps too) opens nothing.
-    const other = await modernClient(
-      new StdioClientTransport({
-        command: Deno.execPath(),
-        args: ["run", "-A", MAIN],
-        env: await serverEnv(portal.dir),
-        stderr: "inherit",
-      }),
-      UI_CAPABILITIES,
-      "another-client",
-      true,
-    );
+    const other = await otherClient(portal);
     try {
       const refused = await other.callTool({ name: "view_poll", arguments: { token, cursor: 0 } });
       assert(refused.isError, "another client's call with the token is refused");
@@ -222,6 +213,48 @@ Deno.test({
       arguments: { token: token.replace(/^./, (c) => c === "A" ? "B" : "A"), cursor: 0 },
     });
     assert(guessed.isError, "a token one character off opens nothing");
+  },
+});
+
+/** Another SDK v2 client (of 2025-11-25, rendering apps) of the host `portal` runs. */
+async function otherClient(portal: ModernPortal) {
+  return await modernClient(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", MAIN],
+      env: await serverEnv(portal.dir),
+      stderr: "inherit",
+    }),
+    UI_CAPABILITIES,
+    "another-client",
+    true,
+  );
+}
+
+Deno.test({
+  name: "app view: a view whose client ended gives the keyboard back within its lease",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using portal = await uiPortal();
+    const first = await otherClient(portal);
+    const started = await first.callTool({
+      name: "process_start",
+      arguments: { command: "cat", pty: true, keep: true },
+    });
+    const { id } = started.structuredContent as { id: number };
+    const watched = await first.callTool({ name: "process_watch", arguments: { id } });
+    const { token } = (watched._meta as Record<string, { token: string }>)["portal/view"];
+    await first.callTool({ name: "view_control", arguments: { token, action: "take_over" } });
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
+    await first.close(); // The client ends; its kept process stays, its view stops polling.
+    assertMatch(await portal.fail("view_poll", { token, cursor: 0 }), /view is closed/);
+    await waitFor("the keyboard back", async () => (await portal.call("process_inspect", { id })), {
+      until: (d) => d.controlled_by === "agent",
+      timeoutMs: LEASE_MS + 5000,
+      intervalMs: 500,
+    });
+    await portal.call("process_kill", { id });
   },
 });
 
