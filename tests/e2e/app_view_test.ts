@@ -105,17 +105,29 @@ pageTest("app view: python live; take over, a password, give back; person_input"
   assertEquals(host.log.network, [], "the view loaded nothing from the network");
 });
 
-pageTest("app view: closing the view (teardown) gives the keyboard back", async (b) => {
-  await using portal = await uiPortal();
-  const { id, host } = await viewOf(b, portal, { command: "python3", args: ["-q"] }, ">>>");
-  await using _ = host;
-  await host.frame.click("#take");
-  await badgeUntil(host, /you hold the keyboard/);
-  assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
-  await host.teardown();
-  assertEquals((await portal.call("process_inspect", { id })).controlled_by, "agent");
-  await portal.call("process_write", { id, content: "print(5*5)\n" });
-});
+pageTest(
+  "app view: Full screen on the person's asking; teardown gives the keyboard back",
+  async (b) => {
+    await using portal = await uiPortal();
+    const { id, host } = await viewOf(b, portal, { command: "python3", args: ["-q"] }, ">>>");
+    await using _ = host;
+    // Full screen when the person asks (the button), inline again.
+    await host.frame.click("#full");
+    await waitFor("full screen", () => host.log.displayModes.join(), {
+      until: (m) => m === "fullscreen",
+    });
+    await host.frame.click("#full");
+    await waitFor("inline", () => host.log.displayModes.join(), {
+      until: (m) => m.endsWith(",inline"),
+    });
+    await host.frame.click("#take");
+    await badgeUntil(host, /you hold the keyboard/);
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
+    await host.teardown();
+    assertEquals((await portal.call("process_inspect", { id })).controlled_by, "agent");
+    await portal.call("process_write", { id, content: "print(5*5)\n" });
+  },
+);
 
 pageTest("app view: vim, less and htop drawn in full screen, inline again after", async (b) => {
   await using portal = await uiPortal();
