@@ -308,6 +308,11 @@ Deno.test({
         ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
       });
       assert(!/<script[^>]+src=|<link[^>]+href=/.test(page.text), "nothing loaded by URL");
+      const missing = await ui.client.readResource({ uri: "ui://portal/other" }).then(
+        () => "read",
+        (error: Error) => error.message,
+      );
+      assertMatch(missing, /No resource ui:\/\/portal\/other: Portal has one/);
       const { id } = await ui.call("process_start", { command: "cat", pty: true });
       const watched = await ui.client.callTool({ name: "process_watch", arguments: { id } });
       const { token } = (watched._meta as Record<string, { token: string }>)["portal/view"];

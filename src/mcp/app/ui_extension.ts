@@ -28,6 +28,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { envelope } from "../envelope.ts";
+import type { Watched } from "../../core/process/manager.ts";
 import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
@@ -116,7 +117,12 @@ export function withView(
   const { manager } = context;
   let process;
   try {
-    process = args.id !== undefined ? manager.watched(args.id) : manager.watchedAll().at(-1);
+    process = args.id !== undefined
+      ? manager.watched(args.id)
+      : manager.watchedAll().reduce<Watched | undefined>(
+        (a, b) => (a && a.id > b.id ? a : b),
+        undefined,
+      );
   } catch {
     return result; // Not here: a remote process.
   }

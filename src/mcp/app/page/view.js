@@ -13,6 +13,10 @@ const MAX_FAILURES = 10;
 const FONT = { max: 14, min: 8 };
 
 const $ = (id) => document.getElementById(id);
+/** Base64 to bytes: Uint8Array.fromBase64 where the browser has it (Chromium 140+), else atob. */
+const fromBase64 = Uint8Array.fromBase64
+  ? (text) => Uint8Array.fromBase64(text)
+  : (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 const app = new App(
   { name: "Portal terminal", version: "1.0.0" },
   { availableDisplayModes: ["inline", "fullscreen"] },
@@ -64,7 +68,7 @@ function apply(events) {
       notice(event.flooding ? "A flood of output: showing its latest screenful." : "");
       fit();
     } else if (event.type === "output") {
-      terminal.write(Uint8Array.fromBase64(event.data));
+      terminal.write(fromBase64(event.data));
     } else if (event.type === "resize") {
       terminal.resize(event.cols, event.rows);
       fit();
