@@ -11,11 +11,7 @@
  *
  * @module
  */
-import {
-  EXTENSION_ID,
-  getUiCapability,
-  RESOURCE_MIME_TYPE,
-} from "@modelcontextprotocol/ext-apps/server";
+import { getUiCapability, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -34,8 +30,6 @@ import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
 import { openView } from "./views.ts";
 import { viewPage } from "./view_page.ts";
-
-export { EXTENSION_ID };
 
 /** The terminal view's resource. */
 export const VIEW_URI = "ui://portal/terminal";
