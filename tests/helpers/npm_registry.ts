@@ -42,13 +42,17 @@ export function which(program: string): string {
 }
 
 /**
- * Makes `dir` a copy of this process's PATH without Deno: a link to every
- * program found on PATH (the first of each name) but `deno`. Its path.
+ * Makes `dir` a copy of `path` (default: this process's PATH) without Deno:
+ * a link to every program found there (the first of each name) but `deno`.
+ * Its path.
  */
-export async function pathWithoutDeno(dir: string): Promise<string> {
+export async function pathWithoutDeno(
+  dir: string,
+  path = Deno.env.get("PATH") ?? "",
+): Promise<string> {
   await Deno.mkdir(dir, { recursive: true });
   const linked = new Set(["deno"]);
-  for (const from of (Deno.env.get("PATH") ?? "").split(":")) {
+  for (const from of path.split(":")) {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(from)];
