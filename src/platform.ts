@@ -57,6 +57,12 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
  */
 export const HOST_SUPPORTED = !WINDOWS;
 
+/** This machine as npm names platforms (the deno package's binaries): `linux`/`x64`, `darwin`/`arm64`… */
+export const MACHINE: { os: string; arch: string } = {
+  os: OS,
+  arch: Deno.build.arch === "aarch64" ? "arm64" : "x64",
+};
+
 /**
  * Why programs cannot be confined by a person's policy here, with how to fix
  * it, or null when they can: Linux has bubblewrap; macOS's Seatbelt cannot be

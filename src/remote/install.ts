@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { VERSION } from "../version.ts";
 import { readVar, REMOTE_INSTALL } from "../env_vars.ts";
 import { runtimeDir } from "../host/runtime_dir.ts";
+import { MACHINE } from "../platform.ts";
 import { LAUNCHER, sshArgv } from "./ssh_command.ts";
 
 /** Where versions go there, from the user's home (Portal's data directory: programs.db stays). */
@@ -170,8 +171,9 @@ function denoFits(versionLine: string | undefined): boolean {
  * version, fetched once with npm (this machine's network) into Portal's cache.
  */
 async function denoFor(os: string, arch: string, env: Record<string, string>): Promise<string> {
-  const here = { os: Deno.build.os, arch: Deno.build.arch === "aarch64" ? "arm64" : "x64" };
-  if (os === here.os && arch === here.arch && !Deno.build.standalone) return Deno.execPath();
+  if (os === MACHINE.os && arch === MACHINE.arch && !Deno.build.standalone) {
+    return Deno.execPath();
+  }
   const name = `@deno/${os}-${arch}${os === "linux" ? "-glibc" : ""}`;
   const cache = join(
     env.XDG_CACHE_HOME || join(env.HOME ?? "/tmp", ".cache"),
@@ -245,10 +247,9 @@ export async function install(
     const files: Record<string, string> = {};
     let run: string;
     if (binary) {
-      const here = { os: Deno.build.os, arch: Deno.build.arch === "aarch64" ? "arm64" : "x64" };
-      if (os !== here.os || arch !== here.arch) {
+      if (os !== MACHINE.os || arch !== MACHINE.arch) {
         throw new Error(
-          `this release binary is for ${here.os}-${here.arch}, ${host} is ` +
+          `this release binary is for ${MACHINE.os}-${MACHINE.arch}, ${host} is ` +
             `${os}-${arch}: install its release binary there, or run portal remote install from ` +
             "the npm package (npx -y portal-mcp remote install HOST), which brings either Deno",
         );

@@ -39,7 +39,8 @@ export function linkFailure(
     return `${host} has no Portal to run${said}. Set it up with one command, run by a person ` +
       `here: \`portal remote install ${host}\` (it copies Portal, and Deno if the machine has ` +
       "none, through ssh; nothing is downloaded there), or PORTAL_REMOTE_INSTALL=auto in " +
-      `Portal's environment to do so at first use. See ${DOCS}.`;
+      "Portal's environment to do so at first use; or set PORTAL_REMOTE_COMMAND to Portal's " +
+      `path there. See ${DOCS}.`;
   }
   if (ssh && code === 255) {
     return `ssh cannot reach ${host}${said}. Check the name (an alias of your ssh config, ` +
