@@ -77,6 +77,9 @@ export async function build(out: string): Promise<BuildManifest> {
     const outside = [...text.matchAll(/^(?:import|export)\b[^;]*?from\s*"([^"]+)"/gm)]
       .map((m) => m[1]).filter((specifier) => !specifier.startsWith("node:"));
     if (outside.length > 0) throw new Error(`${name} still imports ${outside.join(", ")}`);
+    // A Worker added to the source and not to WORKERS would still point at a .ts file.
+    const unbundled = /new URL\("[^"]+\.ts", import\.meta\.url\)/.exec(text);
+    if (unbundled) throw new Error(`${name} loads ${unbundled[0]}: add it to WORKERS`);
     files[name] = await sha256(await Deno.readFile(`${staged}/${name}`));
   }
   const digest = await sha256(new TextEncoder().encode(JSON.stringify(files)));
