@@ -257,9 +257,8 @@ export async function install(
       files.portal = binary;
       run = `"${dir}/portal"`;
     } else {
-      for (const name of ["main.js", "emulator_worker.js", "commit_worker.js", "build.json"]) {
-        files[name] = join(build!, name);
-      }
+      const { files: built } = JSON.parse(await Deno.readTextFile(join(build!, "build.json")));
+      for (const name of [...Object.keys(built), "build.json"]) files[name] = join(build!, name);
       if (denoFits(there.deno_version)) {
         run = `"${there.deno}" run -A --no-config "${dir}/main.js"`;
       } else {
@@ -271,6 +270,7 @@ export async function install(
     await Deno.mkdir(stage, { recursive: true });
     const sums: string[] = [];
     for (const [name, from] of Object.entries(files)) {
+      await Deno.mkdir(dirname(join(stage, name)), { recursive: true });
       await Deno.symlink(from, join(stage, name));
       sums.push(`${await sha256(from)}  ${name}`);
     }

@@ -63,9 +63,15 @@ Deno.test({
           /^bare: portal \S+ in ~\/\.local\/share\/portal\/(\S+), with a Deno/,
         );
         id = /share\/portal\/([^,\s]+)/.exec(run.stdout)![1];
-        const listed = asUser(machine.user, `ls "$HOME/.local/share/portal/${id}"`).split("\n");
-        for (const file of ["main.js", "emulator_worker.js", "commit_worker.js", "deno"]) {
-          assert(listed.includes(file), `${file} is installed: ${listed}`);
+        const listed = asUser(
+          machine.user,
+          `cd "$HOME/.local/share/portal/${id}" && find . -type f`,
+        )
+          .split("\n");
+        for (
+          const file of ["main.js", "build.json", "deno", "src/core/screen/emulator_worker.js"]
+        ) {
+          assert(listed.includes(`./${file}`), `${file} is installed: ${listed}`);
         }
         assertEquals(
           asUser(machine.user, 'grep -c "PATH" "$HOME/.bashrc"'),
