@@ -243,6 +243,14 @@ export async function install(
           "macOS, x86_64 and arm64",
       );
     }
+    // The launcher names these paths inside double quotes: nothing in them may end the quotes.
+    const odd = [there.home, there.deno ?? ""].find((path) => !/^[\w./+@ -]*$/.test(path));
+    if (odd !== undefined || !there.home) {
+      throw new Error(
+        `${host}'s home or Deno is at a path a launcher cannot name: ` +
+          JSON.stringify(odd ?? there.home),
+      );
+    }
     const dir = `${there.home}/${SHARE}/${id}`;
     const files: Record<string, string> = {};
     let run: string;
