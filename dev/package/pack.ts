@@ -48,6 +48,8 @@ export async function pack(dest: string): Promise<string> {
   const { success, stdout } = await new Deno.Command("npm", {
     args: ["pack", "--json", "--pack-destination", dest],
     cwd: dir,
+    // Packing a directory needs no cache: none is written into the user's home (a test's is empty).
+    env: { npm_config_cache: `${stage.path}/npm-cache`, npm_config_update_notifier: "false" },
     stdout: "piped",
     stderr: "inherit",
   }).output();
