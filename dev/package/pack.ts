@@ -42,6 +42,9 @@ export async function pack(dest: string): Promise<string> {
     engines: { node: ">=18" },
     // Exactly the Deno the build was made and tested with.
     dependencies: { deno: Deno.version.deno },
+    // No file names the repository's address; the release workflow's run does (npm's provenance
+    // statement must match it).
+    ...repository(Deno.env.get("GITHUB_REPOSITORY")),
   };
   await Deno.writeTextFile(`${dir}/package.json`, JSON.stringify(manifest, null, 2) + "\n");
   await Deno.mkdir(dest, { recursive: true });
@@ -56,6 +59,11 @@ export async function pack(dest: string): Promise<string> {
   if (!success) throw new Error("npm pack failed (its message is above)");
   const [{ filename }] = JSON.parse(new TextDecoder().decode(stdout));
   return `${dest}/${filename}`;
+}
+
+/** package.json's `repository`, when a GitHub Actions run says which it is. */
+function repository(name: string | undefined): { repository?: { type: string; url: string } } {
+  return name ? { repository: { type: "git", url: `git+https://github.com/${name}.git` } } : {};
 }
 
 const README = `# portal-mcp
