@@ -34,6 +34,8 @@
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
  * - policy.ts: a start and a python3 step (PTY, pipes) under a policy (bubblewrap) vs without,
  *   two clients of one host, in pairs, in blocks of new programs (Linux).
+ * - remote_install.ts: portal remote install on loopback (root): its time, the bytes it copied,
+ *   a second install (nothing copied).
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -68,6 +70,7 @@ const scripts = [
   "stalled_readers.ts",
   "policy.ts",
   "remote.ts",
+  "remote_install.ts",
 ];
 const LOCK = new URL("../dev/deno.lock", import.meta.url).pathname;
 const rows: Row[] = [];
