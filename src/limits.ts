@@ -90,8 +90,13 @@ export const PROGRAM_NAME_MAX = 255;
 /** Registry notes are caveats, not documents; this keeps every later query small. */
 export const NOTES_MAX = 2000;
 
-/** `wait_ms`, the bound of a wait in process_write, process_read_new and process_start. */
-export const WAIT_MS = { default: 10_000, max: 300_000 } as const;
+/**
+ * `wait_ms`, the bound of a wait in process_write, process_read_new and process_start: at most
+ * `max` (300 s) for a call its client hears nothing from; up to `withProgress` (24 h) for one
+ * whose client gets its progress (a `progressToken`, or a task): a client that resets its
+ * timeout on progress keeps such a call alive, one that hears nothing gives up on it.
+ */
+export const WAIT_MS = { default: 10_000, max: 300_000, withProgress: 86_400_000 } as const;
 
 /**
  * MCP tasks (2026-07-28's extension `io.modelcontextprotocol/tasks`, when the client declares

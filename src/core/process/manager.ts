@@ -104,7 +104,11 @@ export class ProcessManager {
     control: CallControl = {},
   ): Promise<ProcessSummary & Partial<Omit<StepReply, "command" | "commands">>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
-    const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
+    const step = prepareStep(
+      request,
+      { defaultWait: "none", sources: BOTH, expectIn: "unread" },
+      control,
+    );
     const spec = launchSpec(request, this.session.environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
     const process = this.#pool.start(spec, this.session, prompt);
@@ -143,7 +147,11 @@ export class ProcessManager {
   ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
     const process = this.#pool.touch(this.#view.get(id));
     const sources = sourcesOf(options.source ?? "both") as OutputSource[];
-    const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
+    const step = prepareStep(
+      options,
+      { defaultWait: "none", sources, expectIn: "unread" },
+      control,
+    );
     if (step.wait === "none") {
       const page = process.output.readNew({
         sources,
@@ -179,7 +187,11 @@ export class ProcessManager {
   > {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
     checkWriteRequest(request);
-    const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
+    const step = prepareStep(
+      request,
+      { defaultWait: "ready", sources: BOTH, expectIn: "new" },
+      control,
+    );
     const process = this.#pool.touch(this.#view.running(id, "write to"));
     if (process.watched.controlledBy === "person") throw personIsTyping(id);
     if (integrate) {
