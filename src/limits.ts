@@ -72,6 +72,13 @@ export const DEFAULT_RETENTION_DAYS = 7;
 export const DEFAULT_SESSION_IDLE_S = 1800;
 export const DEFAULT_MAX_SESSIONS = 64;
 
+/**
+ * process_read by lines: `context`, the lines shown before and after a match
+ * (or around `line`); `searchMs`, how long a search reads before it stops and
+ * says at which line (other calls are answered meanwhile).
+ */
+export const READ_LINES = { context: 3, maxContext: 200, searchMs: 5000 } as const;
+
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;
 
