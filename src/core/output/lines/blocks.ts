@@ -3,8 +3,9 @@
  * each block whole lines, numbered on from the block before (line 1 is the
  * first line of the first record given), but a piece of a line longer than
  * {@link LINE_MAX}, numbered as its line. Small records of one source in a
- * row are decoded together; a large text is cut where it lies (a slice of
- * it is not a copy). {@link BlockLines} finds a block's lines by offset.
+ * row are decoded together (side by side in a frame's buffer: one view of
+ * them); a long text is cut where it lies (a slice of it is not a copy).
+ * {@link BlockLines} finds a block's lines by offset.
  *
  * @example
  * ```ts
@@ -31,6 +32,8 @@ export interface ShownLine {
 
 /** Text cut into blocks at most this long: small records are joined up to it. */
 const BLOCK_CHARS = 256 * 1024;
+/** A text at least this long is cut into blocks where it lies (joining it to others copies it). */
+const IN_PLACE_CHARS = 16 * 1024;
 /** A line longer than this is searched in pieces of this size (a match across a cut is missed). */
 const LINE_MAX = 64 * 1024;
 
@@ -155,10 +158,10 @@ function countLines(text: string): number {
 
 /**
  * The stored text of `records` in blocks of whole lines; see {@link Block}.
- * Small records of one source in a row are decoded together (their bytes
- * joined first: a decode per record would cost more than the search); a
- * large text is searched where it lies (a slice of it is not a copy), only
- * its first line joined to what came before.
+ * Small records of one source in a row are decoded together (a decode per
+ * record would cost more than the search); a text of {@link IN_PLACE_CHARS}
+ * or more is cut where it lies (a slice of it is not a copy), only its first
+ * line joined to what came before.
  */
 export function* blocks(
   records: Iterable<RawRecord>,
@@ -171,9 +174,11 @@ export function* blocks(
     source === "stdin"
       ? utf8.decode(bytes, { stream: true })
       : (decoders[source] ??= new OutputDecoder({ dropCR })).decode(bytes);
-  /** Bytes of small records of `joined` not yet decoded. */
-  const bytes = new Uint8Array(BLOCK_CHARS);
-  let filled = 0;
+  /**
+   * Bytes of small records of `joined` in a row not yet decoded: records
+   * side by side in one buffer (a frame's) make one view, not a copy.
+   */
+  let run: Uint8Array | null = null;
   let joined: Source = "stdout";
   /** Text not yet in a block: the start of a line not yet ended, then small texts. */
   let parts: string[] = [];
@@ -200,7 +205,7 @@ export function* blocks(
   };
   /** Decoded text, to blocks: a small one waits to be joined, a large one is cut in place. */
   const take = function* (text: string): Generator<Block> {
-    const firstEnd = text.length < BLOCK_CHARS / 4 ? -1 : text.indexOf("\n");
+    const firstEnd = text.length < IN_PLACE_CHARS ? -1 : text.indexOf("\n");
     if (firstEnd < 0) {
       parts.push(text);
       size += text.length;
@@ -215,9 +220,9 @@ export function* blocks(
     size = parts[0].length;
   };
   const decodeJoined = function* (): Generator<Block> {
-    if (filled === 0) return;
-    const text = decode(joined, bytes.subarray(0, filled));
-    filled = 0;
+    if (run === null) return;
+    const text = decode(joined, run);
+    run = null;
     yield* take(text);
   };
   for (const record of records) {
@@ -227,18 +232,18 @@ export function* blocks(
       if (size > 0) yield* flush(false);
       inScope = scoped;
     }
-    const length = record.bytes.length;
-    const large = length >= BLOCK_CHARS / 4;
-    if (large || record.source !== joined || filled + length > bytes.length) {
-      yield* decodeJoined();
-    }
-    if (large) {
-      yield* take(decode(record.source, record.bytes));
+    const bytes = record.bytes;
+    const large = bytes.length >= BLOCK_CHARS / 4;
+    const next = run !== null && !large && record.source === joined &&
+      bytes.buffer === run.buffer && bytes.byteOffset === run.byteOffset + run.length &&
+      run.length + bytes.length <= BLOCK_CHARS;
+    if (next) {
+      run = new Uint8Array(bytes.buffer, run!.byteOffset, run!.length + bytes.length);
       continue;
     }
-    bytes.set(record.bytes, filled);
-    filled += length;
-    joined = record.source;
+    yield* decodeJoined();
+    if (large) yield* take(decode(record.source, bytes));
+    else [run, joined] = [bytes, record.source];
   }
   yield* decodeJoined();
   yield* flush(true);
