@@ -11,7 +11,7 @@ import { linesAround, searchLines, type ShownLine } from "../../src/core/output/
 import { OutputDecoder } from "../../src/core/output/decoder.ts";
 import { Pattern } from "../../src/core/steps/pattern.ts";
 import type { RawRecord } from "../../src/core/store/records.ts";
-import { assertEquals } from "../helpers/assert.ts";
+import { assert, assertEquals } from "../helpers/assert.ts";
 
 /** Random build-like output cut into records of random sizes, some large, as a PTY writes it. */
 function output(random: Random): RawRecord[] {
@@ -109,4 +109,38 @@ Deno.test("a line longer than 64 KiB is searched in pieces, under one number", a
   // The match shown where it is, the cut marked.
   assertEquals(found.lines[0].text.length, 1002);
   assertEquals(found.lines[0].text.slice(101, 107), "needle");
+});
+
+Deno.test("a search too long for its time stops, says where, and never holds the thread", async () => {
+  // 14 MB of lines and a pattern without a literal: RE2 on every line, seconds of work at its
+  // size on any machine; the search stops at its budget (READ_LINES.searchMs in the server).
+  const line = "abcdefghij".repeat(7) + "\n";
+  const bytes = new TextEncoder().encode(line.repeat(200_000));
+  const records: RawRecord[] = [];
+  for (let at = 0, seq = 1; at < bytes.length; at += 65536, seq++) {
+    records.push({ seq, timestamp: seq, source: "stdout", bytes: bytes.subarray(at, at + 65536) });
+  }
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setTimeout(tick, 0);
+  };
+  tick();
+  const start = performance.now();
+  const found = await searchLines(records, {
+    dropCR: false,
+    pattern: Pattern.compile("[a-j]{20}[0-9]{20}|[k-z]{30}", "pattern"),
+    context: 0,
+    maxChars: 1000,
+    budgetMs: 300,
+  });
+  const took = performance.now() - start;
+  ticking = false;
+  assertEquals([found.matches, found.truncated], [0, true]);
+  assert(found.stoppedAt! > 0 && found.stoppedAt! < 200_000, `stopped at ${found.stoppedAt}`);
+  assertEquals(found.totalLines, found.stoppedAt);
+  assert(took >= 300, `${took} ms`);
+  // Other work ran between its slices: timers fired all along.
+  assert(turns > 5, `${turns} timer turns in ${took} ms`);
 });

@@ -72,6 +72,8 @@ export interface SearchRequest {
   maxChars: number;
   /** Only lines of records at or after this timestamp are matched (numbers still count all). */
   sinceTimestamp?: number;
+  /** How long it may run before it stops; default {@link READ_LINES}.searchMs. */
+  budgetMs?: number;
 }
 
 /** Every line of `records` matching `q.pattern`; see the module doc. */
@@ -89,7 +91,7 @@ export async function searchLines(
   let before: ShownLine[] = [];
   /** Lines after a match still to show, up to this number. */
   let afterUntil = 0;
-  const clock = new Clock();
+  const clock = new Clock(q.budgetMs);
   for (const block of blocks(records, q.dropCR, q.sinceTimestamp)) {
     const lines = new BlockLines(block);
     if (afterUntil >= block.first) {
@@ -116,21 +118,28 @@ export async function searchLines(
         afterUntil = line.line + q.context;
       } else shown.full = true;
     };
+    const stop = (line: number) => ({
+      lines: shown.lines(),
+      truncated: true,
+      matches,
+      totalLines: line,
+      stoppedAt: line,
+    });
     if (block.inScope) {
-      if (hint) {
-        for (let i = hint(block.text, 0); i >= 0; i = hint(block.text, lines.endOf(i) + 1)) {
-          i = lines.startOf(i);
-          found(i);
-        }
-      } else {
-        for (let at = 0; at < block.text.length; at = lines.endOf(at) + 1) found(at);
+      // The start of the next line to test from a line's start on: one that holds the literal.
+      const next = (from: number) => {
+        if (!hint) return from < block.text.length ? from : -1;
+        const at = hint(block.text, from);
+        return at < 0 ? -1 : lines.startOf(at);
+      };
+      for (let at = next(0); at >= 0; at = next(lines.endOf(at) + 1)) {
+        found(at);
+        if (clock.due() && await clock.pause()) return stop(lines.at(at).line);
       }
     }
     last = lines.lastNumber();
     if (q.context > 0) before = [...before, ...lines.last(q.context)].slice(-q.context);
-    if (await clock.tick()) {
-      return { lines: shown.lines(), truncated: true, matches, totalLines: last, stoppedAt: last };
-    }
+    if (clock.due() && await clock.pause()) return stop(last);
   }
   return { lines: shown.lines(), truncated: shown.full, matches, totalLines: last };
 }
@@ -159,7 +168,7 @@ export async function linesAround(
       }
     }
     if (last >= to || shown.full) break;
-    await clock.tick(); // Reading on past READ_LINES.searchMs is fine: it only counts lines.
+    if (clock.due()) await clock.pause(); // Reading on past searchMs is fine: it counts lines.
   }
   return { lines: shown.lines(), truncated: shown.full, lastLine: last };
 }
@@ -204,17 +213,26 @@ class Shown {
   }
 }
 
-/** Tells, every {@link SLICE_MS}, to give other calls their turn; true past {@link READ_LINES}.searchMs. */
+/** A search's time: slices of {@link SLICE_MS} between other calls' turns, a budget in all. */
 class Clock {
   readonly #start = performance.now();
+  readonly #budgetMs: number;
   #slice = this.#start;
 
-  async tick(): Promise<boolean> {
-    const now = performance.now();
-    if (now - this.#slice < SLICE_MS) return false;
+  constructor(budgetMs: number = READ_LINES.searchMs) {
+    this.#budgetMs = budgetMs;
+  }
+
+  /** Whether this slice of work has run its time. */
+  due(): boolean {
+    return performance.now() - this.#slice >= SLICE_MS;
+  }
+
+  /** Gives other calls their turn; true once the search has run its budget. */
+  async pause(): Promise<boolean> {
     await yieldTurn();
     this.#slice = performance.now();
-    return now - this.#start > READ_LINES.searchMs;
+    return this.#slice - this.#start > this.#budgetMs;
   }
 }
 
