@@ -47,7 +47,7 @@ export type { ShownLine };
 /** Work done between two turns of the event loop. */
 const SLICE_MS = 10;
 /** A line shown longer than this is cut (around its match), the cut marked with `…`. */
-export const SHOWN_LINE_CHARS = 1000;
+const SHOWN_LINE_CHARS = 1000;
 
 /** What a search or a read around a line found. */
 export interface LinesFound {
@@ -144,7 +144,7 @@ export async function searchLines(
   return { lines: shown.lines(), truncated: shown.full, matches, totalLines: last };
 }
 
-/** The lines `line - context` to `line + context` of `records`; throws past the last line. */
+/** The lines `line - context` to `line + context` of `records`; `lastLine`: how far they go. */
 export async function linesAround(
   records: Iterable<RawRecord>,
   q: { dropCR: boolean; line: number; context: number; maxChars: number },
