@@ -13,6 +13,8 @@
  * const bytes = new TextEncoder().encode("\x1b[1mé\r\n");
  * assert.equal(decoder.decode(bytes.subarray(0, 5)), "");
  * assert.equal(decoder.decode(bytes.subarray(5)), "é\n");
+ * // A BOM after the start is a character, as a stream keeps it.
+ * assert.equal(decoder.decode(new TextEncoder().encode("\ufeffx\n")), "\ufeffx\n");
  * assert.equal(decoder.decode(), "");
  * ```
  * @module
