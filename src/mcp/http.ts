@@ -46,6 +46,7 @@ import { REQUEST_MAX_BYTES } from "../limits.ts";
 import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
 import type { ToolContext } from "./tools/tool.ts";
+import type { Tasks } from "./tasks/tasks.ts";
 import type { RequestGuard } from "./http_guard.ts";
 import { type EndReason, SessionTable } from "./http_sessions.ts";
 
@@ -79,6 +80,8 @@ export interface HttpOptions {
    * session: asked for once, at the first, and kept for the server's lifetime.
    */
   modern(): ToolContext;
+  /** The server's tasks (asked for at the first request); none: no tasks. */
+  tasks?(): Tasks;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
   mount?: { path: string; handle(request: Request): Promise<Response> };
 }
@@ -191,7 +194,11 @@ export function serveHttp(options: HttpOptions): HttpService {
   // 2026-07-28: a server per request, on the one context of every such request.
   let modernContext: ToolContext | undefined;
   const modern = createMcpHandler(
-    () => createServer(modernContext ??= options.modern(), log, { era: "modern" }).server,
+    () =>
+      createServer(modernContext ??= options.modern(), log, {
+        era: "modern",
+        tasks: options.tasks?.(),
+      }).server,
     {
       legacy: "reject",
       maxRequestBodySize: REQUEST_MAX_BYTES,
@@ -209,7 +216,7 @@ export function serveHttp(options: HttpOptions): HttpService {
         log.stderr("info", "http", `session ${id} started`);
       },
     });
-    const { server, log: sessionLog } = createServer(context, log);
+    const { server, log: sessionLog } = createServer(context, log, { tasks: options.tasks?.() });
     let ended: Promise<void> | undefined;
     const session: Session = {
       transport,

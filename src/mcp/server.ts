@@ -26,18 +26,15 @@ import { VERSION } from "../version.ts";
 import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { elicitationMode, verifyRequestState } from "./secret_rounds.ts";
+import type { Tasks } from "./tasks/tasks.ts";
+import { type SecretAsker, TaskQuestions } from "./tasks/questions.ts";
 import {
-  cancelTask,
   declaresTasks,
-  getTask,
-  runAsTask,
-  type SecretAsker,
-  TASK_TOOLS,
-  taskArguments,
+  modernTaskCreated,
+  serveModernTasks,
   TASKS_EXTENSION,
-  updateTask,
-} from "./tasks/tasks.ts";
-import { z } from "zod";
+} from "./tasks/modern.ts";
+import { TASK_TOOLS, taskInput } from "./tasks/task_input.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
@@ -109,15 +106,16 @@ class PortalServer extends Server {
 export function createServer(
   context: ToolContext,
   serverLog: Log,
-  options: { clientLevel?: LoggingLevel; era?: ProtocolEra } = {},
+  options: { clientLevel?: LoggingLevel; era?: ProtocolEra; tasks?: Tasks } = {},
 ): { server: Server; log: SessionLog } {
   const modern = options.era === "modern";
+  const tasks = options.tasks;
   const server = new PortalServer(
     { name: "portal", title: "Portal", version: VERSION },
     {
       instructions: INSTRUCTIONS,
       // The tasks extension is 2026-07-28's; 2025-11-25's capabilities have no place for it.
-      capabilities: modern
+      capabilities: modern && tasks
         ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
         : CAPABILITIES,
       supportedProtocolVersions: PROTOCOL_VERSIONS,
@@ -134,47 +132,38 @@ export function createServer(
     const tool = BY_NAME.get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
-      const asTask = modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
-      const { checked, restore } = asTask
-        ? taskArguments(request.params.arguments)
-        : { checked: request.params.arguments, restore: (args: unknown) => args };
-      const screened = screenArguments(tool, checked);
+      const asTask = tasks && modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
+      const screened = screenArguments(
+        tool,
+        request.params.arguments,
+        asTask ? taskInput(tool) : undefined,
+      );
       if ("refused" in screened) {
         log.log("info", "tools", `${tool.name} refused: ${screened.line}`, ctx.mcpReq.id);
         return screened.refused;
       }
-      const args = restore(screened.args);
+      const args = screened.args as { id?: number; wait_ms?: number };
       const call = { context, server, ctx, log };
       if (!asTask) return await callTool(tool, args, call);
-      return await runAsTask(
+      const asker = secretAsker(context, ctx);
+      const started = await tasks.start(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
         {
           tool: tool.name,
-          processId: (args as { id?: number }).id,
-          waitMs: (args as { wait_ms?: number }).wait_ms,
+          processId: args.id,
+          waitMs: args.wait_ms,
+          lastLine: (id) => context.manager.lastLine(id),
+          questions: asker && ((listener) => new TaskQuestions(asker, listener)),
         },
-        (id) => context.manager.lastLine(id),
-        secretAsker(context, ctx),
-      ) as CallToolResult;
+      );
+      return "result" in started
+        ? started.result
+        : modernTaskCreated(started.task) as CallToolResult;
     } finally {
       done();
     }
   });
-  if (modern) {
-    const taskId = z.object({ taskId: z.string() });
-    server.setRequestHandler("tasks/get", { params: taskId }, ({ taskId }) => getTask(taskId));
-    server.setRequestHandler(
-      "tasks/cancel",
-      { params: taskId },
-      ({ taskId }) => cancelTask(taskId),
-    );
-    // The SDK takes `inputResponses` out of the params for every request: they are in `ctx`.
-    server.setRequestHandler(
-      "tasks/update",
-      { params: taskId },
-      ({ taskId }, ctx) => updateTask(taskId, ctx.mcpReq.inputResponses ?? {}),
-    );
-  }
+  if (modern && tasks) serveModernTasks(server, tasks);
   return { server, log };
 }
 
@@ -216,11 +205,12 @@ export function serveConnection(
   context: ToolContext,
   serverLog: Log,
   clientLevel?: LoggingLevel,
+  tasks?: Tasks,
 ): Connection {
   let current: SessionLog | undefined;
   const handle = serveStdio(({ era }) => {
     current?.close();
-    const { server, log } = createServer(context, serverLog, { clientLevel, era });
+    const { server, log } = createServer(context, serverLog, { clientLevel, era, tasks });
     current = log;
     return server;
   }, {

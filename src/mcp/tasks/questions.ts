@@ -32,6 +32,22 @@ export interface SecretAsker {
   type(id: number, secret: string): Promise<void>;
 }
 
+/** A task's questions to the person, whichever way its client is asked. */
+export interface Questions {
+  /** What is asked now, in words (the status message says it); undefined when nothing is. */
+  readonly asked?: string;
+  /** What went wrong with the last answer, for the status message. */
+  readonly note?: string;
+  /** The open question, 2026-07-28's way (`inputRequests`); none the other way. */
+  readonly inputRequests?: Record<string, InputRequest>;
+  /** Sees process `id`'s state (each second of the wait): asks, or withdraws. */
+  see(progress: { id: number; state: string }): void;
+  /** 2026-07-28's `tasks/update`: the answer to the open question, if there is one. */
+  answer?(inputResponses: unknown, signal: AbortSignal): void;
+  /** Drops the open question. */
+  withdraw(): void;
+}
+
 /** What the questions tell their task. */
 export interface QuestionsListener {
   /** A question was opened (true) or is no longer open (false). */
@@ -40,11 +56,11 @@ export interface QuestionsListener {
   declined(why: string): void;
 }
 
-/** The questions of one task. */
-export class TaskQuestions {
+/** The questions of one task of 2026-07-28: `inputRequests`, answered by `tasks/update`. */
+export class TaskQuestions implements Questions {
   /** What went wrong with the last answer, for the status message. */
   note?: string;
-  #open?: { key: string; request: InputRequest; page?: SecretPage; id: number };
+  #open?: { key: string; request: InputRequest; page?: SecretPage; id: number; label: string };
   #asked = 0;
   #answered = false;
   readonly #asker: SecretAsker;
@@ -53,6 +69,10 @@ export class TaskQuestions {
   constructor(asker: SecretAsker, listener: QuestionsListener) {
     this.#asker = asker;
     this.#listener = listener;
+  }
+
+  get asked(): string | undefined {
+    return this.#open && `${this.#open.label} (inputRequests; answer with tasks/update)`;
   }
 
   /** The open question, as `inputRequests`. */
@@ -71,8 +91,9 @@ export class TaskQuestions {
       return;
     }
     if (this.#open || this.#answered) return;
-    const { request, page } = secretQuestion(this.#asker.label(id), this.#asker.url);
-    this.#open = { key: `secret-${++this.#asked}`, request, page, id };
+    const label = this.#asker.label(id);
+    const { request, page } = secretQuestion(label, this.#asker.url);
+    this.#open = { key: `secret-${++this.#asked}`, request, page, id, label };
     this.#listener.asking(true);
   }
 
