@@ -11,7 +11,7 @@
  * @module
  */
 import {
-  type CallToolResult,
+  isTaskAugmentedRequestParams,
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
@@ -23,18 +23,14 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
-import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
+import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS, speaksModern } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { elicitationMode, verifyRequestState } from "./secret_rounds.ts";
+import { verifyRequestState } from "./secret_rounds.ts";
 import type { Tasks } from "./tasks/tasks.ts";
-import { type SecretAsker, TaskQuestions } from "./tasks/questions.ts";
-import {
-  declaresTasks,
-  modernTaskCreated,
-  serveModernTasks,
-  TASKS_EXTENSION,
-} from "./tasks/modern.ts";
-import { TASK_TOOLS, taskInput } from "./tasks/task_input.ts";
+import { serveModernTasks, TASKS_EXTENSION } from "./tasks/modern.ts";
+import { LEGACY_TASKS_CAPABILITY, serveLegacyTasks, withTaskSupport } from "./tasks/legacy.ts";
+import { runAsTask, taskMode } from "./tasks/task_call.ts";
+import { taskInput } from "./tasks/task_input.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
@@ -84,6 +80,11 @@ class PortalServer extends Server {
         this.#onRefused?.(ctx, (error as Error).message);
         throw error;
       }
+      // A 2025-11-25 task answers a CreateTaskResult, which the SDK's check of a tools/call
+      // result refuses (SDK v2 keeps that revision's task schemas, not its runtime).
+      if (isTaskAugmentedRequestParams(request.params) && !speaksModern(this)) {
+        return handler(request, ctx);
+      }
       return wrapped(request, ctx);
     };
   }
@@ -114,10 +115,12 @@ export function createServer(
     { name: "portal", title: "Portal", version: VERSION },
     {
       instructions: INSTRUCTIONS,
-      // The tasks extension is 2026-07-28's; 2025-11-25's capabilities have no place for it.
-      capabilities: modern && tasks
+      // 2026-07-28's tasks are an extension; 2025-11-25's a capability of their own.
+      capabilities: !tasks
+        ? CAPABILITIES
+        : modern
         ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
-        : CAPABILITIES,
+        : { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY },
       supportedProtocolVersions: PROTOCOL_VERSIONS,
       cacheHints: { "tools/list": { ttlMs: TOOLS_TTL_MS, cacheScope: "public" } },
       requestState: { verify: verifyRequestState },
@@ -127,16 +130,19 @@ export function createServer(
   server.onRefused((ctx, message) =>
     log.log("info", "tools", `tools/call refused: ${message}`, ctx.mcpReq.id)
   );
-  server.setRequestHandler("tools/list", toolListing);
+  server.setRequestHandler(
+    "tools/list",
+    !modern && tasks ? () => withTaskSupport(toolListing()) : toolListing,
+  );
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const tool = BY_NAME.get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
-      const asTask = tasks && modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
+      const when = tasks && taskMode(tool.name, request.params, ctx, modern);
       const screened = screenArguments(
         tool,
         request.params.arguments,
-        asTask ? taskInput(tool) : undefined,
+        when ? taskInput(tool) : undefined,
       );
       if ("refused" in screened) {
         log.log("info", "tools", `${tool.name} refused: ${screened.line}`, ctx.mcpReq.id);
@@ -144,46 +150,27 @@ export function createServer(
       }
       const args = screened.args as { id?: number; wait_ms?: number };
       const call = { context, server, ctx, log };
-      if (!asTask) return await callTool(tool, args, call);
-      const asker = secretAsker(context, ctx);
-      const started = await tasks.start(
+      if (!when) return await callTool(tool, args, call);
+      return await runAsTask(
+        when,
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
-        {
-          tool: tool.name,
-          processId: args.id,
-          waitMs: args.wait_ms,
-          lastLine: (id) => context.manager.lastLine(id),
-          questions: asker && ((listener) => new TaskQuestions(asker, listener)),
-        },
+        { tool: tool.name, args },
+        { tasks: tasks!, context, server, ctx },
       );
-      return "result" in started
-        ? started.result
-        : modernTaskCreated(started.task) as CallToolResult;
     } finally {
       done();
     }
   });
   if (modern && tasks) serveModernTasks(server, tasks);
+  if (!modern && tasks) {
+    const unwatch = serveLegacyTasks(server, tasks, server);
+    const closed = server.onclose;
+    server.onclose = () => {
+      unwatch();
+      closed?.();
+    };
+  }
   return { server, log };
-}
-
-/**
- * How a task asks the person at the client of `ctx` for the secret its
- * program waits for; none when the client declared no elicitation.
- */
-function secretAsker(context: ToolContext, ctx: ServerContext): SecretAsker | undefined {
-  const mode = elicitationMode(ctx);
-  if (mode === undefined) return undefined;
-  return {
-    url: mode === "url",
-    label: (id) => {
-      const line = context.manager.lastLine(id).trim();
-      return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
-    },
-    type: async (id, secret) => {
-      await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
-    },
-  };
 }
 
 /** A connection served until its client leaves. */

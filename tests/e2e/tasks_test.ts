@@ -18,8 +18,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { hostDir } from "../helpers/portal.ts";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { endHost, hostPid, Portal } from "../../dev/portal_client.ts";
+import { endHost, hostPid } from "../../dev/portal_client.ts";
 import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
@@ -335,32 +334,6 @@ posixTest("a declined password ends the task's wait with a tool error; nothing t
   assertEquals(process.state, "waiting_for_secret");
   await call(server, "process_kill", { id });
 }, { only: "linux" });
-
-posixTest(
-  "2025-11-25's experimental tasks (SDK v1 client): not advertised, calls answered at once",
-  async () => {
-    await using portal = await Portal.start({
-      noHost: true,
-      capabilities: { tasks: { requests: { tools: { call: {} } } } },
-    });
-    const { client } = portal;
-    assertEquals(client.getServerCapabilities()?.tasks, undefined);
-    // A task-augmented call is answered as a plain one: SDK v2 serves no 2025-11-25 tasks.
-    const reply = await client.request(
-      {
-        method: "tools/call",
-        params: { name: "process_list", arguments: {}, task: { ttl: 60_000 } },
-      },
-      CallToolResultSchema,
-    );
-    assertEquals(reply.structuredContent, { processes: [] });
-    const refused = await client.experimental.tasks.listTasks().then(
-      () => undefined,
-      (error: { code?: number }) => error.code,
-    );
-    assertEquals(refused, -32601);
-  },
-);
 
 posixTest("over HTTP, with no session: a task is polled by its id (Mcp-Name)", async () => {
   await using server = await HttpPortal.start({ env: SHORT });

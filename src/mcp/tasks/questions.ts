@@ -126,3 +126,75 @@ export class TaskQuestions implements Questions {
     this.#open = undefined;
   }
 }
+
+/** How a 2025-11-25 task asks: an elicitation request; `signal` withdraws it. */
+export type Elicit = (label: string, signal: AbortSignal) => Promise<string>;
+
+/**
+ * The questions of one task of 2025-11-25 (SEP-1732): the task goes to
+ * `input_required` and the person is asked by an elicitation request tied
+ * to it (`io.modelcontextprotocol/related-task`), sent at once on the
+ * connection; the answer is typed as with `secret_prompt`. A decline or no
+ * answer ends the wait, nothing typed; the question is withdrawn once the
+ * program no longer waits there.
+ */
+export class ElicitedQuestions implements Questions {
+  note?: string;
+  #open?: { id: number; label: string; withdrawn: AbortController };
+  #answered = false;
+  readonly #asker: SecretAsker;
+  readonly #elicit: Elicit;
+  readonly #listener: QuestionsListener;
+
+  constructor(asker: SecretAsker, elicit: Elicit, listener: QuestionsListener) {
+    this.#asker = asker;
+    this.#elicit = elicit;
+    this.#listener = listener;
+  }
+
+  get asked(): string | undefined {
+    return this.#open && `${this.#open.label} (an elicitation request tied to this task)`;
+  }
+
+  see({ id, state }: { id: number; state: string }): void {
+    if (state !== "waiting_for_secret") {
+      this.#answered = false;
+      if (this.#open) {
+        this.withdraw();
+        this.#listener.asking(false);
+      }
+      return;
+    }
+    if (this.#open || this.#answered) return;
+    const label = this.#asker.label(id);
+    this.#open = { id, label, withdrawn: new AbortController() };
+    this.#listener.asking(true);
+    this.#ask();
+  }
+
+  withdraw(): void {
+    this.#open?.withdrawn.abort();
+    this.#open = undefined;
+  }
+
+  #ask(): void {
+    const open = this.#open!;
+    this.#elicit(open.label, open.withdrawn.signal).then(async (secret) => {
+      if (this.#open !== open) return;
+      this.#open = undefined;
+      this.#answered = true; // Not asked again before the program was seen past the prompt.
+      try {
+        await this.#asker.type(open.id, secret);
+        this.note = undefined;
+      } catch (error) {
+        this.#answered = false;
+        this.note = `the answer was not typed: ${bounded((error as Error).message)}`;
+      }
+      this.#listener.asking(false);
+    }, (error: Error) => {
+      if (this.#open !== open) return; // Withdrawn: the program no longer waits there.
+      this.#open = undefined;
+      this.#listener.declined(error.message);
+    });
+  }
+}

@@ -84,7 +84,7 @@ export interface TaskCall {
   /** The last line of a process, for the status message. */
   lastLine?: (id: number) => string;
   /** How the task asks the person for the secret its program waits for; none: it cannot. */
-  questions?: (listener: QuestionsListener) => Questions;
+  questions?: (listener: QuestionsListener, taskId: string) => Questions;
   /** Whose it is (a 2025-11-25 connection): `tasks/list` lists a client's own. */
   owner?: object;
 }
@@ -148,7 +148,7 @@ export class Tasks {
     task.questions = call.questions?.({
       asking: (open) => this.#move(task, open ? "input_required" : "working"),
       declined: (why) => controller.abort(new Declined(why)),
-    });
+    }, task.id);
     if (when === "now") {
       if (!this.#makeRoom()) throw full();
       this.#add(task);
@@ -159,6 +159,9 @@ export class Tasks {
       if (this.#tasks.has(task.id) && !controller.signal.aborted) task.questions?.see(progress);
     }).then(
       (result) => {
+        // A start that ended before its first progress names its process in its reply.
+        const id = (result.structuredContent as { id?: unknown } | undefined)?.id;
+        if (task.processId === undefined && typeof id === "number") named(id);
         const reason = controller.signal.reason;
         if (reason instanceof Declined) return this.#end(task, "completed", toolError(reason));
         this.#end(task, controller.signal.aborted ? "cancelled" : "completed", result);
@@ -244,6 +247,11 @@ export class Tasks {
   watch(watcher: (task: TaskView) => void): () => void {
     this.#watchers.add(watcher);
     return () => this.#watchers.delete(watcher);
+  }
+
+  /** Whether task `taskId` is `owner`'s (a 2025-11-25 client's, while the server runs). */
+  isOwn(taskId: string, owner: object): boolean {
+    return this.#tasks.get(taskId)?.owner === owner;
   }
 
   /** Whether `taskId` is a task of this server (now, or from its store). */
