@@ -42,6 +42,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { envelopeError } from "./envelope.ts";
+import { isTaskListen, listenResponse } from "./tasks/listen.ts";
 import { REQUEST_MAX_BYTES } from "../limits.ts";
 import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
@@ -167,9 +168,14 @@ export function serveHttp(options: HttpOptions): HttpService {
       return jsonError(400, "Parse error: the body is not JSON", {}, -32700);
     }
     if (!await isLegacyRequest(request, parsedBody)) {
-      const error = envelopeError((parsedBody as { params?: unknown } | null)?.params);
+      const params = (parsedBody as { params?: unknown } | null)?.params;
+      const error = envelopeError(params);
       const { id = null } = (parsedBody ?? {}) as { id?: unknown };
       if (error) return Response.json({ jsonrpc: "2.0", id, error }, { status: 400 });
+      const tasks = options.tasks?.();
+      if (tasks && isTaskListen(parsedBody)) {
+        return listenResponse(tasks, parsedBody, closing.signal);
+      }
       return await modern.fetch(request, { parsedBody });
     }
     // A request without a session may be an initialize: give it a session of its own,
@@ -190,6 +196,9 @@ export function serveHttp(options: HttpOptions): HttpService {
     }
     return untilDone(response, sessions.begin(started));
   };
+
+  // Aborted when the server stops: its subscriptions end with a `complete` result.
+  const closing = new AbortController();
 
   // 2026-07-28: a server per request, on the one context of every such request.
   let modernContext: ToolContext | undefined;
@@ -249,6 +258,7 @@ export function serveHttp(options: HttpOptions): HttpService {
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     close: async () => {
+      closing.abort();
       sessions.close();
       await Promise.all(sessions.values().map((session) => session.end()));
       await modern.close();

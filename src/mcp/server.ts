@@ -30,6 +30,7 @@ import type { Tasks } from "./tasks/tasks.ts";
 import { serveModernTasks, TASKS_EXTENSION } from "./tasks/modern.ts";
 import { LEGACY_TASKS_CAPABILITY, serveLegacyTasks, withTaskSupport } from "./tasks/legacy.ts";
 import { runAsTask, taskMode } from "./tasks/task_call.ts";
+import { TaskListenTransport } from "./tasks/listen.ts";
 import { taskInput } from "./tasks/task_input.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
@@ -195,6 +196,8 @@ export function serveConnection(
   tasks?: Tasks,
 ): Connection {
   let current: SessionLog | undefined;
+  // Subscriptions to tasks are served before the SDK's entry, whose router knows none.
+  if (tasks) transport = new TaskListenTransport(transport, tasks);
   const handle = serveStdio(({ era }) => {
     current?.close();
     const { server, log } = createServer(context, serverLog, { clientLevel, era, tasks });

@@ -8,6 +8,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  ProtocolErrorCode,
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -32,7 +33,20 @@ export function modernTaskCreated(view: TaskView): Record<string, unknown> {
   return { resultType: "task", ...modernTask(view) };
 }
 
-/** Serves `tasks/get`, `tasks/update` and `tasks/cancel` of `tasks` on `server`. */
+/** The `-32021` error of a request that needs the tasks extension declared. */
+export function missingExtension(what: string) {
+  return {
+    code: ProtocolErrorCode.MissingRequiredClientCapability,
+    message: `Missing required client capability: ${what} needs the extension ` +
+      `${TASKS_EXTENSION}, declared in _meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions.`,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  };
+}
+
+/**
+ * Serves `tasks/get`, `tasks/update` and `tasks/cancel` of `tasks` on
+ * `server`.
+ */
 export function serveModernTasks(server: Server, tasks: Tasks): void {
   const taskId = z.object({ taskId: z.string() });
   server.setRequestHandler("tasks/get", { params: taskId }, ({ taskId }) => {
