@@ -38,10 +38,11 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { envelopeError } from "./envelope.ts";
+import { type EnvelopeError, envelopeError } from "./envelope.ts";
 import { isTaskListen, listenResponse } from "./tasks/listen.ts";
 import { REQUEST_MAX_BYTES } from "../limits.ts";
 import type { Log } from "./logging.ts";
@@ -169,7 +170,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     }
     if (!await isLegacyRequest(request, parsedBody)) {
       const params = (parsedBody as { params?: unknown } | null)?.params;
-      const error = envelopeError(params);
+      const error = headerMismatch(request, params) ?? envelopeError(params);
       const { id = null } = (parsedBody ?? {}) as { id?: unknown };
       if (error) return Response.json({ jsonrpc: "2.0", id, error }, { status: 400 });
       const tasks = options.tasks?.();
@@ -297,6 +298,29 @@ function untilDone(response: Response, done: () => void): Response {
   const { status, statusText, headers } = response;
   return new Response(body, { status, statusText, headers });
 }
+
+/**
+ * The `-32020` (HeaderMismatch) error of a 2026-07-28 request whose
+ * `MCP-Protocol-Version` header names another revision than its `_meta`
+ * (SEP-2575: HTTP 400); undefined when they agree or either is absent.
+ */
+function headerMismatch(request: Request, params: unknown): EnvelopeError | undefined {
+  const header = request.headers.get("mcp-protocol-version");
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (header === null || claimed === undefined || header === claimed) return undefined;
+  return {
+    code: HEADER_MISMATCH,
+    message: `HeaderMismatch: the MCP-Protocol-Version header says ${
+      JSON.stringify(header.slice(0, 40))
+    } but _meta["${PROTOCOL_VERSION_META_KEY}"] says ${
+      JSON.stringify(String(claimed).slice(0, 40))
+    }: send the same revision in both.`,
+  };
+}
+
+/** SEP-2575's HeaderMismatch. */
+const HEADER_MISMATCH = -32020;
 
 /** A JSON-RPC error as the SDK's transport words its own refusals. */
 function jsonError(status: number, message: string, headers: HeadersInit = {}, code = -32000) {

@@ -4,7 +4,7 @@
  * `notifications/tasks` with the full task at every status change of those
  * tasks, over stdio and over HTTP, and never sends `tasks/get`; each says
  * in one line what happened. A client that did not declare the extension
- * gets `-32021` there.
+ * gets `-32021`, there and on `tasks/get`, `tasks/update`, `tasks/cancel`.
  * In raw lines: the SDK v2 client has no runtime for the extension.
  *
  * @module
@@ -163,7 +163,7 @@ posixTest("a listening client is told input_required with the question, then the
 }, { only: "linux" });
 
 posixTest(
-  "without the extension: -32021 on listen",
+  "without the extension: -32021 on listen, tasks/get, tasks/update, tasks/cancel",
   async () => {
     await using dir = await tempDir("portal-listen-");
     await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
@@ -180,6 +180,14 @@ posixTest(
     );
     assertEquals(refused.error.code, -32021);
     assertEquals(refused.error.data.requiredCapabilities, TASKS_ON);
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
+      const { answer } = await server.request(method, {
+        taskId,
+        inputResponses: {},
+        _meta: modernMeta(),
+      });
+      assertEquals(answer.error?.code, -32021, `${method}: ${JSON.stringify(answer)}`);
+    }
   },
 );
 
@@ -233,3 +241,32 @@ posixTest("over HTTP a listen is an SSE stream of the task's changes", async () 
   assertEquals(bare.status, 400);
   assertEquals((await bare.json()).error.code, -32021);
 });
+
+posixTest(
+  "over HTTP an MCP-Protocol-Version header that disagrees with _meta is -32020",
+  async () => {
+    await using server = await HttpPortal.start();
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: { ...modernMeta(), "io.modelcontextprotocol/protocolVersion": "2025-11-25" },
+        },
+      }),
+    });
+    assertEquals(response.status, 400);
+    const { error } = await response.json();
+    assertEquals(error.code, -32020);
+    assertMatch(error.message, /HeaderMismatch/);
+  },
+);
