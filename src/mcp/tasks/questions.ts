@@ -1,11 +1,13 @@
 /**
- * A task's questions to the person (the `input_required` of the tasks
- * extension): when the program it waits on stops at a password prompt
- * (`waiting_for_secret`), the person at the client that started it is asked
- * for the secret as `secret_prompt` asks (secret_rounds.ts: Portal's page in
- * URL mode, else a form), under a key of `inputRequests` unique over the
- * task's life; the answer, by `tasks/update`, is typed there (then Enter)
- * and the wait goes on. One question is open at a time. It is withdrawn
+ * A task's questions to the person (its `input_required`): when the program
+ * it waits on stops at a password prompt (`waiting_for_secret`), the person
+ * at the client that started it is asked for the secret, in the way of the
+ * task's revision. 2026-07-28 ({@link TaskQuestions}): as `secret_prompt`
+ * asks (secret_rounds.ts: Portal's page in URL mode, else a form), under a
+ * key of `inputRequests` unique over the task's life; the answer, by
+ * `tasks/update`, is typed there (then Enter) and the wait goes on.
+ * 2025-11-25 ({@link ElicitedQuestions}): an elicitation request tied to the
+ * task, its answer typed the same way. One question is open at a time. It is withdrawn
  * once the program no longer waits there (the person typed it on the watch
  * page, or the program gave up). After an answer, the next question waits
  * until the program was seen doing something else: a prompt that comes back
