@@ -16,6 +16,7 @@ import {
 import { tempDir } from "../../dev/temp_dir.ts";
 import { Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { type Message, rawLines } from "../helpers/raw_lines.ts";
 
@@ -187,3 +188,32 @@ posixTest("tasks/list gives a client its own tasks; tasks/get finds another's by
   assertEquals((await other.client.experimental.tasks.listTasks()).tasks, []);
   assertEquals((await other.client.experimental.tasks.getTask(taskId)).status, "completed");
 });
+
+posixTest("over HTTP, in a session: a 2025-11-25 task, and its password asked", async () => {
+  await using server = await HttpPortal.start();
+  const client = await server.connect({ capabilities: { elicitation: { form: {} } } });
+  const asked: Message[] = [];
+  client.setRequestHandler(ElicitRequestSchema, (request: Message) => {
+    asked.push(request.params);
+    return { action: "accept", content: { secret: "hunter22" } };
+  });
+  const seen: Message[] = [];
+  const calls = client.experimental.tasks.callToolStream(
+    {
+      name: "process_start",
+      arguments: {
+        command: "python3",
+        args: ["-c", "import getpass; p = getpass.getpass('Password: '); print('got', len(p))"],
+        pty: true,
+        wait: "exit",
+      },
+    },
+    CallToolResultSchema,
+    { task: { ttl: 60_000 } },
+  );
+  for await (const message of calls) seen.push(message);
+  const last = seen.at(-1);
+  assertEquals(last.type, "result", JSON.stringify(last));
+  assertMatch(last.result.structuredContent.output, /got 8/);
+  assertEquals(asked[0]?._meta?.[RELATED], { taskId: seen[0].task.taskId });
+}, { only: "linux" });

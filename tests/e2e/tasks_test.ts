@@ -149,8 +149,10 @@ posixTest("tasks/cancel ends the wait, not the program; an unknown task is an er
   const process = (await call(server, "process_inspect", { id })).structuredContent;
   assertEquals(process.status, "running");
   for (const method of ["tasks/get", "tasks/cancel"]) {
-    const unknown = (await server.request(method, { taskId: "no-such", _meta: modernMeta() }))
-      .answer.error;
+    const unknown = (await server.request(method, {
+      taskId: "no-such",
+      _meta: modernMeta(TASKS_ON),
+    })).answer.error;
     assertEquals(unknown.code, -32602);
     assertMatch(unknown.message, /No task "no-such" on this server/);
   }
