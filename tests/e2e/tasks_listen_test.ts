@@ -114,23 +114,31 @@ posixTest(
       "nothing was polled",
     );
 
+    // Its tasks have ended: the subscription ends, answered `complete`.
+    const closed = await waitFor(
+      "the end of sub-1",
+      () => server.messages.find((message) => message.id === "sub-1"),
+      { timeoutMs: 10_000 },
+    );
+    assertEquals(closed.result, { resultType: "complete", _meta: { [SUBSCRIPTION]: "sub-1" } });
+
     // Cancelled by its client (notifications/cancelled): nothing more is told on it.
-    await server.send({
-      jsonrpc: "2.0",
-      method: "notifications/cancelled",
-      params: { requestId: "sub-1", _meta: modernMeta(TASKS_ON) },
-    });
     const other = await task(server, "process_start", {
       command: "sh",
-      args: ["-c", "sleep 1"],
+      args: ["-c", "sleep 3"],
       wait: "exit",
     });
     await listen(server, "sub-2", [other]);
-    await told(server, "sub-2", other, "completed");
-    assertEquals(
-      heard(server, "sub-1").filter((note) => note.params.taskId === other),
-      [],
-    );
+    await told(server, "sub-2", other, "working");
+    await server.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "sub-2", _meta: modernMeta(TASKS_ON) },
+    });
+    await listen(server, "sub-3", [other]);
+    await told(server, "sub-3", other, "completed");
+    assertEquals(heard(server, "sub-2").map((note) => note.params.status), ["working"]);
+    assert(!server.messages.some((message) => message.id === "sub-2"), "sub-2 was answered");
   },
 );
 
@@ -196,6 +204,8 @@ async function readEvents(response: Response, until: (messages: Message[]) => bo
   const messages: Message[] = [];
   let pending = "";
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  // A deadline only a broken server misses: the stream is cut, and the assertions say what lacks.
+  const deadline = setTimeout(() => void reader.cancel(), 30_000);
   while (!until(messages)) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -207,6 +217,7 @@ async function readEvents(response: Response, until: (messages: Message[]) => bo
       pending = pending.slice(end + 2);
     }
   }
+  clearTimeout(deadline);
   await reader.cancel();
   return messages;
 }
@@ -224,15 +235,14 @@ posixTest("over HTTP a listen is an SSE stream of the task's changes", async () 
     _meta: modernMeta(TASKS_ON),
   }, { id: 7 });
   assertEquals(response.headers.get("content-type"), "text/event-stream");
-  const messages = await readEvents(
-    response,
-    (seen) => seen.some((message) => message.params?.status === "completed"),
-  );
+  const messages = await readEvents(response, (seen) => seen.some((message) => message.id === 7));
   assertEquals(messages[0].method, "notifications/subscriptions/acknowledged");
   assertEquals(messages[0].params.notifications.taskIds, [taskId]);
   const done = messages.find((message) => message.params?.status === "completed");
   assertEquals(done.params._meta[SUBSCRIPTION], 7);
   assertEquals(done.params.result.structuredContent.output, "built\n");
+  // Its one task has ended: the stream ends with the listen's `complete` result.
+  assertEquals(messages.at(-1).result, { resultType: "complete", _meta: { [SUBSCRIPTION]: 7 } });
 
   const bare = await server.modernPost("subscriptions/listen", {
     notifications: { taskIds: [taskId] },

@@ -12,7 +12,8 @@ import assertStrict from "node:assert/strict";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import type { TaskRow, TaskStore } from "../../src/core/steps/task_file.ts";
 import type { Questions, QuestionsListener } from "../../src/mcp/tasks/questions.ts";
-import { type TaskProgress, Tasks, type TaskView } from "../../src/mcp/tasks/tasks.ts";
+import type { TaskProgress, TaskView } from "../../src/mcp/tasks/task.ts";
+import { Tasks } from "../../src/mcp/tasks/tasks.ts";
 
 /** A store in memory, as the task file keeps rows. */
 class MemoryStore implements TaskStore {

@@ -29,7 +29,8 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Tasks, TaskView } from "./tasks.ts";
+import type { TaskView } from "./task.ts";
+import type { Tasks } from "./tasks.ts";
 import { TASK_TOOLS } from "./task_input.ts";
 import { legacyTask } from "./wire.ts";
 

@@ -13,7 +13,8 @@
  *
  * A client that did not declare the extension gets `-32021`. The
  * subscription ends when the client cancels it (`notifications/cancelled`,
- * or closing the stream), or when the server stops (a `complete` result).
+ * or closing the stream), and with a `complete` result once all its tasks
+ * have ended, or when the server stops.
  *
  * @module
  */
@@ -28,6 +29,8 @@ import {
 import { TASKS } from "../../limits.ts";
 import { envelopeError } from "../envelope.ts";
 import { missingExtension, TASKS_EXTENSION } from "./modern.ts";
+import { hasEnded } from "../../core/steps/task_file.ts";
+import type { TaskView } from "./task.ts";
 import type { Tasks } from "./tasks.ts";
 import { modernTask } from "./wire.ts";
 
@@ -53,17 +56,23 @@ export interface Subscription {
   end(graceful: boolean): void;
 }
 
+/** At most this many subscriptions (and 2025-11-25 connections) watch a server's tasks at once. */
+const WATCHERS_MAX = 1024;
+
 /**
  * Opens the subscription `request` asks for, writing its messages with
- * `send`; or writes the error that refuses it and returns undefined.
+ * `send`; or writes the error that refuses it and returns undefined. Once
+ * every task it watches has ended (and been told), the subscription ends
+ * with the `complete` result, and `onEnd` is called.
  */
 export function subscribe(
   tasks: Tasks,
   request: TaskListen,
   send: (message: JSONRPCMessage) => void,
+  onEnd: () => void = () => {},
 ): Subscription | undefined {
   const { id, params } = request;
-  const refusal = refuse(params);
+  const refusal = refuse(params) ?? (tasks.watchers >= WATCHERS_MAX ? full() : undefined);
   if (refusal) {
     send({ jsonrpc: "2.0", id, error: refusal });
     return undefined;
@@ -84,17 +93,32 @@ export function subscribe(
     },
   };
   notify("notifications/subscriptions/acknowledged", { notifications: { taskIds } });
-  if (taskIds.length === 0) {
-    subscription.end(true); // Nothing to tell of: closed at once, as the SDK's router does.
-    return undefined;
-  }
-  const watched = new Set(taskIds);
+  // The tasks not ended yet: when none is left, there is nothing more to tell.
+  const waiting = new Set(taskIds);
+  const tell = (view: TaskView) => {
+    notify("notifications/tasks", modernTask(view));
+    if (hasEnded(view.status)) waiting.delete(view.taskId);
+    if (waiting.size === 0 && !ended) {
+      subscription.end(true);
+      onEnd();
+    }
+  };
   unwatch = tasks.watch((view) => {
-    if (watched.has(view.taskId)) notify("notifications/tasks", modernTask(view));
+    if (waiting.has(view.taskId)) tell(view);
   });
   // Where each is now: a task that changed before the listen came is not missed.
-  for (const taskId of taskIds) notify("notifications/tasks", modernTask(tasks.get(taskId)));
-  return subscription;
+  for (const taskId of taskIds) tell(tasks.get(taskId));
+  if (taskIds.length === 0) subscription.end(true); // Nothing to tell of, as the SDK's router does.
+  return ended ? undefined : subscription;
+}
+
+/** The error of a listen when {@link WATCHERS_MAX} watch already. */
+function full() {
+  return {
+    code: ProtocolErrorCode.InternalError,
+    message: `Subscription limit reached (${WATCHERS_MAX} watch this server's tasks): end one ` +
+      "(notifications/cancelled, or close its stream), or poll tasks/get.",
+  };
 }
 
 /** Why `params` cannot open a subscription to tasks; undefined if they can. */
@@ -177,7 +201,7 @@ export class TaskListenTransport implements Transport {
     const send = (message: JSONRPCMessage) =>
       void this.#inner.send(message).catch((error) => this.onerror?.(error));
     this.#open.get(request.id)?.end(false);
-    const subscription = subscribe(this.#tasks, request, send);
+    const subscription = subscribe(this.#tasks, request, send, () => this.#open.delete(request.id));
     if (subscription) this.#open.set(request.id, subscription);
   }
 
@@ -208,10 +232,11 @@ export function listenResponse(tasks: Tasks, request: TaskListen, closing: Abort
       // The client closed the stream: the subscription ends with it.
     }
   };
+  let finish = (_graceful: boolean) => {};
   const subscription = subscribe(tasks, request, (message) => {
     if ("error" in message) refusal = message;
     else write(message);
-  });
+  }, () => finish(true));
   if (refusal) {
     const code = (refusal as { error: { code: number } }).error.code;
     return Response.json(refusal, {
@@ -219,7 +244,7 @@ export function listenResponse(tasks: Tasks, request: TaskListen, closing: Abort
     });
   }
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const finish = (graceful: boolean) => {
+  finish = (graceful: boolean) => {
     clearInterval(keepAlive);
     subscription?.end(graceful);
     try {

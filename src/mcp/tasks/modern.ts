@@ -16,7 +16,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { envelope } from "../envelope.ts";
-import type { Tasks, TaskView } from "./tasks.ts";
+import type { TaskView } from "./task.ts";
+import type { Tasks } from "./tasks.ts";
 import { modernTask } from "./wire.ts";
 
 /** The extension's name, in capabilities. */

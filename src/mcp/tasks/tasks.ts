@@ -66,8 +66,6 @@ import {
   toRow,
 } from "./task.ts";
 
-export type { TaskProgress, TaskView };
-
 /** The work of a call made a task: ends when aborted; may report progress. */
 export type TaskWork = (
   signal: AbortSignal,
@@ -247,6 +245,11 @@ export class Tasks {
   watch(watcher: (task: TaskView) => void): () => void {
     this.#watchers.add(watcher);
     return () => this.#watchers.delete(watcher);
+  }
+
+  /** How many watch (for a bound on them). */
+  get watchers(): number {
+    return this.#watchers.size;
   }
 
   /** Whether task `taskId` is `owner`'s (a 2025-11-25 client's, while the server runs). */
