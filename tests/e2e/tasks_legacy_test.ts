@@ -18,6 +18,7 @@ import { Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
+import { hostDir } from "../helpers/portal.ts";
 import { type Message, rawLines } from "../helpers/raw_lines.ts";
 
 const RELATED = "io.modelcontextprotocol/related-task";
@@ -180,7 +181,7 @@ posixTest("raw lines as VS Code sends them: a task, polled, then its result", as
 });
 
 posixTest("tasks/list gives a client its own tasks; tasks/get finds another's by id", async () => {
-  await using dir = await tempDir("portal-tasks-");
+  await using dir = await hostDir(); // Ends the host the first client starts.
   await using one = await Portal.start({ dir: dir.path });
   await using other = await Portal.start({ dir: dir.path }); // The same host.
   const seen = await stream(one, "process_start", { command: "true", wait: "exit" });

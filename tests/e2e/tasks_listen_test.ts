@@ -14,6 +14,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
+import { hostDir } from "../helpers/portal.ts";
 import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
@@ -141,6 +142,19 @@ posixTest(
     assert(!server.messages.some((message) => message.id === "sub-2"), "sub-2 was answered");
   },
 );
+
+posixTest("through a door, the host tells a listening client", async () => {
+  await using dir = await hostDir(); // Ends the host the door starts.
+  await using server = await rawLines(dir.path, { env: SHORT });
+  const build = await task(server, "process_start", {
+    command: "sh",
+    args: ["-c", "sleep 1; echo done"],
+    wait: "exit",
+  });
+  await listen(server, "door", [build]);
+  const done = await told(server, "door", build, "completed");
+  assertEquals(done.params.result.structuredContent.output, "done\n");
+});
 
 posixTest("a listening client is told input_required with the question, then the end", async () => {
   await using dir = await tempDir("portal-listen-");
