@@ -25,6 +25,8 @@
  * - chatty.ts: a python3 step and process_list beside 200 PTYs printing every 10 ms.
  * - agent_tasks.ts: calls and reply characters of agent sessions (python, gdb, sqlite3, psql,
  *   vim, less, getpass, bash), beside main before issue 16; the size of tools/list.
+ * - long_build.ts: a 90 s build in each client shape of long work (2025-11-25 tasks, 2026-07-28
+ *   tasks with listen, a call kept alive by progress): calls, messages, reply, delay to knowing.
  * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
  * - watch_latency.ts: from a step's reply to its line on a watching page (Debian's chromium).
@@ -65,6 +67,7 @@ const scripts = [
   "teardown.ts",
   "chatty.ts",
   "agent_tasks.ts",
+  "long_build.ts",
   "shell_integration.ts",
   "watch_flood.ts",
   "watch_latency.ts",

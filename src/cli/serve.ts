@@ -60,7 +60,7 @@ function serveOverStdio(
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is taken for gone, as when it closes stdin.
   const transport = new LineTransport(stdioPort(), note, { overflow: () => void shutdown() });
-  serveConnection(transport, context, log);
+  serveConnection(transport, context, log, undefined, shared.tasks);
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
   console.error(watchLine(watch));
 }
@@ -98,6 +98,7 @@ function serveOverHttp(
       sessions,
       openSession: () => openSession(),
       modern: () => modernContext(),
+      tasks: () => shared.tasks,
       mount: { path: WATCH_PATH, handle: watch.handler(guard) },
     });
   } catch (error) {

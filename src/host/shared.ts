@@ -21,7 +21,7 @@ import { RecordStore } from "../core/store/record_store.ts";
 import { retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
-import { keepTasksIn } from "../mcp/tasks/tasks.ts";
+import { Tasks } from "../mcp/tasks/tasks.ts";
 import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
 import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
@@ -78,6 +78,8 @@ export class Shared {
   readonly registry: ProgramRegistry;
   /** The processes of this server's sessions on other machines (src/remote/). */
   readonly remote: Remotes;
+  /** The MCP tasks of every session, kept in the task file beside the records. */
+  readonly tasks: Tasks;
   readonly #file: RecordsFile;
   readonly #tasks: TaskFile;
   readonly #pool: ProcessPool;
@@ -104,7 +106,7 @@ export class Shared {
       this.#pool = new ProcessPool(this.store, portalPlace(paths, this.dbPath));
       this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
-      keepTasksIn(this.#tasks, paths);
+      this.tasks = Tasks.open(this.#tasks, paths);
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));
@@ -152,7 +154,7 @@ export class Shared {
     await settlesWithin(killed, SHUTDOWN_DEADLINE_MS);
     this.#unpublish();
     await settlesWithin(this.#watch.close(), SHUTDOWN_DEADLINE_MS);
-    keepTasksIn(undefined);
+    this.tasks.close();
     this.#tasks.close();
     this.store.close();
     this.#file.release();

@@ -38,14 +38,17 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { envelopeError } from "./envelope.ts";
+import { type EnvelopeError, envelopeError } from "./envelope.ts";
+import { isTaskListen, listenResponse } from "./tasks/listen.ts";
 import { REQUEST_MAX_BYTES } from "../limits.ts";
 import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
 import type { ToolContext } from "./tools/tool.ts";
+import type { Tasks } from "./tasks/tasks.ts";
 import type { RequestGuard } from "./http_guard.ts";
 import { type EndReason, SessionTable } from "./http_sessions.ts";
 
@@ -79,6 +82,8 @@ export interface HttpOptions {
    * session: asked for once, at the first, and kept for the server's lifetime.
    */
   modern(): ToolContext;
+  /** The server's tasks (asked for at the first request); none: no tasks. */
+  tasks?(): Tasks;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
   mount?: { path: string; handle(request: Request): Promise<Response> };
 }
@@ -164,9 +169,14 @@ export function serveHttp(options: HttpOptions): HttpService {
       return jsonError(400, "Parse error: the body is not JSON", {}, -32700);
     }
     if (!await isLegacyRequest(request, parsedBody)) {
-      const error = envelopeError((parsedBody as { params?: unknown } | null)?.params);
+      const params = (parsedBody as { params?: unknown } | null)?.params;
+      const error = headerMismatch(request, params) ?? envelopeError(params);
       const { id = null } = (parsedBody ?? {}) as { id?: unknown };
       if (error) return Response.json({ jsonrpc: "2.0", id, error }, { status: 400 });
+      const tasks = options.tasks?.();
+      if (tasks && isTaskListen(parsedBody)) {
+        return listenResponse(tasks, parsedBody, closing.signal);
+      }
       return await modern.fetch(request, { parsedBody });
     }
     // A request without a session may be an initialize: give it a session of its own,
@@ -188,10 +198,17 @@ export function serveHttp(options: HttpOptions): HttpService {
     return untilDone(response, sessions.begin(started));
   };
 
+  // Aborted when the server stops: its subscriptions end with a `complete` result.
+  const closing = new AbortController();
+
   // 2026-07-28: a server per request, on the one context of every such request.
   let modernContext: ToolContext | undefined;
   const modern = createMcpHandler(
-    () => createServer(modernContext ??= options.modern(), log, { era: "modern" }).server,
+    () =>
+      createServer(modernContext ??= options.modern(), log, {
+        era: "modern",
+        tasks: options.tasks?.(),
+      }).server,
     {
       legacy: "reject",
       maxRequestBodySize: REQUEST_MAX_BYTES,
@@ -209,7 +226,7 @@ export function serveHttp(options: HttpOptions): HttpService {
         log.stderr("info", "http", `session ${id} started`);
       },
     });
-    const { server, log: sessionLog } = createServer(context, log);
+    const { server, log: sessionLog } = createServer(context, log, { tasks: options.tasks?.() });
     let ended: Promise<void> | undefined;
     const session: Session = {
       transport,
@@ -242,6 +259,7 @@ export function serveHttp(options: HttpOptions): HttpService {
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     close: async () => {
+      closing.abort();
       sessions.close();
       await Promise.all(sessions.values().map((session) => session.end()));
       await modern.close();
@@ -280,6 +298,29 @@ function untilDone(response: Response, done: () => void): Response {
   const { status, statusText, headers } = response;
   return new Response(body, { status, statusText, headers });
 }
+
+/**
+ * The `-32020` (HeaderMismatch) error of a 2026-07-28 request whose
+ * `MCP-Protocol-Version` header names another revision than its `_meta`
+ * (SEP-2575: HTTP 400); undefined when they agree or either is absent.
+ */
+function headerMismatch(request: Request, params: unknown): EnvelopeError | undefined {
+  const header = request.headers.get("mcp-protocol-version");
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const claimed = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (header === null || claimed === undefined || header === claimed) return undefined;
+  return {
+    code: HEADER_MISMATCH,
+    message: `HeaderMismatch: the MCP-Protocol-Version header says ${
+      JSON.stringify(header.slice(0, 40))
+    } but _meta["${PROTOCOL_VERSION_META_KEY}"] says ${
+      JSON.stringify(String(claimed).slice(0, 40))
+    }: send the same revision in both.`,
+  };
+}
+
+/** SEP-2575's HeaderMismatch. */
+const HEADER_MISMATCH = -32020;
 
 /** A JSON-RPC error as the SDK's transport words its own refusals. */
 function jsonError(status: number, message: string, headers: HeadersInit = {}, code = -32000) {

@@ -31,18 +31,21 @@ import { openSecretPage } from "./secret_page.ts";
 interface Question {
   server: Server;
   /** The call that asks: over HTTP, the question travels on its stream. */
-  requestId: RequestId;
+  requestId?: RequestId;
+  /** The question's `_meta` (a task's: `io.modelcontextprotocol/related-task`). */
+  meta?: Record<string, unknown>;
   /** Aborted by the call's cancellation or the deadline. */
   until: AbortSignal;
 }
 
 /**
  * Asks the person at `server`'s client during the call `request`, or
- * undefined when that client cannot be asked.
+ * undefined when that client cannot be asked; `meta` goes with the question.
  */
 export function secretPrompt(
   server: Server,
-  request: { signal: AbortSignal; id: RequestId },
+  request: { signal: AbortSignal; id?: RequestId },
+  meta?: Record<string, unknown>,
 ): ((label: string) => Promise<string>) | undefined {
   const modes = server.getClientCapabilities()?.elicitation;
   const ask = modes?.url ? askOnPage : modes?.form ? askInForm : undefined;
@@ -51,7 +54,8 @@ export function secretPrompt(
   return async (label) => {
     const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
     try {
-      return await ask({ server, requestId, until: AbortSignal.any([signal, deadline]) }, label);
+      const until = AbortSignal.any([signal, deadline]);
+      return await ask({ server, requestId, meta, until }, label);
     } catch (error) {
       if (signal.aborted || error instanceof PortalError) throw error;
       // The client's message is not passed on: it might quote what the person typed.
@@ -140,7 +144,8 @@ function elicit(
   const withdraw = () => open.abort(until.reason);
   if (until.aborted) withdraw();
   else until.addEventListener("abort", withdraw, { once: true });
-  return question.server.elicitInput(params, {
+  const { meta } = question;
+  return question.server.elicitInput(meta ? { ...params, _meta: meta } : params, {
     signal: open.signal,
     timeout: SECRET_PROMPT_MS,
     relatedRequestId: question.requestId,

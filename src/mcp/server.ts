@@ -11,7 +11,7 @@
  * @module
  */
 import {
-  type CallToolResult,
+  isTaskAugmentedRequestParams,
   type JSONRPCRequest,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
@@ -23,21 +23,15 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
-import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS } from "./envelope.ts";
+import { envelope, LEGACY_VERSIONS, MODERN_VERSIONS, speaksModern } from "./envelope.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { elicitationMode, verifyRequestState } from "./secret_rounds.ts";
-import {
-  cancelTask,
-  declaresTasks,
-  getTask,
-  runAsTask,
-  type SecretAsker,
-  TASK_TOOLS,
-  taskArguments,
-  TASKS_EXTENSION,
-  updateTask,
-} from "./tasks/tasks.ts";
-import { z } from "zod";
+import { verifyRequestState } from "./secret_rounds.ts";
+import type { Tasks } from "./tasks/tasks.ts";
+import { serveModernTasks, TASKS_EXTENSION } from "./tasks/modern.ts";
+import { LEGACY_TASKS_CAPABILITY, serveLegacyTasks, withTaskSupport } from "./tasks/legacy.ts";
+import { runAsTask, taskMode } from "./tasks/task_call.ts";
+import { TaskListenTransport } from "./tasks/listen.ts";
+import { taskInput } from "./tasks/task_input.ts";
 import type { Log, SessionLog } from "./logging.ts";
 import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
@@ -97,6 +91,11 @@ class PortalServer extends Server {
         this.#onRefused?.(ctx, (error as Error).message);
         throw error;
       }
+      // A 2025-11-25 task answers a CreateTaskResult, which the SDK's check of a tools/call
+      // result refuses (SDK v2 keeps that revision's task schemas, not its runtime).
+      if (isTaskAugmentedRequestParams(request.params) && !speaksModern(this)) {
+        return handler(request, ctx);
+      }
       return wrapped(request, ctx);
     };
   }
@@ -119,17 +118,20 @@ class PortalServer extends Server {
 export function createServer(
   context: ToolContext,
   serverLog: Log,
-  options: { clientLevel?: LoggingLevel; era?: ProtocolEra } = {},
+  options: { clientLevel?: LoggingLevel; era?: ProtocolEra; tasks?: Tasks } = {},
 ): { server: Server; log: SessionLog } {
   const modern = options.era === "modern";
+  const tasks = options.tasks;
   const server = new PortalServer(
     { name: "portal", title: "Portal", version: VERSION },
     {
       instructions: INSTRUCTIONS,
-      // The tasks extension is 2026-07-28's; 2025-11-25's capabilities have no place for it.
-      capabilities: modern
+      // 2026-07-28's tasks are an extension; 2025-11-25's a capability of their own.
+      capabilities: !tasks
+        ? CAPABILITIES
+        : modern
         ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
-        : CAPABILITIES,
+        : { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY },
       supportedProtocolVersions: PROTOCOL_VERSIONS,
       cacheHints: { "tools/list": { ttlMs: TOOLS_TTL_MS, cacheScope: "public" } },
       requestState: { verify: verifyRequestState },
@@ -141,7 +143,10 @@ export function createServer(
   );
   server.setRequestHandler(
     "tools/list",
-    (_, ctx) => declaresUi(server, ctx) ? appListing(TOOLS) : toolListing(),
+    (_, ctx) => {
+      const listing = declaresUi(server, ctx) ? appListing(TOOLS) : toolListing();
+      return !modern && tasks ? withTaskSupport(listing) : listing;
+    },
   );
   server.setRequestHandler("resources/list", (_, ctx) => viewResources(declaresUi(server, ctx)));
   server.setRequestHandler("resources/read", ({ params }) => readViewResource(params.uri));
@@ -150,70 +155,42 @@ export function createServer(
     const tool = (ui ? WITH_VIEW : BY_NAME).get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
-      const asTask = modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
-      const { checked, restore } = asTask
-        ? taskArguments(request.params.arguments)
-        : { checked: request.params.arguments, restore: (args: unknown) => args };
-      const screened = screenArguments(tool, checked);
+      const when = tasks && taskMode(tool.name, request.params, ctx, modern);
+      const screened = screenArguments(
+        tool,
+        request.params.arguments,
+        when ? taskInput(tool) : undefined,
+      );
       if ("refused" in screened) {
         log.log("info", "tools", `${tool.name} refused: ${screened.line}`, ctx.mcpReq.id);
         return screened.refused;
       }
-      const args = restore(screened.args);
+      const args = screened.args as { id?: number; wait_ms?: number };
       const call = { context, server, ctx, log };
-      if (!asTask) {
+      if (!when) {
         const result = await callTool(tool, args, call);
         return ui ? withViewTouches(tool.name, result, context, args) : result;
       }
       return await runAsTask(
+        when,
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
-        {
-          tool: tool.name,
-          processId: (args as { id?: number }).id,
-          waitMs: (args as { wait_ms?: number }).wait_ms,
-        },
-        (id) => context.manager.lastLine(id),
-        secretAsker(context, ctx),
-      ) as CallToolResult;
+        { tool: tool.name, args },
+        { tasks: tasks!, context, server, ctx },
+      );
     } finally {
       done();
     }
   });
-  if (modern) {
-    const taskId = z.object({ taskId: z.string() });
-    server.setRequestHandler("tasks/get", { params: taskId }, ({ taskId }) => getTask(taskId));
-    server.setRequestHandler(
-      "tasks/cancel",
-      { params: taskId },
-      ({ taskId }) => cancelTask(taskId),
-    );
-    // The SDK takes `inputResponses` out of the params for every request: they are in `ctx`.
-    server.setRequestHandler(
-      "tasks/update",
-      { params: taskId },
-      ({ taskId }, ctx) => updateTask(taskId, ctx.mcpReq.inputResponses ?? {}),
-    );
+  if (modern && tasks) serveModernTasks(server, tasks);
+  if (!modern && tasks) {
+    const unwatch = serveLegacyTasks(server, tasks, server);
+    const closed = server.onclose;
+    server.onclose = () => {
+      unwatch();
+      closed?.();
+    };
   }
   return { server, log };
-}
-
-/**
- * How a task asks the person at the client of `ctx` for the secret its
- * program waits for; none when the client declared no elicitation.
- */
-function secretAsker(context: ToolContext, ctx: ServerContext): SecretAsker | undefined {
-  const mode = elicitationMode(ctx);
-  if (mode === undefined) return undefined;
-  return {
-    url: mode === "url",
-    label: (id) => {
-      const line = context.manager.lastLine(id).trim();
-      return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
-    },
-    type: async (id, secret) => {
-      await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
-    },
-  };
 }
 
 /** A connection served until its client leaves. */
@@ -235,11 +212,14 @@ export function serveConnection(
   context: ToolContext,
   serverLog: Log,
   clientLevel?: LoggingLevel,
+  tasks?: Tasks,
 ): Connection {
   let current: SessionLog | undefined;
+  // Subscriptions to tasks are served before the SDK's entry, whose router knows none.
+  if (tasks) transport = new TaskListenTransport(transport, tasks);
   const handle = serveStdio(({ era }) => {
     current?.close();
-    const { server, log } = createServer(context, serverLog, { clientLevel, era });
+    const { server, log } = createServer(context, serverLog, { clientLevel, era, tasks });
     current = log;
     return server;
   }, {

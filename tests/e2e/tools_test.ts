@@ -58,9 +58,10 @@ portalTest(
     // Shell integration's fields (shell_integration at start, integrate on write, and in the
     // replies of both and of process_inspect with last_command) add 300. process_read's search
     // by lines (pattern, line, context; lines, matches, total_lines, stopped_at_line in its
-    // reply: issue 40) adds 350, what it says said once in the instructions.
+    // reply: issue 40) adds 350, what it says said once in the instructions; 2025-11-25's
+    // execution.taskSupport on the three tools that wait (VS Code looks for it) adds 114.
     const size = JSON.stringify(tools).length;
-    assert(size <= 15_400, `tools/list is ${size} characters`);
+    assert(size <= 15_550, `tools/list is ${size} characters`);
   },
   { portable: true },
 );

@@ -34,6 +34,8 @@ export interface RawLines extends AsyncDisposable {
   readonly stderr: string;
   /** Sends a request; resolves with its answer and the messages written before it. */
   request(method: string, params: unknown): Promise<{ answer: Message; before: Message[] }>;
+  /** Sends one message as it is (a notification, a response, a request answered later). */
+  send(message: Message): Promise<void>;
 }
 
 /** How {@link rawLines} starts its server. */
@@ -76,7 +78,11 @@ export async function rawLines(dir: string, options: RawLinesOptions = {}): Prom
     }
   })();
   let next = 1;
+  const send = async (message: Message) => {
+    await writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  };
   return {
+    send,
     messages,
     get stderr() {
       return stderr;
@@ -84,8 +90,7 @@ export async function rawLines(dir: string, options: RawLinesOptions = {}): Prom
     async request(method, params) {
       const id = next++;
       const from = messages.length;
-      const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
-      await writer.write(new TextEncoder().encode(line + "\n"));
+      await send({ jsonrpc: "2.0", id, method, params });
       await waitFor(`the answer to ${method} ${id}`, () => messages.some((m) => m.id === id), {
         timeoutMs: 60_000,
       });

@@ -33,10 +33,31 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ensurePrivateFile } from "../store/paths.ts";
 
+/** Where a task is: it starts `working`, may wait on `input_required`, and ends in one of {@link ENDED}. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** The statuses a task ends in: it never leaves one (both revisions of MCP tasks say so). */
+export const ENDED: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+
+/** Whether a task in `status` has ended. */
+export function hasEnded(status: TaskStatus): boolean {
+  return ENDED.has(status);
+}
+
+/**
+ * Where a server keeps its tasks: a {@link TaskFile} (a server's), or a
+ * map (a test's). The MCP layer's task table is built on one.
+ */
+export interface TaskStore {
+  save(row: TaskRow): void;
+  load(id: string): TaskRow | undefined;
+  forget(endedBefore: number, max: number): void;
+}
+
 /** One task as stored: what the MCP layer needs to answer for it later. */
 export interface TaskRow {
   id: string;
-  status: string;
+  status: TaskStatus;
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;
@@ -59,8 +80,11 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS tasks_by_update ON tasks (updated_at);
 `;
 
+/** The SQL list of {@link ENDED}. */
+const ENDED_SQL = [...ENDED].map((status) => `'${status}'`).join(", ");
+
 /** A server's tasks on disk. */
-export class TaskFile {
+export class TaskFile implements TaskStore {
   readonly #db: DatabaseSync;
   readonly #save: StatementSync;
   readonly #load: StatementSync;
@@ -80,7 +104,7 @@ export class TaskFile {
         FROM tasks WHERE id = ?`,
     );
     this.#forget = this.#db.prepare(
-      `DELETE FROM tasks WHERE (updated_at < ? AND status NOT IN ('working', 'input_required'))
+      `DELETE FROM tasks WHERE (updated_at < ? AND status IN (${ENDED_SQL}))
         OR id NOT IN (SELECT id FROM tasks ORDER BY updated_at DESC LIMIT ?)`,
     );
   }
@@ -96,7 +120,6 @@ export class TaskFile {
     return row.outcome === null ? { ...row, outcome: undefined } : row;
   }
 
-  /** Forgets the tasks that ended before `endedBefore` (ms), and all but the newest `max`. */
   forget(endedBefore: number, max: number): void {
     this.#forget.run(endedBefore, max);
   }

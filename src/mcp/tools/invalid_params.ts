@@ -82,14 +82,15 @@ export function screenCallRequest(request: unknown, tools: ReadonlyMap<string, A
 }
 
 /**
- * The arguments `tool` takes, parsed; or, when its input schema refuses
- * them, the tool error that says why in one line.
+ * The arguments `tool` takes, parsed; or, when its input schema (or
+ * `schema`, a task's) refuses them, the tool error that says why in one line.
  */
 export function screenArguments(
   tool: AnyTool,
   args: unknown,
+  schema: z.ZodType = strictInput(tool),
 ): { args: unknown } | { refused: CallToolResult; line: string } {
-  const parsed = strictInput(tool).safeParse(args ?? {});
+  const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { args: parsed.data };
   const line = describeIssues(parsed.error.issues, args ?? {}, Object.keys(tool.input.shape));
   const text = bounded(`${tool.name}: ${line}`);

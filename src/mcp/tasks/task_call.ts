@@ -1,0 +1,101 @@
+/**
+ * A `tools/call` as a task: whether it is one ({@link taskMode}: 2026-07-28's
+ * extension declared, or 2025-11-25's `params.task`), and running it on the
+ * server's {@link Tasks} ({@link runAsTask}) with the questions its client
+ * can be asked (an `inputRequests` round on 2026-07-28, an elicitation
+ * request tied to the task on 2025-11-25), answered in its revision's shape.
+ *
+ * @module
+ */
+import {
+  type CallToolResult,
+  RELATED_TASK_META_KEY,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { PortalError } from "../../errors.ts";
+import { secretPrompt } from "../secret_prompt.ts";
+import { elicitationMode } from "../secret_rounds.ts";
+import type { ToolContext } from "../tools/tool.ts";
+import { legacyTaskCreated, refuseTask } from "./legacy.ts";
+import { declaresTasks, modernTaskCreated } from "./modern.ts";
+import { ElicitedQuestions, type SecretAsker, TaskQuestions } from "./questions.ts";
+import { TASK_TOOLS } from "./task_input.ts";
+import type { Tasks, TaskWork } from "./tasks.ts";
+
+/**
+ * How the call `params` of tool `tool` runs as a task: `"later"` (2026-07-28,
+ * a client that declared the extension), `"now"` (2025-11-25, `params.task`
+ * given), or not at all; a task asked of a tool that is never one is refused.
+ */
+export function taskMode(
+  tool: string,
+  params: { task?: unknown },
+  ctx: ServerContext,
+  modern: boolean,
+): "now" | "later" | undefined {
+  if (modern) return TASK_TOOLS.has(tool) && declaresTasks(ctx) ? "later" : undefined;
+  if (params.task === undefined) return undefined;
+  if (!TASK_TOOLS.has(tool)) throw refuseTask(tool);
+  return "now";
+}
+
+/** What a call made a task runs on. */
+export interface TaskCallContext {
+  tasks: Tasks;
+  context: ToolContext;
+  server: Server;
+  ctx: ServerContext;
+}
+
+/** Runs `work` (tool `tool`'s, on `args`) as a task `when` says; the call's answer. */
+export async function runAsTask(
+  when: "now" | "later",
+  work: TaskWork,
+  call: { tool: string; args: { id?: number; wait_ms?: number } },
+  on: TaskCallContext,
+): Promise<CallToolResult> {
+  const { tasks, context, server, ctx } = on;
+  const modern = when === "later";
+  const url = modern ? elicitationMode(ctx) : legacyMode(server);
+  const asker = url === undefined ? undefined : secretAsker(context, url === "url");
+  const started = await tasks.start(work, {
+    tool: call.tool,
+    processId: call.args.id,
+    waitMs: call.args.wait_ms,
+    lastLine: (id) => context.manager.lastLine(id),
+    owner: modern ? undefined : server,
+    questions: asker &&
+      ((listener, taskId) =>
+        modern
+          ? new TaskQuestions(asker, listener)
+          : new ElicitedQuestions(asker, (label, signal) => {
+            const ask = secretPrompt(server, { signal }, { [RELATED_TASK_META_KEY]: { taskId } });
+            return ask?.(label) ??
+              Promise.reject(new PortalError("The client can no longer be asked."));
+          }, listener)),
+  }, when);
+  if ("result" in started) return started.result;
+  const created = modern ? modernTaskCreated(started.task) : legacyTaskCreated(started.task);
+  return created as CallToolResult;
+}
+
+/** Which way a 2025-11-25 client can be asked: the capabilities of its `initialize`. */
+function legacyMode(server: Server): "url" | "form" | undefined {
+  const modes = server.getClientCapabilities()?.elicitation;
+  return modes?.url ? "url" : modes?.form ? "form" : undefined;
+}
+
+/** How a task asks for the secret its program waits for, and types it. */
+function secretAsker(context: ToolContext, url: boolean): SecretAsker {
+  return {
+    url,
+    label: (id) => {
+      const line = context.manager.lastLine(id).trim();
+      return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;
+    },
+    type: async (id, secret) => {
+      await context.manager.write(id, { secret, keys: ["Enter"], wait: "none" });
+    },
+  };
+}
