@@ -25,7 +25,7 @@
  *   network: "none" as const, deny: [], allow: null, filesDir: "/x",
  * };
  * const exec = { path: "/bin/sh", argv: ["sh", "-c", "id"], cwd: "/", env: {} };
- * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", filterFd: 3 });
+ * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", denied: [], filterFd: 3 });
  * assert.deepEqual(argv.slice(-6), ["--chdir", "/", "--", "/bin/sh", "-c", "id"]);
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
@@ -33,17 +33,14 @@
  * ```
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { noInternetFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
-import { realPath, type Sandbox } from "../sandbox.ts";
+import { isUnder, realPath, type Sandbox } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
 
 /** Where bwrap is looked for: Debian's and Fedora's package put it in /usr/bin. */
 const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
-
-/** Directories a denied name is looked up in, besides the program's PATH. */
-const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
 /** What a backend runs: the executable and its argv, in a working directory. */
 export interface Exec {
@@ -62,8 +59,11 @@ export function bubblewrapPath(): string | null {
   return BWRAP_PATHS.find(isExecutableFile) ?? null;
 }
 
-/** `exec` run inside `sandbox`: bwrap, with `exec` after its `--`. Throws when bwrap is missing. */
-export function confine(exec: Exec, sandbox: Sandbox): Exec {
+/**
+ * `exec` run inside `sandbox`: bwrap, with `exec` after its `--`; `denied`:
+ * the files that become the stub (denied_files.ts). Throws when bwrap is missing.
+ */
+export function confine(exec: Exec, sandbox: Sandbox, denied: string[]): Exec {
   const bwrap = bubblewrapPath();
   if (bwrap === null) {
     throw new PortalError(
@@ -72,11 +72,11 @@ export function confine(exec: Exec, sandbox: Sandbox): Exec {
     );
   }
   const { filesDir } = sandbox;
-  const stub = sandbox.deny.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
+  const stub = denied.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
   const filter = sandbox.network === "none"
     ? written(filesDir, `no-internet-${Deno.build.arch}.bpf`, noInternetFilter(), 0o644)
     : null;
-  const argv = bubblewrapArgs(sandbox, exec, { stub, filterFd: filter ? 3 : null });
+  const argv = bubblewrapArgs(sandbox, exec, { stub, denied, filterFd: filter ? 3 : null });
   return {
     ...exec,
     path: bwrap,
@@ -95,12 +95,12 @@ const DENIED_STUB = new TextEncoder().encode(
 
 /**
  * bwrap's arguments (without its own name) that run `exec` inside `sandbox`;
- * `files`: the stub a denied executable becomes, the fd of the seccomp filter.
+ * `files`: the stub, the files it replaces, the fd of the seccomp filter.
  */
 export function bubblewrapArgs(
   sandbox: Sandbox,
   exec: Exec,
-  files: { stub: string; filterFd: number | null },
+  files: { stub: string; denied: string[]; filterFd: number | null },
 ): string[] {
   const everywhere = sandbox.writable.includes("/");
   const args = [
@@ -123,6 +123,8 @@ export function bubblewrapArgs(
   const writable = existing(sandbox.writable).filter((dir) => dir !== "/");
   const readable = existing(sandbox.readable);
   for (const dir of writable) args.push("--bind", dir, dir);
+  // Before what hides: a pin binds the host's directory again, over any mount already in it.
+  for (const dir of policyPins(sandbox)) args.push("--bind", dir, dir);
   for (const path of readable) args.push("--ro-bind", path, path);
   const hidden = existing(sandbox.hidden);
   // What a private /tmp or another hidden directory already hides needs no mount of its own.
@@ -141,27 +143,29 @@ export function bubblewrapArgs(
     const file = realPath(sandbox.policyFile);
     args.push("--ro-bind", file, file);
   }
-  for (const path of deniedFiles(sandbox.deny, exec.env)) {
-    args.push("--ro-bind", files.stub, path);
-  }
+  for (const path of files.denied) args.push("--ro-bind", files.stub, path);
   args.push("--chdir", exec.cwd, "--", exec.path, ...exec.argv.slice(1));
   return args;
 }
 
 /**
- * The real files of every denied executable: a path as it is, a name in
- * every directory of the program's PATH and the system's (`nc` →
- * /usr/bin/nc → /etc/alternatives/nc → /usr/bin/nc.openbsd, replaced where
- * it really is, so no other name of it runs either).
+ * The directories above the policy file that a program could rename (inside
+ * a writable directory), shallowest first, to be bound onto themselves: the
+ * kernel renames, removes or replaces no mount point (EBUSY), so the path
+ * the person gave names the same file for the next client and after a
+ * restart. (A link on the way there is refused when the file is read:
+ * core/policy/policy_file.ts.)
  */
-function deniedFiles(deny: string[], env: Record<string, string>): string[] {
-  const dirs = [...(env.PATH ?? "").split(":").filter((d) => d.startsWith("/")), ...SYSTEM_DIRS];
-  const files = new Set<string>();
-  for (const rule of deny) {
-    const candidates = rule.includes("/") ? [rule] : dirs.map((dir) => join(dir, rule));
-    for (const candidate of candidates) if (named(candidate)) files.add(realPath(candidate));
+function policyPins(sandbox: Sandbox): string[] {
+  if (!sandbox.policyFile || !named(sandbox.policyFile)) return [];
+  const roots = sandbox.writable.filter(named).map(realPath);
+  const pins: string[] = [];
+  for (let dir = dirname(realPath(sandbox.policyFile)); dir !== "/"; dir = dirname(dir)) {
+    if (roots.some((root) => root === "/" || (root !== dir && isUnder(dir, root)))) {
+      pins.unshift(dir);
+    }
   }
-  return [...files];
+  return pins;
 }
 
 /**
@@ -187,11 +191,6 @@ export function bubblewrapProblem(): string | null {
     "namespaces may be off: `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or on " +
     "Ubuntu 24.04 and later allow bwrap in AppArmor " +
     "(`kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for bwrap).";
-}
-
-/** Whether `path` is `dir` or inside it. */
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 }
 
 /** `dir`/`name` holding `bytes` (written if it does not yet), as `mode`. */
