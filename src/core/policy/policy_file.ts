@@ -39,9 +39,10 @@ const NETWORKS = ["none", "loopback", "all"] as const;
 const KEYS = ["mode", "workspace", "hide", "network", "commands", "hosts"];
 
 /** A string or a list of them, none empty: a list either way. */
-const strings = z.union([z.string().min(1), z.array(z.string().min(1))], {
-  error: "must be a list of non-empty strings.",
-}).transform((value) => typeof value === "string" ? [value] : value);
+const LIST = { error: "must be a list of non-empty strings." };
+const text = z.string(LIST).min(1, LIST);
+const strings = z.union([text, z.array(text, LIST)], LIST)
+  .transform((value) => typeof value === "string" ? [value] : value);
 
 const oneOf = (values: readonly string[]) =>
   `is not one of ${values.map((value) => quote(value)).join(", ")}.`;
