@@ -41,20 +41,24 @@ export function deniedFiles(deny: string[], paths: (string | undefined)[]): Deni
     ...paths.flatMap((p) => (p ?? "").split(":")).filter((d) => d.startsWith("/")),
     ...SYSTEM_DIRS,
   ]);
+  const realDirs = unique(dirs.map(realPath));
   /** Each file's names, and the rule of each file (by identity, else by real path). */
   const files = new Set<string>();
   const rules = new Map<string, string>();
   for (const rule of deny) {
-    const candidates = rule.includes("/") ? [rule] : dirs.map((dir) => join(dir, rule));
+    const candidates = rule.includes("/")
+      ? [rule]
+      : realDirs.filter((dir) => listing(dir).names.has(rule)).map((dir) => join(dir, rule));
     for (const candidate of candidates) {
       const info = statOf(candidate);
+      if (!info?.isFile) continue;
       const real = realPath(candidate);
-      if (!info?.isFile || files.has(real)) continue;
+      if (files.has(real)) continue;
       files.add(real);
       const id = identity(info) ?? real;
       if (!rules.has(id)) rules.set(id, rule);
       if (info.nlink !== null && info.nlink > 1) {
-        for (const link of hardLinks(real, id, [dirname(real), ...dirs])) files.add(link);
+        for (const link of hardLinks(real, id, [dirname(real), ...realDirs])) files.add(link);
       }
     }
   }
@@ -67,25 +71,53 @@ export function deniedFiles(deny: string[], paths: (string | undefined)[]): Deni
   };
 }
 
-/** The other names of the file `real` (`id`) in `dirs`. */
+/** The other names of the file `real` (`id`) in `dirs` (real paths). */
 function hardLinks(real: string, id: string, dirs: string[]): string[] {
-  const links: string[] = [];
-  for (const dir of unique(dirs.map(realPath))) {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
+  const names = unique(dirs).flatMap((dir) => listing(dir).linked.get(id) ?? []);
+  return names.filter((name) => name !== real);
+}
+
+/** What a directory holds: its names, and its files with more than one name, by identity. */
+interface Listing {
+  names: Set<string>;
+  linked: Map<string, string[]>;
+}
+
+/**
+ * Each directory's listing as last read, kept while the directory's times
+ * say nothing in it was added, removed or renamed: reading /usr/bin takes
+ * some 50 ms under load, once; a name looked up in it then throws nothing.
+ */
+const listings = new Map<string, { stamp: string; listing: Listing }>();
+
+/** At most this many directories are kept (an agent's PATH may name any number). */
+const KEPT_DIRS = 256;
+
+/** What the directory `dir` (a real path) holds now. */
+function listing(dir: string): Listing {
+  const listing: Listing = { names: new Set(), linked: new Map() };
+  const info = statOf(dir);
+  if (!info?.isDirectory) return listing;
+  const changed = info.mtime?.getTime() ?? 0;
+  const stamp = `${changed}:${info.ctime?.getTime()}`;
+  const kept = listings.get(dir);
+  if (kept?.stamp === stamp) return kept.listing;
+  try {
+    for (const entry of Deno.readDirSync(dir)) {
+      listing.names.add(entry.name);
       if (!entry.isFile) continue;
       const path = join(dir, entry.name);
-      if (path === real) continue;
-      const info = lstatOf(path);
-      if (info && identity(info) === id) links.push(path);
+      const file = lstatOf(path);
+      const id = file && identity(file);
+      if (!id || file.nlink === null || file.nlink < 2) continue;
+      listing.linked.set(id, [...listing.linked.get(id) ?? [], path]);
     }
-  }
-  return links;
+  } catch { /* unreadable: nothing known there */ }
+  listings.delete(dir);
+  // Times are in milliseconds: a change in the millisecond just read could go unseen.
+  if (Date.now() - changed > 1000) listings.set(dir, { stamp, listing });
+  if (listings.size > KEPT_DIRS) listings.delete(listings.keys().next().value!);
+  return listing;
 }
 
 /** A file's device and inode, or null where the OS gives none (Windows). */
