@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { denoDir } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
 import { waitFor } from "../../dev/wait.ts";
 
@@ -61,4 +62,26 @@ export function otherUser(): OtherUser {
       });
     },
   };
+}
+
+/**
+ * Copies the npm packages the server imports (deno.lock's, each with its registry entry) from
+ * Deno's cache to `npm`: not the whole cache, whose 100 MB for the tests' tools cost some 2.6 CPU-s.
+ */
+export async function copyServerPackages(npm: string): Promise<void> {
+  const { npm: packages } = JSON.parse(
+    Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)),
+  );
+  const parts = Object.keys(packages).flatMap((key) => {
+    const at = key.lastIndexOf("@");
+    const name = key.slice(0, at);
+    return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
+  });
+  Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
+  const { success, stderr } = new Deno.Command("cp", {
+    args: ["-r", "--parents", ...parts, `${npm}/registry.npmjs.org`],
+    cwd: `${await denoDir()}/npm/registry.npmjs.org`,
+    stderr: "piped",
+  }).outputSync();
+  if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
 }

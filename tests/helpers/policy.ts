@@ -1,12 +1,13 @@
 /**
- * What the tests of a person's policy share (tests/e2e/policy_test.ts,
- * policy_rules_test.ts): a test that runs where real bubblewrap does, a
- * workspace and a place beside it outside /tmp, a Portal under a policy
- * file, and a script run in it to its end.
+ * The fixtures of the tests of a person's policy (real bubblewrap, through
+ * the real server): a test that runs where bwrap is, a workspace beside a
+ * directory outside it, a Portal under rules written to a file, and a script
+ * run under them to its end. Each can serve a throwaway other user, so the
+ * same test runs as root and as an unprivileged user.
  *
  * @module
  */
-import { Portal, type StartOptions } from "../../dev/portal_client.ts";
+import { chown, Portal } from "../../dev/portal_client.ts";
 import { assertEquals } from "./assert.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
@@ -21,21 +22,31 @@ export const HAS_BWRAP = (() => {
 /**
  * A test of a policy on Linux with bubblewrap. The v1 SDK client's close
  * leaves a 2 s timer behind (unref'd), which a fast test outlives: the
- * sanitizers are off, as for the browser tests. `ignore`: another reason
- * it cannot run here (the browser missing, not root).
+ * sanitizers are off, as for the browser tests. `needs`: false to skip it
+ * (reported as ignored) where what it needs is missing.
  */
-export function policyTest(name: string, fn: () => Promise<void>, ignore = false): void {
-  ignore ||= Deno.build.os !== "linux" || !HAS_BWRAP;
+export function policyTest(name: string, fn: () => Promise<void>, needs = true): void {
+  const ignore = Deno.build.os !== "linux" || !HAS_BWRAP || !needs;
   Deno.test({ name, ignore, fn, sanitizeOps: false, sanitizeResources: false });
 }
 
-/** A workspace and a directory beside it, outside /tmp (a sandbox's /tmp is its own). */
-export async function places() {
+/** A user other than root that a server runs as (tests/helpers/other_user.ts) and its Deno cache. */
+export interface RunAs {
+  name: string;
+  denoDir: string;
+}
+
+/**
+ * A workspace and a directory beside it, outside /tmp (a sandbox's /tmp is
+ * its own), made for `user` (default: this process's).
+ */
+export async function places(user?: RunAs) {
   const root = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-policy-" });
   const workspace = `${root}/ws`;
   const outside = `${root}/outside`;
   await Deno.mkdir(workspace);
   await Deno.mkdir(outside);
+  if (user) await chown(root, user.name);
   return {
     root,
     workspace,
@@ -46,17 +57,19 @@ export async function places() {
   };
 }
 
-/** A Portal whose policy file (JSON, at `file`) holds `rules`. */
+/** A Portal whose policy file (JSON, at `file`) holds `rules`, run as `options.user` if given. */
 export async function startUnder(
   file: string,
   rules: Record<string, unknown>,
-  options: { cwd: string } & Pick<StartOptions, "dir" | "env">,
+  options: { cwd: string; dir?: string; env?: Record<string, string>; user?: RunAs },
 ): Promise<Portal> {
   await Deno.writeTextFile(file, JSON.stringify(rules, null, 2));
+  if (options.user) await chown(file, options.user.name);
   return Portal.start({
-    env: { ...options.env, PORTAL_POLICY: file },
+    env: { PORTAL_POLICY: file, ...options.env },
     cwd: options.cwd,
     dir: options.dir,
+    user: options.user,
   });
 }
 
@@ -73,14 +86,4 @@ export async function run(
   });
   assertEquals(reply.reason, "exit", `bash -c ${script} did not end: ${JSON.stringify(reply)}`);
   return { output: reply.output ?? "", code: reply.exit_code };
-}
-
-/** Whether `path` names anything (a link to nothing too). */
-export function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
