@@ -6,10 +6,10 @@
  * agent passes; a hidden path reads as missing in Portal's own errors; a
  * process a later host restores keeps the rules it ran under.
  */
-import { endHost, Portal } from "../../dev/portal_client.ts";
+import { chown, endHost, Portal } from "../../dev/portal_client.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { runCli } from "../helpers/cli.ts";
-import { places, policyTest, run, startUnder } from "../helpers/policy.ts";
+import { holds, places, policyTest, run, type Runner, startUnder } from "../helpers/policy.ts";
 import { hostDir } from "../helpers/portal.ts";
 
 /** What a program does to put other rules in the file's place, each in a way of its own. */
@@ -41,18 +41,24 @@ async function rulesOf(portal: Portal): Promise<{ mode: string; hide?: string[] 
   return (await portal.call("process_inspect", { id })).policy;
 }
 
-policyTest(
+/** Gives what a test made under `root` to the user its server runs as, if not this one. */
+async function handOver(root: string, runner: Runner): Promise<void> {
+  if (runner.runAs) await chown(root, runner.runAs.name);
+}
+
+holds(
   "the policy file in the workspace: its folder cannot be renamed or replaced",
-  async () => {
-    await using at = await places();
+  async (runner) => {
+    await using at = await places(runner.runAs);
     await using dir = await hostDir();
     const folder = `${at.workspace}/.portal`;
     const file = `${folder}/policy.json`;
     const secret = `${at.workspace}/secret.txt`;
     await Deno.mkdir(folder);
     await Deno.writeTextFile(secret, "SECRET\n");
+    await handOver(at.root, runner);
     const rules = { mode: "workspace-write", workspace: [at.workspace], hide: [secret] };
-    const options = { cwd: at.workspace, dir: dir.path };
+    const options = { cwd: at.workspace, dir: dir.path, user: runner.runAs };
     {
       await using first = await startUnder(file, rules, options);
       await assertUnchangeable(first, folder, file);
@@ -69,16 +75,18 @@ policyTest(
   },
 );
 
-policyTest("full mode: no folder above the policy file can be renamed", async () => {
-  await using at = await places();
+holds("full mode: no folder above the policy file can be renamed", async (runner) => {
+  await using at = await places(runner.runAs);
   // As ~/.config/portal/policy.json, in a home the programs may write (full: all of it).
   const config = `${at.root}/home/.config`;
   const file = `${config}/portal/policy.json`;
   await Deno.mkdir(`${config}/portal`, { recursive: true });
   const secret = `${at.outside}/secret.txt`;
   await Deno.writeTextFile(secret, "SECRET\n");
+  await handOver(at.root, runner);
   await using portal = await startUnder(file, { mode: "full", hide: [secret] }, {
     cwd: at.workspace,
+    user: runner.runAs,
   });
   await assertUnchangeable(portal, config, file);
   await assertUnchangeable(portal, `${config}/portal`, file);
@@ -129,15 +137,15 @@ function otherName(name: string): { path: string; other: string } {
   return { path, other };
 }
 
-policyTest("commands.deny: no other name of a denied file runs (hard links)", async () => {
-  await using at = await places();
+holds("commands.deny: no other name of a denied file runs (hard links)", async (runner) => {
+  await using at = await places(runner.runAs);
   const perl = otherName("perl");
   const gunzip = otherName("gunzip");
   await using portal = await startUnder(`${at.root}/policy.json`, {
     mode: "workspace-write",
     workspace: [at.workspace],
     commands: { deny: ["perl", "gunzip"] },
-  }, { cwd: at.workspace });
+  }, { cwd: at.workspace, user: runner.runAs });
   for (const { other } of [perl, gunzip]) {
     const name = other.split("/").at(-1)!;
     for (const command of [name, other]) {
