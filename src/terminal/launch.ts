@@ -12,7 +12,7 @@ import { childEnvironment } from "../environment.ts";
 import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
 import { deniedFiles } from "./denied_files.ts";
-import { checkCommand, isHidden, type Sandbox } from "./sandbox.ts";
+import { checkCommand, hiddenBy, type Sandbox } from "./sandbox.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
 /**
@@ -77,9 +77,9 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   }
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
   const { sandbox } = opts;
-  checkWorkingDirectory(opts.cwd, sandbox);
+  const hidden = sandbox && hiddenBy(sandbox);
+  checkWorkingDirectory(opts.cwd, hidden);
   const env = { ...childEnvironment(opts.baseEnv), ...opts.env };
-  const hidden = sandbox && ((path: string) => isHidden(path, sandbox));
   const path = rules.findExecutable(opts.command, env, opts.cwd, hidden);
   const launch = { path, argv: [opts.command, ...opts.args], cwd: opts.cwd, env };
   if (!sandbox) return launch;
@@ -108,11 +108,11 @@ export function checkTerminalSize(cols: number, rows: number): void {
   }
 }
 
-/** Throws unless `cwd` (absolute) is an existing directory (one `sandbox` hides is missing). */
-function checkWorkingDirectory(cwd: string, sandbox?: Sandbox): void {
+/** Throws unless `cwd` (absolute) is an existing directory (a `hidden` one is missing). */
+function checkWorkingDirectory(cwd: string, hidden?: (path: string) => boolean): void {
   let info: Deno.FileInfo | undefined;
   try {
-    if (!sandbox || !isHidden(cwd, sandbox)) info = Deno.statSync(cwd);
+    if (!hidden?.(cwd)) info = Deno.statSync(cwd);
   } catch { /* missing: said below */ }
   if (!info) {
     throw new PortalError(

@@ -90,15 +90,16 @@ export function realPath(path: string): string {
 }
 
 /**
- * Whether `path` is, or is inside, a path `sandbox` hides (by its name or
+ * Whether a path is, or is inside, a path `sandbox` hides (by its name or
  * its real path): a program cannot tell it from a missing one, and nor may
- * Portal's own errors.
+ * Portal's own errors. The hidden paths are resolved once, here.
  */
-export function isHidden(path: string, sandbox: Sandbox): boolean {
-  const forms = [path, realPath(path)];
-  return sandbox.hidden.some((hidden) =>
-    [hidden, realPath(hidden)].some((h) => forms.some((p) => isUnder(p, h)))
-  );
+export function hiddenBy(sandbox: Sandbox): (path: string) => boolean {
+  const hidden = [...new Set(sandbox.hidden.flatMap((path) => [path, realPath(path)]))];
+  return (path) => {
+    const forms = [path, realPath(path)];
+    return hidden.some((dir) => forms.some((form) => isUnder(form, dir)));
+  };
 }
 
 /** Whether `path` is `dir` or inside it. */

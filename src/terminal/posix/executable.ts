@@ -27,7 +27,7 @@ export function resolveExecutable(
 ): string {
   const pathVar = env.PATH ?? DEFAULT_PATH;
   const absolute = (p: string) => p.startsWith("/") ? p : `${cwd.replace(/\/+$/, "")}/${p}`;
-  const found = (path: string) => !hidden(path) && isExecutableFile(path);
+  const found = (path: string) => isExecutableFile(path) && !hidden(path);
   if (command.includes("/")) {
     const path = absolute(command);
     if (found(path)) return path;
