@@ -57,6 +57,9 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
  */
 export const HOST_SUPPORTED = !WINDOWS;
 
+/** Whether Portal has a sandbox on this OS (Linux: bubblewrap), which every policy then uses. */
+export const HAS_SANDBOX = OS === "linux";
+
 /**
  * Why programs cannot be confined by a person's policy here, with how to fix
  * it, or null when they can: Linux has bubblewrap; macOS's Seatbelt cannot be

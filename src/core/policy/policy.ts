@@ -18,6 +18,7 @@
  * ```
  * @module
  */
+import { HAS_SANDBOX } from "../../platform.ts";
 
 /** What programs may write: nothing but a private temp dir, that and the workspace, or anything. */
 export type PolicyMode = "read-only" | "workspace-write" | "full";
@@ -63,7 +64,7 @@ export const FULL_ACCESS: Policy = {
  */
 export function needsSandbox(policy: Policy): boolean {
   if (policy.file === null) return false;
-  return Deno.build.os === "linux" || policy.mode !== "full" || policy.network !== "all" ||
+  return HAS_SANDBOX || policy.mode !== "full" || policy.network !== "all" ||
     policy.hide.length > 0 || policy.deny.length > 0;
 }
 
