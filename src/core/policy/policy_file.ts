@@ -27,7 +27,7 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { quote } from "../../errors.ts";
 import { isUnder, realPath } from "../../terminal/sandbox.ts";
-import { FULL_ACCESS, type Policy } from "./policy.ts";
+import { FULL_ACCESS, needsSandbox, type Policy } from "./policy.ts";
 
 /** A policy file Portal will not run under; the message says the file, key, value and line. */
 export class PolicyFileError extends Error {
@@ -158,6 +158,8 @@ export function parsePolicy(file: string, text: string, place: PolicyPlace): Pol
  * write through).
  */
 function checkUnchangeable(policy: Policy): void {
+  // Without a sandbox (macOS, Windows: process_start's checks only) there is no mount to hold.
+  if (!needsSandbox(policy)) return;
   const file = policy.file!;
   const roots = policy.mode === "full"
     ? ["/"]
