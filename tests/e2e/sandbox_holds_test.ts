@@ -10,6 +10,7 @@ import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { holds, places, run, startUnder } from "../helpers/policy.ts";
+import { VERSION } from "../../src/version.ts";
 
 const WRITES = String.raw`
 v=$(cat /proc/sys/kernel/core_pattern); echo "$v" > /proc/sys/kernel/core_pattern && echo WROTE-core_pattern
@@ -17,6 +18,7 @@ h=$(cat /proc/sys/kernel/hostname); echo "$h" > /proc/sys/kernel/hostname && ech
 hostname "$h" 2>/dev/null && echo SET-hostname
 [ -e /proc/sysrq-trigger ] && [ -w /proc/sysrq-trigger ] && echo WRITABLE-sysrq-trigger
 [ -w /proc/sys/vm/drop_caches ] && echo WRITABLE-drop_caches
+find /sys/kernel -maxdepth 2 -type f -perm -u+w -writable 2>/dev/null | sed 's/^/WRITABLE-/'
 true`;
 
 holds(
@@ -81,50 +83,91 @@ holds("a hidden path stays hidden whatever a program renames, moves or links", a
   assertEquals(await Deno.readTextFile(`${home}/.config/token`), "SECRET-CONFIG\n");
 });
 
-/** Tries to connect to each Unix socket named after it; prints what it reached. */
-const CONNECT = "import socket, sys\nfor path in sys.argv[1:]:\n" +
-  "  s = socket.socket(socket.AF_UNIX)\n" +
-  "  try:\n    s.connect(path); print('REACHED', path)\n" +
+/**
+ * Says its first argument (a hello) to each host socket named after it;
+ * prints REACHED for each host that answers.
+ */
+const CONNECT = "import socket, sys\nfor path in sys.argv[2:]:\n" +
+  "  s = socket.socket(socket.AF_UNIX); s.settimeout(15)\n" +
+  "  try:\n    s.connect(path); s.sendall(sys.argv[1].encode() + b'\\n')\n" +
+  "    print('REACHED' if s.recv(1) else 'closed', path)\n" +
   "  except OSError as e: print('not reached', path, e.strerror)\n";
+
+/** The host sockets in runtime directory `dir`. */
+function socketsIn(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => `${dir}/${e.name}`)
+    .filter((path) => path.endsWith(".sock"));
+}
 
 holds("no program under a policy reaches another Portal host of its user, or its files", async (
   runner,
 ) => {
   await using at = await places(runner.runAs);
-  // A second host of the same user, its socket in a TMPDIR fallback outside /tmp.
-  const fallback = `/var/tmp/portal-${runner.uid}`;
-  await using other = await Portal.start({
-    env: { XDG_RUNTIME_DIR: "", TMPDIR: "/var/tmp" },
-    cwd: at.root,
-    user: runner.runAs,
-  });
-  const sockets = [...Deno.readDirSync(fallback)].map((e) => `${fallback}/${e.name}`)
-    .filter((path) => path.endsWith(".sock"));
-  assert(sockets.length > 0, `no host socket in ${fallback}`);
-  // Its host log outside its database's directory, as a user's is (~/.local/state/portal).
-  const state = `${at.root}/state`;
-  const env = { XDG_STATE_HOME: state };
-  for (const rules of [{ mode: "workspace-write", network: "none" }, { mode: "full" }]) {
-    await using portal = await startUnder(`${at.root}/${rules.mode}.json`, rules, {
-      cwd: at.workspace,
-      env,
-      user: runner.runAs,
-    });
-    const own = [...Deno.readDirSync(`${portal.dir}/run/portal`)]
-      .map((e) => `${portal.dir}/run/portal/${e.name}`).filter((path) => path.endsWith(".sock"));
-    const log = [...Deno.readDirSync(`${state}/portal`)].map((e) => `${state}/portal/${e.name}`)
-      .find((path) => path.endsWith(".log"))!;
-    assertStringIncludes(await Deno.readTextFile(log), "host");
-    const reached = await run(
-      portal,
-      `python3 -c "${CONNECT}" ${[...sockets, ...own].join(" ")}; ` +
-        `cat ${log} && echo READ-LOG; ` +
-        `for dir in ${state}/portal ${portal.dir} ${fallback}; do ls -A $dir | sed 's/^/ENTRY /'; done`,
-    );
-    assert(!/REACHED|READ-LOG|ENTRY/.test(reached.output), reached.output);
+  // Hosts of the same user whose sockets are in TMPDIR fallbacks outside /tmp (Portal makes
+  // portal-UID there: removed at the end unless it was there before)…
+  const temporary = ["/var/tmp", "/dev/shm"];
+  const fallbacks = temporary.map((dir) => `${dir}/portal-${runner.uid}`);
+  const made = fallbacks.filter((dir) => !exists(dir));
+  const others: Portal[] = [];
+  try {
+    for (const dir of temporary) {
+      const env = { XDG_RUNTIME_DIR: "", TMPDIR: dir };
+      others.push(await Portal.start({ env, cwd: at.root, user: runner.runAs }));
+    }
+    // …and one whose runtime directory is somewhere no sandbox can know of: it refuses them.
+    const elsewhere = `${at.root}/elsewhere`;
+    others.push(await Portal.start({ env: { XDG_RUNTIME_DIR: elsewhere }, user: runner.runAs }));
+    const dirs = [...fallbacks, `${elsewhere}/portal`];
+    const hello = JSON.stringify({ portal: VERSION, role: "ps" });
+    // Outside a sandbox, the probe reaches them (and any other live host of the user there).
+    const probe = ["/usr/bin/python3", "-c", CONNECT, hello, ...dirs.flatMap(socketsIn)];
+    const as = runner.runAs?.name;
+    const free = as
+      ? new Deno.Command("setpriv", {
+        args: [`--reuid=${as}`, `--regid=${as}`, "--clear-groups", "--", ...probe],
+      })
+      : new Deno.Command(probe[0], { args: probe.slice(1) });
+    const { stdout, stderr } = await free.output();
+    const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    const sockets = [...text.matchAll(/^REACHED (.*)$/gm)].map((match) => match[1]);
+    for (const dir of dirs) assert(sockets.some((path) => path.startsWith(dir)), text);
+    // The host log outside the database's directory, as a user's is (~/.local/state/portal).
+    const state = `${at.root}/state`;
+    const env = { XDG_STATE_HOME: state };
+    for (const rules of [{ mode: "workspace-write", network: "none" }, { mode: "full" }]) {
+      await using portal = await startUnder(`${at.root}/${rules.mode}.json`, rules, {
+        cwd: at.workspace,
+        env,
+        user: runner.runAs,
+      });
+      const own = socketsIn(`${portal.dir}/run/portal`);
+      const log = [...Deno.readDirSync(`${state}/portal`)].map((e) => `${state}/portal/${e.name}`)
+        .find((path) => path.endsWith(".log"))!;
+      assertStringIncludes(await Deno.readTextFile(log), "host");
+      const reached = await run(
+        portal,
+        `python3 -c "${CONNECT}" '${hello}' ${[...sockets, ...own].join(" ")}; ` +
+          `cat ${log} && echo READ-LOG; ` +
+          `for dir in ${state}/portal ${portal.dir} ${fallbacks.join(" ")}; do ` +
+          `ls -A $dir | sed 's/^/ENTRY /'; done; echo x > /dev/null && echo DEVICES`,
+      );
+      assert(!/REACHED|READ-LOG|ENTRY/.test(reached.output), reached.output);
+      assertStringIncludes(reached.output, "DEVICES", "/dev/null works (full mode's /dev too)");
+    }
+  } finally {
+    for (const other of others) await other.close();
+    for (const dir of made) await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
-  await other.close();
 });
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 holds("network none and loopback refuse vsock; netlink stays, per namespace", async (runner) => {
   await using at = await places(runner.runAs);

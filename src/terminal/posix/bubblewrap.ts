@@ -38,6 +38,16 @@
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
  * assert.deepEqual(argv.slice(bind, bind + 3), ["--bind", "/var", "/var"]);
+ *
+ * // A hidden file in a workspace: the directory above it is pinned, so no program renames it.
+ * const ws = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.mkdirSync(`${ws}/conf`);
+ * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
+ * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
+ * const args = bubblewrapArgs(hiding, exec, { stub: "", filterFd: null }).join(" ");
+ * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
+ * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
+ * Deno.removeSync(ws, { recursive: true });
  * ```
  * @module
  */
@@ -147,10 +157,11 @@ export function bubblewrapArgs(
     sandbox.privateTmp && isUnder(path, "/tmp") && !writable.some((dir) => isUnder(path, dir));
   const cwd = inPrivateTmp(exec.cwd) && named(exec.cwd) ? [exec.cwd] : [];
   const readable = existing([...sandbox.readable, ...cwd]);
-  // What a private /tmp or another hidden directory already hides needs no mount of its own.
+  // What a private /tmp or /dev, or another hidden directory, already hides needs no mount.
   const visible = hidden.filter((path) =>
     !hidden.some((other) => other !== path && isUnder(path, other)) &&
-    !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir)))
+    !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir))) &&
+    !(isUnder(path, "/dev") && !everywhere)
   );
   // The policy file's folders are pinned as a hidden path's are: the path the person gave names
   // the same file for the next client and after a restart (a link on the way there is refused
@@ -159,7 +170,8 @@ export function bubblewrapArgs(
   const pins = pinned([...visible, ...policyFile], writable, everywhere);
   // Shallow first, so a deeper bind lands on the shallower one rather than under it.
   const binds = [...new Set([...writable, ...pins])].sort((a, b) => depth(a) - depth(b));
-  for (const dir of binds) args.push("--bind", dir, dir);
+  // Under /dev (full mode's is the machine's) a plain bind would make its devices unusable.
+  for (const dir of binds) args.push(isUnder(dir, "/dev") ? "--dev-bind" : "--bind", dir, dir);
   for (const path of readable) args.push("--ro-bind", path, path);
   const emptied: string[] = [];
   for (const path of visible) {
@@ -195,7 +207,8 @@ export function bubblewrapProblem(): string | null {
   if (run.success) return null;
   const said = new TextDecoder().decode(run.stderr).trim();
   return `bubblewrap cannot make a sandbox here (${said || `exit ${run.code}`}). User ` +
-    "namespaces may be off: `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or on " +
+    "namespaces (every sandbox has one, root's too) may be off: `sudo sysctl -w " +
+    "user.max_user_namespaces=15000` and `kernel.unprivileged_userns_clone=1`, or on " +
     "Ubuntu 24.04 and later allow bwrap in AppArmor " +
     "(`kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for bwrap).";
 }
@@ -211,6 +224,8 @@ function pinned(paths: string[], writable: string[], everywhere: boolean): strin
   const dirs = new Set<string>();
   for (const path of paths) {
     for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
+      // The kernel's own file systems rename nothing; /sys stays read-only.
+      if (["/proc", "/sys"].some((kernel) => isUnder(dir, kernel))) continue;
       if (everywhere || writable.some((root) => root !== dir && isUnder(dir, root))) dirs.add(dir);
     }
   }
