@@ -44,7 +44,7 @@
  * Deno.mkdirSync(`${ws}/conf`);
  * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
  * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
- * const args = bubblewrapArgs(hiding, exec, { stub: "", filterFd: null }).join(" ");
+ * const args = bubblewrapArgs(hiding, exec, { stub: "", denied: [], filterFd: null }).join(" ");
  * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
  * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
  * Deno.removeSync(ws, { recursive: true });
