@@ -2,9 +2,10 @@
  * What an adversarial review broke in the policy sandbox (issue 37), each
  * held now, through the real server and real bubblewrap, as root and as an
  * unprivileged user: the kernel's settings and the hostname, a hidden path
- * renamed away, another Portal host of the user and Portal's own files,
- * vsock under `network: none`, and a working directory under the private
- * /tmp.
+ * renamed away, another Portal host of the user (in a runtime directory
+ * every sandbox hides, or one none can know of, which refuses it) and
+ * Portal's own files, vsock under `network: none` and `loopback`, and a
+ * working directory under the private /tmp.
  */
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
@@ -12,6 +13,7 @@ import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts
 import { holds, places, run, startUnder } from "../helpers/policy.ts";
 import { VERSION } from "../../src/version.ts";
 
+/** What the review wrote (the same values back), and what else a root program could change. */
 const WRITES = String.raw`
 v=$(cat /proc/sys/kernel/core_pattern); echo "$v" > /proc/sys/kernel/core_pattern && echo WROTE-core_pattern
 h=$(cat /proc/sys/kernel/hostname); echo "$h" > /proc/sys/kernel/hostname && echo WROTE-hostname

@@ -90,20 +90,20 @@ export async function run(
 }
 
 /** A throwaway user and a Deno cache it can read, made by the first test that needs them. */
-let unprivileged: Promise<{ user: OtherUser; runAs: RunAs; cache: string }> | undefined;
+let unprivileged: Promise<{ user: OtherUser; runAs: RunAs }> | undefined;
 Deno.test.afterAll(async () => {
   const made = await unprivileged?.catch(() => undefined);
   await made?.user[Symbol.asyncDispose]();
-  if (made) await Deno.remove(made.cache, { recursive: true });
+  if (made) await Deno.remove(made.runAs.denoDir, { recursive: true });
 });
 
-function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs; cache: string }> {
+function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs }> {
   return unprivileged ??= (async () => {
     const user = otherUser();
     const cache = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-sandbox-cache-" });
     await copyServerPackages(`${cache}/npm`);
     await chown(cache, user.name);
-    return { user, runAs: { name: user.name, denoDir: cache }, cache };
+    return { user, runAs: { name: user.name, denoDir: cache } };
   })();
 }
 
