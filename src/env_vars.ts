@@ -2,7 +2,7 @@
  * Every `PORTAL_*` variable Portal reads, declared once: its name, how its
  * value is parsed, its default and one line of help. `--help`, `portal
  * doctor` and docs/environment.md are made from this table
- * (tests/env_vars_test.ts checks the page and that src/ reads no other).
+ * (tests/e2e/docs_test.ts checks the page and that src/ reads no other).
  *
  * @example
  * ```ts

@@ -2,25 +2,30 @@
  * Everything checked before a program is started, in one place for both
  * backends, so the agent gets a clear error instead of a child that dies at
  * once: what exec cannot carry (an empty command, NUL, a bad variable name),
- * the terminal size, the working directory, and the executable.
+ * the terminal size, the working directory, and the executable. Under a
+ * policy, a hidden path is checked as the program sees it: as missing, with
+ * the very words a missing one gets, so no error tells the agent it is there.
  *
  * @module
  */
 import { childEnvironment } from "../environment.ts";
 import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
-import { checkCommand, type Sandbox } from "./sandbox.ts";
+import { deniedFiles } from "./denied_files.ts";
+import { checkCommand, hiddenBy, type Sandbox } from "./sandbox.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
 /**
  * Finds what to run for `command` against the child's environment `env`
  * (its PATH; on Windows also PATHEXT, names in any case), or throws a
  * {@link PortalError} that says why it cannot run. Each OS has its own.
+ * A path for which `hidden` is true is not there (a sandbox hides it).
  */
 export type ExecutableLookup = (
   command: string,
   env: Record<string, string>,
   cwd: string,
+  hidden?: (path: string) => boolean,
 ) => string;
 
 /** How a backend starts programs, as far as the checks care. */
@@ -29,10 +34,11 @@ export interface LaunchRules {
   pty: boolean;
   findExecutable: ExecutableLookup;
   /**
-   * Runs a launch inside a person's policy (posix/bubblewrap.ts on Linux).
-   * Absent where the OS has no sandbox: a confined launch is then refused.
+   * Runs a launch inside a person's policy (posix/bubblewrap.ts on Linux),
+   * `denied`: every name of every denied file (denied_files.ts). Absent
+   * where the OS has no sandbox: a confined launch is then refused.
    */
-  confine?: (launch: Launch, sandbox: Sandbox) => Launch;
+  confine?: (launch: Launch, sandbox: Sandbox, denied: string[]) => Launch;
 }
 
 /** A launch that passed every check. */
@@ -70,20 +76,24 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
     }
   }
   if (rules.pty) checkTerminalSize(opts.cols, opts.rows);
-  checkWorkingDirectory(opts.cwd);
-  const env = { ...childEnvironment(opts.baseEnv), ...opts.env };
-  const path = rules.findExecutable(opts.command, env, opts.cwd);
-  const launch = { path, argv: [opts.command, ...opts.args], cwd: opts.cwd, env };
   const { sandbox } = opts;
+  const hidden = sandbox && hiddenBy(sandbox);
+  checkWorkingDirectory(opts.cwd, hidden);
+  const env = { ...childEnvironment(opts.baseEnv), ...opts.env };
+  const path = rules.findExecutable(opts.command, env, opts.cwd, hidden);
+  const launch = { path, argv: [opts.command, ...opts.args], cwd: opts.cwd, env };
   if (!sandbox) return launch;
-  checkCommand(opts.command, path, sandbox);
+  // A denied name is looked for on every PATH a program here could get, not only the one given.
+  const searched = [env.PATH, opts.baseEnv?.PATH, Deno.env.get("PATH")];
+  const denied = deniedFiles(sandbox.deny, searched);
+  checkCommand(opts.command, path, sandbox, denied.ruleOf);
   if (!sandbox.confined) return launch;
   if (!rules.confine) {
     throw new PortalError(
       "The person's policy needs a sandbox, which Portal has only on Linux: nothing was started.",
     );
   }
-  return rules.confine(launch, sandbox);
+  return rules.confine(launch, sandbox, denied.files);
 }
 
 /** Throws unless `cols` and `rows` are whole numbers within {@link TERMINAL_SIZE}. */
@@ -98,12 +108,13 @@ export function checkTerminalSize(cols: number, rows: number): void {
   }
 }
 
-/** Throws unless `cwd` (absolute) is an existing directory. */
-function checkWorkingDirectory(cwd: string): void {
-  let info: Deno.FileInfo;
+/** Throws unless `cwd` (absolute) is an existing directory (a `hidden` one is missing). */
+function checkWorkingDirectory(cwd: string, hidden?: (path: string) => boolean): void {
+  let info: Deno.FileInfo | undefined;
   try {
-    info = Deno.statSync(cwd);
-  } catch {
+    if (!hidden?.(cwd)) info = Deno.statSync(cwd);
+  } catch { /* missing: said below */ }
+  if (!info) {
     throw new PortalError(
       `cwd ${
         quote(cwd)

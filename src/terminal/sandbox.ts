@@ -10,8 +10,11 @@
  * import { checkCommand, type Sandbox } from "./sandbox.ts";
  *
  * const rules = { policyFile: "/p.json", deny: ["nc"], allow: null } as unknown as Sandbox;
- * assert.throws(() => checkCommand("nc", "/usr/bin/nc", rules), /policy \/p.json denies "nc"/);
- * checkCommand("python3", "/usr/bin/python3", rules);
+ * const none = () => undefined;
+ * assert.throws(() => checkCommand("nc", "/usr/bin/nc", rules, none), /policy \/p.json denies "nc"/);
+ * checkCommand("python3", "/usr/bin/python3", rules, none);
+ * // Another name of a denied file (perl5.36.0, a hard link of perl): `deniedBy` knows it.
+ * assert.throws(() => checkCommand("perl5.36.0", "/usr/bin/perl5.36.0", rules, () => "perl"), /"perl"/);
  * ```
  * @module
  */
@@ -49,13 +52,20 @@ export interface Sandbox {
  * `path`) may be started under `sandbox`. A rule without a slash is a name,
  * matched against the command's name, the found file's and its real file's
  * (`nc` → `nc.openbsd`); a rule with one is a path, matched by real path.
+ * `deniedBy` names the rule that denies the file at `path` under any other
+ * name (a hard link: denied_files.ts), or undefined.
  */
-export function checkCommand(command: string, path: string, sandbox: Sandbox): void {
+export function checkCommand(
+  command: string,
+  path: string,
+  sandbox: Sandbox,
+  deniedBy: (path: string) => string | undefined,
+): void {
   const names = new Set([basename(command), basename(path), basename(realPath(path))]);
   const real = realPath(path);
   const matches = (rule: string) => rule.includes("/") ? realPath(rule) === real : names.has(rule);
   const where = sandbox.policyFile ? `policy ${sandbox.policyFile}` : "policy";
-  const denied = sandbox.deny.find(matches);
+  const denied = sandbox.deny.find(matches) ?? deniedBy(path);
   if (denied !== undefined) {
     throw new PortalError(
       `The person's ${where} denies ${quote(command)} (commands.deny: ${quote(denied)}). ` +
@@ -77,4 +87,22 @@ export function realPath(path: string): string {
   } catch {
     return path;
   }
+}
+
+/**
+ * Whether a path is, or is inside, a path `sandbox` hides (by its name or
+ * its real path): a program cannot tell it from a missing one, and nor may
+ * Portal's own errors. The hidden paths are resolved once, here.
+ */
+export function hiddenBy(sandbox: Sandbox): (path: string) => boolean {
+  const hidden = [...new Set(sandbox.hidden.flatMap((path) => [path, realPath(path)]))];
+  return (path) => {
+    const forms = [path, realPath(path)];
+    return hidden.some((dir) => forms.some((form) => isUnder(form, dir)));
+  };
+}
+
+/** Whether `path` is `dir` or inside it. */
+export function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 }

@@ -10,46 +10,8 @@
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
-import { copyServerPackages, type OtherUser, otherUser } from "../helpers/other_user.ts";
-import { places, policyTest, run, type RunAs, startUnder } from "../helpers/policy.ts";
+import { holds, places, run, startUnder } from "../helpers/policy.ts";
 import { VERSION } from "../../src/version.ts";
-
-/** A throwaway user and a Deno cache it can read, made by the first test that needs them. */
-let unprivileged: Promise<{ user: OtherUser; runAs: RunAs }> | undefined;
-Deno.test.afterAll(async () => {
-  const made = await unprivileged?.catch(() => undefined);
-  await made?.user[Symbol.asyncDispose]();
-  if (made) await Deno.remove(made.runAs.denoDir, { recursive: true });
-});
-
-function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs }> {
-  return unprivileged ??= (async () => {
-    const user = otherUser();
-    const cache = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-sandbox-cache-" });
-    await copyServerPackages(`${cache}/npm`);
-    await chown(cache, user.name);
-    return { user, runAs: { name: user.name, denoDir: cache } };
-  })();
-}
-
-/** Who runs the server: this process's user, or the throwaway one (uid, and how to start as it). */
-interface Runner {
-  uid: number;
-  runAs?: RunAs;
-}
-
-/**
- * `fn` as two tests: the server run as this process's user (root in CI),
- * and as a throwaway unprivileged user (only root can make one).
- */
-function holds(name: string, fn: (runner: Runner) => Promise<void>): void {
-  const me = Deno.uid() === 0 ? "root" : "this user";
-  policyTest(`${name} (as ${me})`, () => fn({ uid: Deno.uid()! }));
-  policyTest(`${name} (as an unprivileged user)`, async () => {
-    const { user, runAs } = await otherRunner();
-    await fn({ uid: user.uid, runAs });
-  }, Deno.uid() === 0);
-}
 
 /** What the review wrote (the same values back), and what else a root program could change. */
 const WRITES = String.raw`

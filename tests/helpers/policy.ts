@@ -3,12 +3,13 @@
  * the real server): a test that runs where bwrap is, a workspace beside a
  * directory outside it, a Portal under rules written to a file, and a script
  * run under them to its end. Each can serve a throwaway other user, so the
- * same test runs as root and as an unprivileged user.
+ * same test runs as root and as an unprivileged user ({@link holds}).
  *
  * @module
  */
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { assertEquals } from "./assert.ts";
+import { copyServerPackages, type OtherUser, otherUser } from "./other_user.ts";
 
 /** bwrap where Debian's package puts it; .ci/run installs it. */
 export const HAS_BWRAP = (() => {
@@ -86,4 +87,41 @@ export async function run(
   });
   assertEquals(reply.reason, "exit", `bash -c ${script} did not end: ${JSON.stringify(reply)}`);
   return { output: reply.output ?? "", code: reply.exit_code };
+}
+
+/** A throwaway user and a Deno cache it can read, made by the first test that needs them. */
+let unprivileged: Promise<{ user: OtherUser; runAs: RunAs }> | undefined;
+Deno.test.afterAll(async () => {
+  const made = await unprivileged?.catch(() => undefined);
+  await made?.user[Symbol.asyncDispose]();
+  if (made) await Deno.remove(made.runAs.denoDir, { recursive: true });
+});
+
+function otherRunner(): Promise<{ user: OtherUser; runAs: RunAs }> {
+  return unprivileged ??= (async () => {
+    const user = otherUser();
+    const cache = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-sandbox-cache-" });
+    await copyServerPackages(`${cache}/npm`);
+    await chown(cache, user.name);
+    return { user, runAs: { name: user.name, denoDir: cache } };
+  })();
+}
+
+/** Who runs the server: this process's user, or the throwaway one (uid, and how to start as it). */
+export interface Runner {
+  uid: number;
+  runAs?: RunAs;
+}
+
+/**
+ * `fn` as two tests: the server run as this process's user (root in CI),
+ * and as a throwaway unprivileged user (only root can make one).
+ */
+export function holds(name: string, fn: (runner: Runner) => Promise<void>): void {
+  const me = Deno.uid() === 0 ? "root" : "this user";
+  policyTest(`${name} (as ${me})`, () => fn({ uid: Deno.uid()! }));
+  policyTest(`${name} (as an unprivileged user)`, async () => {
+    const { user, runAs } = await otherRunner();
+    await fn({ uid: user.uid, runAs });
+  }, Deno.uid() === 0);
 }

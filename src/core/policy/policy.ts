@@ -3,17 +3,18 @@
  * or `--policy FILE`), as Portal holds them once the file was read
  * (policy_file.ts): every path absolute, `~` expanded. Only the command that
  * starts Portal sets one; no tool can change it. The kernel enforces it
- * (terminal/posix/sandbox.ts): this module only says what the rules are.
+ * (terminal/posix/bubblewrap.ts): this module only says what the rules are.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { describePolicy, FULL_ACCESS, samePolicy } from "./policy.ts";
+ * import { describePolicy, FULL_ACCESS, policyOfView, samePolicy } from "./policy.ts";
  *
  * const rules = { ...FULL_ACCESS, mode: "workspace-write" as const, workspace: ["/w"] };
  * assert.equal(describePolicy(rules).mode, "workspace-write");
  * assert.ok(samePolicy(rules, { ...rules, workspace: ["/w"] }));
  * assert.ok(!samePolicy(rules, FULL_ACCESS));
+ * assert.ok(samePolicy(policyOfView(describePolicy(rules)), rules));
  * ```
  * @module
  */
@@ -95,7 +96,29 @@ export function describePolicy(policy: Policy): PolicyView {
   };
 }
 
-/** Whether `a` and `b` are the same rules (a session sees only processes under its own). */
+/**
+ * The rules `view` shows, as {@link describePolicy} made it (a process of an
+ * earlier host keeps them in the records database): what it leaves out is
+ * what was not restricted.
+ */
+export function policyOfView(view: PolicyView): Policy {
+  return {
+    file: view.file,
+    mode: view.mode,
+    workspace: view.workspace ?? [],
+    hide: view.hide ?? [],
+    network: view.network,
+    deny: view.commands?.deny ?? [],
+    allow: view.commands?.allow ?? null,
+    hosts: view.hosts ?? [],
+  };
+}
+
+/**
+ * Whether `a` and `b` are the same rules (a session sees only processes
+ * under its own): the same as shown, so a restored process's rules
+ * ({@link policyOfView}) are the same as those it was started under.
+ */
 export function samePolicy(a: Policy, b: Policy): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return JSON.stringify(describePolicy(a)) === JSON.stringify(describePolicy(b));
 }

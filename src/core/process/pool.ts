@@ -28,7 +28,7 @@
  * @module
  */
 import { KILL_GRACE_MS } from "../../limits.ts";
-import { FULL_ACCESS, type Policy } from "../policy/policy.ts";
+import { FULL_ACCESS, type Policy, policyOfView, type PolicyView } from "../policy/policy.ts";
 import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import { earlierSpec, type LaunchSpec, type ProcessDetails } from "../model/schema.ts";
@@ -302,7 +302,8 @@ function startProcess(
 /**
  * A program an earlier host held, as the database tells it (`row`): not
  * started again (so nothing is injected into it), ended (`killed` when that
- * host died while it ran), its records readable, its screen drawn from them.
+ * host died while it ran), its records readable, its screen drawn from them,
+ * under the rules it ran under (seen by the sessions under the same).
  */
 function restoreProcess(row: ProcessDetails, store: RecordStore): ManagedProcess {
   return new ManagedProcess(row.id, earlierSpec(row), store, {
@@ -310,7 +311,7 @@ function restoreProcess(row: ProcessDetails, store: RecordStore): ManagedProcess
     onEnd: () => {},
     terminal: () => new RecordedTerminal(row.os_pid),
     injection: null,
-    policy: FULL_ACCESS,
+    policy: row.policy ? policyOfView(row.policy as PolicyView) : FULL_ACCESS,
     startedAt: new Date(row.started_at),
     stored: store.recordStats(row.id),
     ended: {

@@ -25,7 +25,7 @@ export function recordsDir(env: Record<string, string> = Deno.env.toObject()): s
  * The records database for this server instance: `PORTAL_DB_PATH` if set,
  * else a new `portal-<pid>-<ms>.db` in {@link recordsDir}, so concurrent
  * servers never share one. Old ones are removed after the retention period
- * (`records_files.ts`).
+ * (`database_file.ts`).
  */
 export function recordsDbPath(env: Record<string, string> = Deno.env.toObject()): string {
   return env.PORTAL_DB_PATH || join(recordsDir(env), `portal-${Deno.pid}-${Date.now()}.db`);

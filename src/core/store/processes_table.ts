@@ -45,8 +45,8 @@ export class ProcessesTable {
     addMissingColumns(db);
     this.#upsert = db.prepare(
       `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at, keep, name)
-        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        status, exit_code, exit_signal, started_at, ended_at, keep, name, policy)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     );
     this.#insertSize = db.prepare("INSERT INTO terminal_sizes VALUES (?, ?, ?, ?)");
     this.#sizes = db.prepare(
@@ -82,6 +82,7 @@ export class ProcessesTable {
       const values: (string | number | null)[] = [r.id, r.command, JSON.stringify(r.args), r.cwd];
       values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
       values.push(r.exit_code, r.exit_signal, r.started_at, r.ended_at, r.keep ? 1 : 0, r.name);
+      values.push(r.policy ? JSON.stringify(r.policy) : null);
       this.#upsert.run(...values);
     }
     for (const s of this.#unsavedSizes) {
@@ -140,6 +141,7 @@ export class ProcessesTable {
       controlled_by: "agent",
       shell_integration: "off",
       last_command: null,
+      ...row.policy === null ? {} : { policy: JSON.parse(String(row.policy)) },
     }));
   }
 
@@ -160,7 +162,10 @@ export class ProcessesTable {
   }
 }
 
-/** Columns a database made by an earlier Portal lacks: `keep` and `name` came with the host. */
+/**
+ * Columns a database made by an earlier Portal lacks: `keep` and `name`
+ * came with the host, `policy` (the rules as shown, JSON) later.
+ */
 function addMissingColumns(db: DatabaseSync): void {
   const columns = new Set(
     (db.prepare("PRAGMA table_info(processes)").all() as { name: string }[]).map((c) => c.name),
@@ -169,4 +174,5 @@ function addMissingColumns(db: DatabaseSync): void {
     db.exec("ALTER TABLE processes ADD COLUMN keep INTEGER NOT NULL DEFAULT 0");
   }
   if (!columns.has("name")) db.exec("ALTER TABLE processes ADD COLUMN name TEXT");
+  if (!columns.has("policy")) db.exec("ALTER TABLE processes ADD COLUMN policy TEXT");
 }

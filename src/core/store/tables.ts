@@ -17,7 +17,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
  */
 export const SEQ_SPAN = 2 ** 32;
 
-/** SQLite header field `application_id` of a Portal records database: "Port" (see records_files.ts). */
+/** SQLite header field `application_id` of a Portal records database: "Port" (see database_file.ts). */
 export const PORTAL_APPLICATION_ID = 0x506f7274;
 
 /**
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS processes (
   id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
   env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
   status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
-  ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT
+  ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT, policy TEXT
 );
 CREATE TABLE IF NOT EXISTS terminal_sizes (
   process_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, cols INTEGER NOT NULL,

@@ -33,7 +33,7 @@
  *   network: "none" as const, deny: [], allow: null, filesDir: "/x",
  * };
  * const exec = { path: "/bin/sh", argv: ["sh", "-c", "id"], cwd: "/", env: {} };
- * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", filterFd: 3 });
+ * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", denied: [], filterFd: 3 });
  * assert.deepEqual(argv.slice(-6), ["--chdir", "/", "--", "/bin/sh", "-c", "id"]);
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
@@ -44,7 +44,7 @@
  * Deno.mkdirSync(`${ws}/conf`);
  * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
  * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
- * const args = bubblewrapArgs(hiding, exec, { stub: "", filterFd: null }).join(" ");
+ * const args = bubblewrapArgs(hiding, exec, { stub: "", denied: [], filterFd: null }).join(" ");
  * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
  * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
  * Deno.removeSync(ws, { recursive: true });
@@ -54,14 +54,11 @@
 import { dirname, join } from "node:path";
 import { networkFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
-import { realPath, type Sandbox } from "../sandbox.ts";
+import { isUnder, realPath, type Sandbox } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
 
 /** Where bwrap is looked for: Debian's and Fedora's package put it in /usr/bin. */
 const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
-
-/** Directories a denied name is looked up in, besides the program's PATH. */
-const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
 /** What a backend runs: the executable and its argv, in a working directory. */
 export interface Exec {
@@ -80,8 +77,11 @@ export function bubblewrapPath(): string | null {
   return BWRAP_PATHS.find(isExecutableFile) ?? null;
 }
 
-/** `exec` run inside `sandbox`: bwrap, with `exec` after its `--`. Throws when bwrap is missing. */
-export function confine(exec: Exec, sandbox: Sandbox): Exec {
+/**
+ * `exec` run inside `sandbox`: bwrap, with `exec` after its `--`; `denied`:
+ * the files that become the stub (denied_files.ts). Throws when bwrap is missing.
+ */
+export function confine(exec: Exec, sandbox: Sandbox, denied: string[]): Exec {
   const bwrap = bubblewrapPath();
   if (bwrap === null) {
     throw new PortalError(
@@ -90,12 +90,12 @@ export function confine(exec: Exec, sandbox: Sandbox): Exec {
     );
   }
   const { filesDir } = sandbox;
-  const stub = sandbox.deny.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
+  const stub = denied.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
   const { network } = sandbox;
   const filter = network === "all"
     ? null
     : written(filesDir, `network-${network}-${Deno.build.arch}.bpf`, networkFilter(network), 0o644);
-  const argv = bubblewrapArgs(sandbox, exec, { stub, filterFd: filter ? 3 : null });
+  const argv = bubblewrapArgs(sandbox, exec, { stub, denied, filterFd: filter ? 3 : null });
   return {
     ...exec,
     path: bwrap,
@@ -114,12 +114,12 @@ const DENIED_STUB = new TextEncoder().encode(
 
 /**
  * bwrap's arguments (without its own name) that run `exec` inside `sandbox`;
- * `files`: the stub a denied executable becomes, the fd of the seccomp filter.
+ * `files`: the stub, the files it replaces, the fd of the seccomp filter.
  */
 export function bubblewrapArgs(
   sandbox: Sandbox,
   exec: Exec,
-  files: { stub: string; filterFd: number | null },
+  files: { stub: string; denied: string[]; filterFd: number | null },
 ): string[] {
   const everywhere = sandbox.writable.includes("/");
   const args = [
@@ -163,9 +163,13 @@ export function bubblewrapArgs(
     !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir))) &&
     !(isUnder(path, "/dev") && !everywhere)
   );
+  // The policy file's folders are pinned as a hidden path's are: the path the person gave names
+  // the same file for the next client and after a restart (a link on the way there is refused
+  // when the file is read: core/policy/policy_file.ts).
+  const policyFile = existing(sandbox.policyFile ? [sandbox.policyFile] : []);
+  const pins = pinned([...visible, ...policyFile], writable, everywhere);
   // Shallow first, so a deeper bind lands on the shallower one rather than under it.
-  const binds = [...new Set([...writable, ...pinned(visible, writable, everywhere)])]
-    .sort((a, b) => depth(a) - depth(b));
+  const binds = [...new Set([...writable, ...pins])].sort((a, b) => depth(a) - depth(b));
   // Under /dev (full mode's is the machine's) a plain bind would make its devices unusable.
   for (const dir of binds) args.push(isUnder(dir, "/dev") ? "--dev-bind" : "--bind", dir, dir);
   for (const path of readable) args.push("--ro-bind", path, path);
@@ -176,31 +180,10 @@ export function bubblewrapArgs(
   }
   for (const dir of emptied) args.push("--remount-ro", dir);
   // After the writable binds, so that a policy file inside the workspace stays read-only.
-  if (sandbox.policyFile && named(sandbox.policyFile)) {
-    const file = realPath(sandbox.policyFile);
-    args.push("--ro-bind", file, file);
-  }
-  for (const path of deniedFiles(sandbox.deny, exec.env)) {
-    args.push("--ro-bind", files.stub, path);
-  }
+  for (const file of policyFile) args.push("--ro-bind", file, file);
+  for (const path of files.denied) args.push("--ro-bind", files.stub, path);
   args.push("--chdir", exec.cwd, "--", exec.path, ...exec.argv.slice(1));
   return args;
-}
-
-/**
- * The real files of every denied executable: a path as it is, a name in
- * every directory of the program's PATH and the system's (`nc` →
- * /usr/bin/nc → /etc/alternatives/nc → /usr/bin/nc.openbsd, replaced where
- * it really is, so no other name of it runs either).
- */
-function deniedFiles(deny: string[], env: Record<string, string>): string[] {
-  const dirs = [...(env.PATH ?? "").split(":").filter((d) => d.startsWith("/")), ...SYSTEM_DIRS];
-  const files = new Set<string>();
-  for (const rule of deny) {
-    const candidates = rule.includes("/") ? [rule] : dirs.map((dir) => join(dir, rule));
-    for (const candidate of candidates) if (named(candidate)) files.add(realPath(candidate));
-  }
-  return [...files];
 }
 
 /**
@@ -231,14 +214,15 @@ export function bubblewrapProblem(): string | null {
 }
 
 /**
- * The directories above `hidden` paths that a program could rename (inside
- * a writable directory, or anywhere when `everywhere`), to be bound onto
- * themselves: a mount point cannot be renamed, removed or replaced, so every
- * hidden path stays where the policy names it for the next program too.
+ * The directories above `paths` (hidden ones, the policy file) that a
+ * program could rename (inside a writable directory, or anywhere when
+ * `everywhere`), to be bound onto themselves: a mount point cannot be
+ * renamed, removed or replaced, so every such path stays where the policy
+ * names it for the next program too.
  */
-function pinned(hidden: string[], writable: string[], everywhere: boolean): string[] {
+function pinned(paths: string[], writable: string[], everywhere: boolean): string[] {
   const dirs = new Set<string>();
-  for (const path of hidden) {
+  for (const path of paths) {
     for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
       // The kernel's own file systems rename nothing; /sys stays read-only.
       if (["/proc", "/sys"].some((kernel) => isUnder(dir, kernel))) continue;
@@ -251,11 +235,6 @@ function pinned(hidden: string[], writable: string[], everywhere: boolean): stri
 /** How many names deep `path` is. */
 function depth(path: string): number {
   return path.split("/").filter((name) => name).length;
-}
-
-/** Whether `path` is `dir` or inside it. */
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 }
 
 /** `dir`/`name` holding `bytes` (written if it does not yet), as `mode`. */

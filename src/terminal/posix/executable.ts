@@ -15,18 +15,22 @@ const DEFAULT_PATH = "/usr/bin:/bin";
 
 /**
  * Finds the program the way `execvp` would, but against the child's PATH:
- * `posix_spawnp` would search the server's own PATH instead.
+ * `posix_spawnp` would search the server's own PATH instead. A path
+ * `hidden` from the program is passed over as if it were not there, and
+ * fails with the same words as a missing one.
  */
 export function resolveExecutable(
   command: string,
   env: Record<string, string>,
   cwd: string,
+  hidden: (path: string) => boolean = () => false,
 ): string {
   const pathVar = env.PATH ?? DEFAULT_PATH;
   const absolute = (p: string) => p.startsWith("/") ? p : `${cwd.replace(/\/+$/, "")}/${p}`;
+  const found = (path: string) => isExecutableFile(path) && !hidden(path);
   if (command.includes("/")) {
     const path = absolute(command);
-    if (isExecutableFile(path)) return path;
+    if (found(path)) return path;
     throw new PortalError(
       `Command not found: ${quote(command)} (${quote(path)} is not an executable file). ` +
         "Check the path, or pass a program name to look up in PATH.",
@@ -34,7 +38,7 @@ export function resolveExecutable(
   }
   for (const dir of pathVar.split(":")) {
     const path = `${absolute(dir || ".").replace(/\/+$/, "")}/${command}`;
-    if (isExecutableFile(path)) return path;
+    if (found(path)) return path;
   }
   const shellHint = /\s/.test(command)
     ? " Commands run directly, not through a shell: put arguments in args, or run sh with " +
