@@ -53,7 +53,7 @@
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import { processRuns } from "../../platform.ts";
+import { processRuns } from "../../terminal/backends.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
 
