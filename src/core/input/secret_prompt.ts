@@ -33,7 +33,7 @@
  * @module
  */
 import type { LineModes } from "../../terminal/terminal.ts";
-import { AnsiStripper } from "../output/ansi.ts";
+import { AnsiStripper } from "../text/ansi.ts";
 
 /**
  * A line that ends by asking for a password, a passphrase, a passcode or a
