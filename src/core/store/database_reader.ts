@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
-import type { Recording } from "../recording/asciicast.ts";
+import type { Recording } from "./records.ts";
 import { pickProcess } from "../model/process_target.ts";
 import { readLive } from "./live_reads.ts";
 import { ProcessesTable } from "./processes_table.ts";

@@ -12,7 +12,7 @@ import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
 import type { ProcessInput } from "../process/input.ts";
 import type { ProcessLog } from "../process/log.ts";
-import type { Recording } from "../recording/asciicast.ts";
+import type { Recording } from "../store/records.ts";
 import type { Screen } from "../screen/screen.ts";
 import type { LiveScreen, LiveSource } from "./live_feed.ts";
 import type { OutputTail } from "./output_tail.ts";
