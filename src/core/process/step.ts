@@ -16,10 +16,10 @@
  */
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
-import type { ManagedProcess } from "../process/managed_process.ts";
+import type { ManagedProcess } from "./managed_process.ts";
 import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
-import { Pattern } from "./pattern.ts";
-import { waitForProgram, type WaitOutcome } from "./wait.ts";
+import { Pattern } from "../steps/pattern.ts";
+import { waitForProgram, type WaitOutcome } from "../steps/wait.ts";
 import { leaveOutEcho } from "../output/echo.ts";
 import { compactRows } from "../output/screen_rows.ts";
 
