@@ -14,7 +14,7 @@
  */
 import { Client, type Progress } from "@modelcontextprotocol/client";
 import { processState } from "../core/model/schema.ts";
-import type { CallControl } from "../core/process/step.ts";
+import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
 import { WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";

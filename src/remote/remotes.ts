@@ -16,7 +16,7 @@
  */
 import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
-import type { CallControl } from "../core/process/step.ts";
+import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
 import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";

@@ -66,7 +66,7 @@ import {
   type Step,
   type StepRequest,
   type Typing,
-} from "./step.ts";
+} from "../steps/step.ts";
 import { Pacing } from "../steps/pacing.ts";
 import { secretOf } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";

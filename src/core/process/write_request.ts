@@ -7,7 +7,7 @@
  */
 import { PortalError } from "../../errors.ts";
 import { hasSecret, type SecretRequest } from "../input/secret_request.ts";
-import type { StepRequest } from "./step.ts";
+import type { StepRequest } from "../steps/step.ts";
 
 /**
  * What process_write sends: text (typed, or pasted), a secret, named keys,

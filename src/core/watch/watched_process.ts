@@ -10,8 +10,6 @@
 import { PortalError } from "../../errors.ts";
 import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
-import type { ProcessInput } from "../process/input.ts";
-import type { ProcessLog } from "../process/log.ts";
 import type { Recording } from "../store/records.ts";
 import type { Screen } from "../screen/screen.ts";
 import type { LiveScreen, LiveSource } from "./live_feed.ts";
@@ -28,8 +26,19 @@ export interface WatchTarget {
   id: number;
   pty: boolean;
   viewers: Viewers;
-  input: ProcessInput;
-  log: ProcessLog;
+  /** What goes to it (process/input.ts). */
+  input: {
+    readonly hidesInput: boolean;
+    interrupt(kind: "ctrl_c"): unknown;
+    send(parts: { text: string; secret: boolean }[]): { record: string };
+  };
+  /** Its records (process/log.ts). */
+  log: {
+    readonly seq: number;
+    checkWritable(): void;
+    tailText(maxChars: number): string;
+    recording(): Omit<Recording, "process">;
+  };
   screen: Screen | undefined;
   /** Why it cannot be typed into, if it has ended (else null). */
   ended(): string | null;

@@ -32,7 +32,7 @@ import { bounded, PortalError, quote } from "../../errors.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { Remotes } from "../../remote/remotes.ts";
-import type { CallControl } from "../../core/process/step.ts";
+import type { CallControl } from "../../core/steps/step.ts";
 import type { SessionLog } from "../logging.ts";
 import { speaksModern } from "../envelope.ts";
 import { secretPrompt } from "../secret_prompt.ts";
