@@ -10,7 +10,7 @@
  * @module
  */
 import { basename } from "node:path";
-import { runtimeDir } from "../host/runtime_dir.ts";
+import { runtimeDir } from "../runtime_dir.ts";
 import { sshArgv } from "./ssh_command.ts";
 
 /** What runs there: the copy from stdin, made executable, put in place. */

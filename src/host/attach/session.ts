@@ -16,7 +16,7 @@ import { ATTACH_INPUT_MAX_BYTES } from "../../limits.ts";
 import { type Frame, FrameReader } from "./frames.ts";
 import { TerminalFeed } from "./terminal_feed.ts";
 import { connWriter, encodeLine, type LineReader, type Welcome } from "../hello.ts";
-import type { Shared } from "../shared.ts";
+import type { Shared } from "../../server/shared.ts";
 
 /** Serves an attached terminal on `conn` until it detaches or the program ends. */
 export async function serveAttach(
