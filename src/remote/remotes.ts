@@ -18,7 +18,7 @@ import { type ProcessSummary, processSummary, project } from "../core/model/sche
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
-import type { ListedProcess } from "../watch/scope.ts";
+import type { ListedProcess } from "../core/watch/watched_process.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";

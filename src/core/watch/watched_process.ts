@@ -21,6 +21,28 @@ const PIPE_TAIL_CHARS = 16_000;
 /** The rows of a pipe process's view on the page (watch/page/terminal_view.js). */
 const PIPE_ROWS = 30;
 
+/** A process as the page's list shows it. */
+export interface ListedProcess {
+  id: number;
+  name: string | null;
+  command: string;
+  args: string[];
+  pty: boolean;
+  status: string;
+  state: string;
+  controlled_by: string;
+  started_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  cols: number | null;
+  rows: number | null;
+  /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
+  policy: string | null;
+  /** The machine it runs on, when not this one: its screen is on that machine's page. */
+  host?: string;
+}
+
 /** What a watched process needs of the rest of it. */
 export interface WatchTarget {
   id: number;
