@@ -4,7 +4,7 @@
  * variable of the server: the person sets the value, the model only names
  * it), or asked of the person with `secret_prompt` (through the client: see
  * {@link CallControl.askSecret}; the model never sees it). On a terminal it
- * is typed only at a password prompt (secret_prompt.ts: echo off in
+ * is typed only at a password prompt (password_prompt.ts: echo off in
  * canonical mode, or one behind a relay), unless `force`: a password typed
  * at a shell prompt would be shown and run.
  *

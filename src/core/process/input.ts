@@ -11,7 +11,7 @@
 import { PortalError } from "../../errors.ts";
 import type { InputState, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
-import { asksForSecret } from "../input/secret_prompt.ts";
+import { asksForSecret } from "../input/password_prompt.ts";
 import type { Secrets } from "../input/secrets.ts";
 import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import type { TerminalModes } from "../screen/screen.ts";
@@ -60,7 +60,7 @@ export class ProcessInput {
 
   /**
    * Whether what is typed now is a secret: echo off in canonical mode, or a
-   * password prompt behind a relay (secret_prompt.ts).
+   * password prompt behind a relay (password_prompt.ts).
    */
   get hidesInput(): boolean {
     const { terminal, log } = this.#target;

@@ -18,7 +18,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { asksForSecret } from "./secret_prompt.ts";
+ * import { asksForSecret } from "./password_prompt.ts";
  *
  * const raw = { echo: false, canonical: false };
  * const line = (text: string) => () => text;
