@@ -155,7 +155,14 @@ export class Remotes {
         // The remote words its own id: the agent knows this one.
         if (!(error instanceof PortalError)) throw error;
         const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
-        throw new PortalError(error.message.replace(named, `process ${entry.id}`));
+        const data = error.data.id === entry.remoteId
+          ? { ...error.data, id: entry.id }
+          : error.data;
+        throw new PortalError(
+          error.message.replace(named, `process ${entry.id}`),
+          error.kind,
+          data,
+        );
       },
     );
     if (tool === "process_cleanup") this.ids.remove(entry.id);

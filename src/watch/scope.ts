@@ -95,6 +95,8 @@ export class WatchScope {
     if (process === undefined) {
       throw new PortalError(
         `No process ${id} here: it was cleaned up, or belongs to another client.`,
+        "not_found",
+        { id },
       );
     }
     return process;

@@ -116,6 +116,36 @@ portalTest(
 );
 
 portalTest(
+  "a tool error carries its kind and data in _meta, its wording as it was",
+  async (portal) => {
+    for (const [tool, args] of ID_TOOLS) {
+      assertEquals(await portal.refusal(tool, { id: 42, ...args }), { kind: "not_found", id: 42 });
+    }
+    assertEquals(await portal.refusal("process_read", { id: "one" }), { kind: "invalid" });
+    assertEquals(await portal.refusal("process_start", { command: "ls", cwd: "/no/such" }), {
+      kind: "invalid",
+    });
+
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    const write = { id: done, content: "x\n" };
+    assertEquals(await portal.refusal("process_write", write), { kind: "ended", id: done });
+    assertMatch(await portal.fail("process_write", write), /^Cannot write to process \d+: it has/);
+
+    const running = await portal.spawn("sleep", ["1000"]);
+    const cleanup = { id: running };
+    assertEquals(await portal.refusal("process_cleanup", cleanup), {
+      kind: "conflict",
+      id: running,
+    });
+    assertEquals(await portal.refusal("process_screen", { id: running }), {
+      kind: "unsupported",
+      id: running,
+    });
+  },
+);
+
+portalTest(
   "start rejects what exec can't carry, and timeouts a timer can't hold",
   async (portal) => {
     const before = await ids(portal);

@@ -159,18 +159,21 @@ export class ProcessInput {
       throw new PortalError(
         "integrate needs a terminal: a shell on pipes draws no prompt. Start the shell with " +
           "pty: true.",
+        "unsupported",
       );
     }
     if (this.hidesInput) {
       throw new PortalError(
         "The terminal is at a password prompt (echo off): answer it first (secret_env, " +
           "secret_prompt or secret), then send integrate at the shell's prompt.",
+        "conflict",
       );
     }
     if ((await this.#target.modes())?.alternateBuffer) {
       throw new PortalError(
         "A full-screen program is in front (it shows the alternate screen): leave it, then " +
           "send integrate at the shell's prompt.",
+        "conflict",
       );
     }
     const { shell, log } = this.#target;

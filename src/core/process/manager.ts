@@ -297,6 +297,8 @@ export class ProcessManager {
       throw new PortalError(
         `Process ${id} is still running: call process_kill first (or wait for it to exit), ` +
           "then process_cleanup.",
+        "conflict",
+        { id },
       );
     }
     if (process.hasLeftovers) await killWithin(process);
@@ -311,6 +313,8 @@ export class ProcessManager {
       throw new PortalError(
         `Process ${id} runs on pipes, which have no screen: read its output with process_read ` +
           "or process_read_new, or start the program with pty: true to get a screen.",
+        "unsupported",
+        { id },
       );
     }
     this.#pool.touch(process);
@@ -320,6 +324,8 @@ export class ProcessManager {
         throw new PortalError(
           `Process ${id} has ended (${process.status}); its last screen can be read but not ` +
             "resized. Call process_screen without cols/rows.",
+          "ended",
+          { id },
         );
       }
       const size = process.describe();

@@ -142,7 +142,7 @@ export class RecordStore {
    */
   checkWritable(): void {
     const failure = this.#writes.message;
-    if (failure) throw new PortalError(failure);
+    if (failure) throw new PortalError(failure, "storage");
   }
 
   /** Registers what retention tells the owner of `processId`, and what it must keep. */

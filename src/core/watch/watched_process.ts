@@ -95,7 +95,11 @@ export class WatchedProcess implements LiveSource {
   takeOver(page: object): void {
     const ended = this.#target.ended();
     if (ended !== null) {
-      throw new PortalError(`Process ${this.id} has ended (${ended}): nothing to type into.`);
+      throw new PortalError(
+        `Process ${this.id} has ended (${ended}): nothing to type into.`,
+        "ended",
+        { id: this.id },
+      );
     }
     this.#target.viewers.take(page);
   }
@@ -113,7 +117,11 @@ export class WatchedProcess implements LiveSource {
   typeAsPerson(page: object, data: string): void {
     const { viewers, input, log, pty } = this.#target;
     if (viewers.holder !== page) {
-      throw new PortalError("Press Take over first: until then keys typed here go nowhere.");
+      throw new PortalError(
+        "Press Take over first: until then keys typed here go nowhere.",
+        "conflict",
+        { id: this.id },
+      );
     }
     if (this.#target.ended() !== null) return;
     log.checkWritable();
