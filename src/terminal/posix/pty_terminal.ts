@@ -29,7 +29,7 @@ import type {
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { InputProbe } from "./input_state.ts";
-import { Session } from "./session/session.ts";
+import { PosixSession } from "./session/session.ts";
 
 /**
  * Bytes read from one master per wake-up (four of the kernel's 4 KiB reads),
@@ -59,7 +59,7 @@ export class PtyTerminal implements Terminal {
   readonly #master: number;
   readonly #events: TerminalEvents;
   readonly #input = new InputQueue((chunk) => this.#writeSome(chunk));
-  readonly #session: Session;
+  readonly #session: PosixSession;
   #reaped = false;
   #outputEnded = false;
   #exited = false;
@@ -83,7 +83,7 @@ export class PtyTerminal implements Terminal {
     this.#master = master;
     this.#events = events;
     this.#pace = new FloodPace(DRAIN_CAP, () => events.paceFlood?.() ?? false);
-    this.#session = new Session(pid);
+    this.#session = new PosixSession(pid);
     this.#probe = new InputProbe(pid, { master, terminal: slave }, wrappers);
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
