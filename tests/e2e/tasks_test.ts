@@ -20,7 +20,7 @@ import { HttpPortal } from "../helpers/http_portal.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { endHost, hostPid, Portal } from "../../dev/portal_client.ts";
-import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
+import { type Message, modernMeta, type RawLines, rawLines } from "../../dev/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 /** The servers' `PORTAL_TASK_AFTER_MS` but in the test of the default. */
