@@ -7,14 +7,7 @@
  * client's stdout ends), and when the host is killed (the client's stdout
  * ends, the door exits).
  */
-import {
-  hostPid,
-  initializeRequest,
-  type Json,
-  MAIN,
-  Portal,
-  serverEnv,
-} from "../../dev/portal_client.ts";
+import { hostPid, initializeRequest, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { type RawLines, rawLines } from "../../dev/raw_lines.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
