@@ -126,6 +126,8 @@ export interface RawLines extends AsyncDisposable {
   readonly ended: boolean;
   /** Sends a request; resolves with its answer and the messages written before it. */
   request(method: string, params: unknown): Promise<{ answer: Message; before: Message[] }>;
+  /** Sends one message as it is (a notification, a response, a request answered later). */
+  send(message: Message): Promise<void>;
   /** Sends a notification. */
   notify(method: string, params?: unknown): Promise<void>;
   /** Opens a 2025 session as client `name`: initialize, then initialized. */
@@ -156,6 +158,7 @@ export async function rawLines(dir: string, options: RawLinesOptions = {}): Prom
   const send = (message: unknown) => writer.write(jsonLine(message));
   const server: RawLines = {
     child,
+    send,
     lines,
     messages,
     get stderr() {
