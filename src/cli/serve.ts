@@ -18,7 +18,7 @@ import {
 } from "../server/process_guards.ts";
 import { listenWatch, openShared, watchLine } from "../server/shared.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
-import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
+import { generateToken, isLoopback, RequestGuard } from "../http_guard.ts";
 import { Log } from "../mcp/logging.ts";
 import { serveConnection } from "../mcp/server.ts";
 import { LineTransport, stdioPort } from "../mcp/stdio.ts";

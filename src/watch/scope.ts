@@ -10,7 +10,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { generateToken, sameInConstantTime } from "../mcp/http_guard.ts";
+import { generateToken, sameInConstantTime } from "../http_guard.ts";
 import type { Watched } from "../core/process/manager.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { ListedProcess } from "../core/watch/watched_process.ts";
