@@ -28,6 +28,8 @@
  * - shell_integration.ts: a remote echo over a throwaway sshd, integrated or not (as root).
  * - watch_flood.ts: a step's p99 while two watch pages follow a flood (Debian's chromium).
  * - watch_latency.ts: from a step's reply to its line on a watching page (Debian's chromium).
+ * - app_view.ts: a program's line to the terminal view (an MCP App) through an AppBridge host,
+ *   and the server's CPU while a view polls an idle program (Debian's chromium).
  * - stalled_readers.ts: the host's RSS and another client's step p99 beside a stalled attach
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
  * - policy.ts: a start and a python3 step (PTY, pipes) under a policy (bubblewrap) vs without,
@@ -62,6 +64,7 @@ const scripts = [
   "shell_integration.ts",
   "watch_flood.ts",
   "watch_latency.ts",
+  "app_view.ts",
   "stalled_readers.ts",
   "policy.ts",
   "remote.ts",

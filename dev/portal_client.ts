@@ -110,6 +110,12 @@ export interface StartOptions {
   noHost?: boolean;
   /** A directory of an earlier Portal to use (its database, home, host), kept at close. */
   dir?: string;
+  /**
+   * Run the server as this other user (the caller being root), through
+   * `setpriv`, with a Deno cache it can read (root's may be private); the
+   * server's directory becomes theirs.
+   */
+  user?: { name: string; denoDir: string };
 }
 
 /** How long {@link Portal.close} waits for a host to end. */
@@ -171,10 +177,24 @@ export class Portal implements AsyncDisposable {
     const dir = options.dir ?? temp!.path;
     const hosted = !options.noHost;
     try {
+      const args = ["run", "-A", MAIN, ...hosted ? [] : ["--no-host"], ...options.args ?? []];
+      const env = await serverEnv(dir, options);
+      const { user } = options;
+      if (user) await chown(dir, user.name);
       const transport = new StdioClientTransport({
-        command: Deno.execPath(),
-        args: ["run", "-A", MAIN, ...hosted ? [] : ["--no-host"], ...options.args ?? []],
-        env: await serverEnv(dir, options),
+        command: user ? "setpriv" : Deno.execPath(),
+        args: user
+          ? [
+            `--reuid=${user.name}`,
+            `--regid=${user.name}`,
+            "--clear-groups",
+            "--",
+            Deno.execPath(),
+          ]
+            .concat(args)
+          : args,
+        // The system's programs: this user's PATH may lead into a home the other cannot enter.
+        env: user ? { ...env, DENO_DIR: user.denoDir, PATH: "/usr/local/bin:/usr/bin:/bin" } : env,
         cwd: options.cwd,
         stderr: options.captureStderr ? "pipe" : "inherit",
       });
@@ -335,6 +355,15 @@ async function refusedCall(
     throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
   }
   return result;
+}
+
+/** Gives `path` and everything in it to user `name` (and its group). */
+export async function chown(path: string, name: string): Promise<void> {
+  const { success, stderr } = await new Deno.Command("chown", {
+    args: ["-R", `${name}:${name}`, path],
+    stderr: "piped",
+  }).output();
+  if (!success) throw new Error(`chown ${name} ${path}: ${new TextDecoder().decode(stderr)}`);
 }
 
 /** The runtime directory of the servers kept in `dir`: their host's socket goes there. */

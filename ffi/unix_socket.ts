@@ -113,20 +113,7 @@ export function connectNow(path: string): number | "absent" | "busy" {
  * OS cannot tell.
  */
 export function peerUid(fd: number): number {
-  if (C.SO_PEERCRED !== 0) {
-    // struct ucred: pid, uid, gid.
-    const credentials = new Uint8Array(12);
-    const length = new Uint32Array([credentials.length]);
-    const asked = libc().getsockopt(
-      fd,
-      C.SOL_SOCKET,
-      C.SO_PEERCRED,
-      credentials,
-      new Uint8Array(length.buffer),
-    );
-    if (asked !== 0) throw new Error(`getsockopt(SO_PEERCRED): ${strerror(errno())}`);
-    return new DataView(credentials.buffer).getUint32(4, true);
-  }
+  if (C.SO_PEERCRED !== 0) return peerCredentials(fd).getUint32(4, true);
   const ids = new Uint32Array(2);
   const asked = libc().getpeereid!(
     fd,
@@ -135,6 +122,30 @@ export function peerUid(fd: number): number {
   );
   if (asked !== 0) throw new Error(`getpeereid: ${strerror(errno())}`);
   return ids[0];
+}
+
+/**
+ * The pid of the process that connected the other end of Unix socket `fd`
+ * (SO_PEERCRED), in this process's PID namespace; null where the OS does not
+ * say (macOS). Throws when it cannot be read.
+ */
+export function peerPid(fd: number): number | null {
+  return C.SO_PEERCRED === 0 ? null : peerCredentials(fd).getUint32(0, true);
+}
+
+/** SO_PEERCRED's struct ucred of `fd`: pid, uid, gid. */
+function peerCredentials(fd: number): DataView {
+  const credentials = new Uint8Array(12);
+  const length = new Uint32Array([credentials.length]);
+  const asked = libc().getsockopt(
+    fd,
+    C.SOL_SOCKET,
+    C.SO_PEERCRED,
+    credentials,
+    new Uint8Array(length.buffer),
+  );
+  if (asked !== 0) throw new Error(`getsockopt(SO_PEERCRED): ${strerror(errno())}`);
+  return new DataView(credentials.buffer);
 }
 
 /** A connection taken from nonblocking `listener` (nonblocking, close-on-exec), or "drained". */

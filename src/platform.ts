@@ -55,6 +55,9 @@ export const SHUTDOWN_SIGNALS: readonly Deno.Signal[] = WINDOWS
  */
 export const HOST_SUPPORTED = !WINDOWS;
 
+/** Whether Portal has a sandbox on this OS (Linux: bubblewrap), which every policy then uses. */
+export const HAS_SANDBOX = OS === "linux";
+
 /**
  * Why programs cannot be confined by a person's policy on this OS, or null
  * where the kernel can do it: Linux, given bubblewrap (whether it runs here is

@@ -22,6 +22,7 @@ import { dirname } from "node:path";
 import { dataDir, stateDir, userDbPath } from "../core/store/paths.ts";
 import { ProcessManager } from "../core/process/manager.ts";
 import { ProcessPool } from "../core/process/pool.ts";
+import { portalPlace } from "../core/policy/sandbox_rules.ts";
 import { RecordStore } from "../core/store/record_store.ts";
 import { describeRecordsFile } from "../core/store/database_file.ts";
 import { envVar } from "../env_vars.ts";
@@ -73,7 +74,8 @@ function info(name: string, detail: string): Check {
 /** Starts the probe on a new terminal through the same code a tool call uses, and reads it. */
 async function terminalCheck(): Promise<Check> {
   const name = "terminal";
-  const manager = new ProcessManager(new ProcessPool(new RecordStore(":memory:")));
+  const place = portalPlace(Deno.env.toObject(), ":memory:");
+  const manager = new ProcessManager(new ProcessPool(new RecordStore(":memory:"), place));
   try {
     const done = await manager.start({
       ...TERMINAL_PROBE,

@@ -5,6 +5,10 @@
  * line, the caller's {@link Hello}, is read. A connection from a process of
  * another user (root's, say, whom no file mode keeps out) is closed before
  * a byte is read or written ({@link admitPeer}): the host serves its user only.
+ * So is one from a program inside a sandbox: every policy's runs in a user
+ * namespace of its own (terminal/posix/bubblewrap.ts), and a host it reached
+ * would start programs outside its rules. That holds for every host of the
+ * user, wherever its socket is, whichever sandbox found it.
  *
  * @module
  */
@@ -13,7 +17,7 @@ import { libc } from "../../ffi/libc.ts";
 import { C } from "../../ffi/os_constants.ts";
 import { readinessLoop } from "../../ffi/readiness_loop.ts";
 import { SocketConn } from "../../ffi/socket_conn.ts";
-import { acceptNow, listenUnix, peerUid } from "../../ffi/unix_socket.ts";
+import { acceptNow, listenUnix, peerPid, peerUid } from "../../ffi/unix_socket.ts";
 import { delay, withTimeout } from "../async.ts";
 import { HELLO_DEADLINE_MS } from "../limits.ts";
 import { connReader, type Hello, LineReader } from "./hello.ts";
@@ -88,31 +92,50 @@ export function listenAt(path: string): Listener {
   };
 }
 
-/** The uids already told about in the log, per socket: one line each, however often they try. */
+/** The refusals already told in the log, per socket: one line each, however often they try. */
 const refused = new Set<string>();
 
 /**
  * Whether the process at the other end of `fd` (a connection to the host's
- * socket `path`) is this user's; the first refusal of each other user is
- * logged (the host's stderr).
+ * socket `path`) is this user's, outside any sandbox; the first refusal of
+ * each kind is logged (the host's stderr).
  */
 export function admitPeer(fd: number, path: string): boolean {
   const me = process.getuid?.();
   let uid: number;
+  let sameNamespace: boolean;
   try {
     uid = peerUid(fd);
+    sameNamespace = inMyUserNamespace(peerPid(fd));
   } catch {
     return false;
   }
-  if (uid === me) return true;
-  if (!refused.has(`${uid} ${path}`)) {
-    refused.add(`${uid} ${path}`);
-    console.error(
-      `portal: refused a connection to ${path} from user ${uid}: this host serves user ${me} ` +
-        "only (each user has a host of their own)",
-    );
+  const why = uid !== me
+    ? `from user ${uid}: this host serves user ${me} only (each user has a host of their own)`
+    : !sameNamespace
+    ? "from a program in another user namespace: this host serves no program inside a " +
+      "sandbox (a policy's programs must not start programs outside its rules)"
+    : undefined;
+  if (why === undefined) return true;
+  if (!refused.has(`${why} ${path}`)) {
+    refused.add(`${why} ${path}`);
+    console.error(`portal: refused a connection to ${path} ${why}`);
   }
   return false;
+}
+
+/**
+ * Whether process `pid` runs in this process's user namespace (null: the
+ * OS does not say who connected, and has no policy sandbox either). One
+ * whose namespace cannot be read (gone, or made unreadable) is not.
+ */
+function inMyUserNamespace(pid: number | null): boolean {
+  if (pid === null) return true;
+  try {
+    return Deno.readLinkSync(`/proc/${pid}/ns/user`) === Deno.readLinkSync("/proc/self/ns/user");
+  } catch {
+    return false;
+  }
 }
 
 /** Hands every caller that says hello in time to `serve`, until the listener closes. */

@@ -43,6 +43,14 @@ import { callTool, type ToolContext } from "./tools/tool.ts";
 import { screenArguments, screenCallRequest } from "./tools/invalid_params.ts";
 import { TOOLS } from "./tools/index.ts";
 import { listing } from "./tools/listing.ts";
+import {
+  appListing,
+  declaresUi,
+  readViewResource,
+  viewResources,
+  withViewTools,
+  withViewTouches,
+} from "./app/ui_extension.ts";
 
 /** The revisions Portal speaks, newest first. */
 const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
@@ -54,7 +62,9 @@ const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 export const TOOLS_TTL_MS = 3_600_000;
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
-const CAPABILITIES = { logging: {}, tools: {} };
+/** With the terminal view's tools, for a client that renders MCP Apps (app/ui_extension.ts). */
+const WITH_VIEW = withViewTools(BY_NAME);
+const CAPABILITIES = { logging: {}, tools: {}, resources: {} };
 let listed: ReturnType<typeof listing> | undefined;
 /** Made at the first `tools/list`: a host that is never asked saves the schemas' conversion. */
 const toolListing = () => listed ??= listing(TOOLS);
@@ -82,7 +92,7 @@ class PortalServer extends Server {
     if (method !== "tools/call") return wrapped;
     return (request, ctx) => {
       try {
-        screenCallRequest(request, BY_NAME);
+        screenCallRequest(request, declaresUi(this, ctx) ? WITH_VIEW : BY_NAME);
       } catch (error) {
         this.#onRefused?.(ctx, (error as Error).message);
         throw error;
@@ -129,9 +139,15 @@ export function createServer(
   server.onRefused((ctx, message) =>
     log.log("info", "tools", `tools/call refused: ${message}`, ctx.mcpReq.id)
   );
-  server.setRequestHandler("tools/list", toolListing);
+  server.setRequestHandler(
+    "tools/list",
+    (_, ctx) => declaresUi(server, ctx) ? appListing(TOOLS) : toolListing(),
+  );
+  server.setRequestHandler("resources/list", (_, ctx) => viewResources(declaresUi(server, ctx)));
+  server.setRequestHandler("resources/read", ({ params }) => readViewResource(params.uri));
   server.setRequestHandler("tools/call", async (request, ctx) => {
-    const tool = BY_NAME.get(request.params.name)!;
+    const ui = declaresUi(server, ctx);
+    const tool = (ui ? WITH_VIEW : BY_NAME).get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
       const asTask = modern && TASK_TOOLS.has(tool.name) && declaresTasks(ctx);
@@ -145,7 +161,10 @@ export function createServer(
       }
       const args = restore(screened.args);
       const call = { context, server, ctx, log };
-      if (!asTask) return await callTool(tool, args, call);
+      if (!asTask) {
+        const result = await callTool(tool, args, call);
+        return ui ? withViewTouches(tool.name, result, context, args) : result;
+      }
       return await runAsTask(
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
         {

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import { settlesWithin } from "../async.ts";
 import { ProcessManager } from "../core/process/manager.ts";
 import { ProcessPool, type Session } from "../core/process/pool.ts";
@@ -28,6 +27,7 @@ import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
 import { Remotes } from "../remote/remotes.ts";
 import { runtimeDir } from "../runtime_dir.ts";
+import { portalPlace } from "../core/policy/sandbox_rules.ts";
 
 /**
  * The shared files, or a clear message and exit 1 when they cannot be made
@@ -98,25 +98,13 @@ export class Shared {
             failure ?? "The records database is written again.",
           ),
       });
-      this.#pool = new ProcessPool(this.store);
+      // Hidden from every sandbox: Portal's own files (a program that reached a host's socket
+      // or read the watch token could act outside its rules) and the user's runtime directory
+      // (D-Bus and systemd --user start programs outside any sandbox).
+      this.#pool = new ProcessPool(this.store, portalPlace(paths, this.dbPath));
       this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
       keepTasksIn(this.#tasks, paths);
-      // Hidden from every sandbox: Portal's own files (a program that reached the host's socket
-      // or read the watch token could act outside its rules) and the user's runtime directory
-      // (D-Bus and systemd --user start programs outside any sandbox).
-      const uid = Deno.uid();
-      const userRuntime = [paths.XDG_RUNTIME_DIR, uid === null ? "" : `/run/user/${uid}`];
-      this.#pool.sandboxPlace = {
-        hidden: [
-          recordsDir(paths),
-          dirname(this.dbPath),
-          dataDir(paths),
-          runtimeDir(paths),
-          ...userRuntime.filter((dir) => dir),
-        ],
-        filesDir: dataDir(paths),
-      };
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));

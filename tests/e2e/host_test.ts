@@ -17,6 +17,7 @@ import {
   serverEnv,
 } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
+import { copyServerPackages } from "../helpers/other_user.ts";
 import { jsonLine, spawnServer } from "../../dev/raw_lines.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -346,34 +347,6 @@ async function runAs(
   await child.status;
   await reading;
   return { stdout, stderr: await stderr };
-}
-
-/**
- * Copies the npm packages the server imports (deno.lock's, each with its registry entry) from
- * Deno's cache to `npm`: not the whole cache, whose 100 MB for the tests' tools cost some 2.6 CPU-s.
- */
-async function copyServerPackages(npm: string): Promise<void> {
-  const { npm: packages } = JSON.parse(
-    Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)),
-  );
-  const parts = Object.keys(packages).flatMap((key) => {
-    const at = key.lastIndexOf("@");
-    const name = key.slice(0, at);
-    return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
-  });
-  Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
-  const { success, stderr } = new Deno.Command("cp", {
-    args: ["-r", "--parents", ...parts, `${npm}/registry.npmjs.org`],
-    cwd: `${await denoDir()}/npm/registry.npmjs.org`,
-    stderr: "piped",
-  }).outputSync();
-  if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
-}
-
-/** Deno's cache directory, as this Deno sees it. */
-async function denoDir(): Promise<string> {
-  const { stdout } = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }
 
 posixTest("a client that closes its input right after asking still gets its answers", async () => {

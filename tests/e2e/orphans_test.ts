@@ -18,10 +18,14 @@ import { waitFor } from "../../dev/wait.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { portalTest } from "../helpers/portal.ts";
+import { BUSY_TIMEOUT_MS } from "../helpers/records_file.ts";
 import { alive, descendants, processTable, sessionMembers } from "../helpers/processes.ts";
 
-/** How long after the server's end nothing it started may be left. */
-const ORPHAN_DEADLINE_MS = 2000;
+/**
+ * How long to wait for nothing to be left after the server's end: a deadline only a broken teardown
+ * misses on a loaded machine. How soon it happens (goal 2 s) is bench/teardown.ts's figure.
+ */
+const ORPHAN_DEADLINE_MS = 15_000;
 
 /** Starts `sh -c script` and returns its id and the first number it prints on a line. */
 async function spawnReporting(portal: Portal, script: string, pty = false) {
@@ -166,6 +170,7 @@ function end(portal: Portal, target: Target, ending: Ending): Promise<void> {
 /** The records of process `id` as text, from the database file. */
 function recorded(path: string, id: number): string {
   using db = new DatabaseSync(path, { readOnly: true });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   assertEquals({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
   const rows = db.prepare(
     "SELECT content FROM process_records WHERE process_id = ? ORDER BY seq",
@@ -220,7 +225,7 @@ async function noOrphans(target: Target, ending: Ending): Promise<void> {
 }
 
 posixTest(
-  "no orphans: however the server ends (--no-host), nothing it started is left 2 s later",
+  "no orphans: however the server ends (--no-host), nothing it started is left",
   async () => {
     await Promise.all(ENDINGS.map((ending) => noOrphans("server", ending)));
   },
@@ -228,7 +233,7 @@ posixTest(
 );
 
 posixTest(
-  "no orphans: however a door ends, nothing its client started is left 2 s later; the host lives",
+  "no orphans: however a door ends, nothing its client started is left; the host lives",
   async () => {
     await Promise.all(ENDINGS.map((ending) => noOrphans("door", ending)));
   },
@@ -236,7 +241,7 @@ posixTest(
 );
 
 posixTest(
-  "no orphans: however the host ends, nothing any client started is left 2 s later",
+  "no orphans: however the host ends, nothing any client started is left",
   async () => {
     const endings = ENDINGS.filter((ending) => ending !== "stdin closed");
     await Promise.all(endings.map((ending) => noOrphans("host", ending)));

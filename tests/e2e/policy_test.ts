@@ -13,42 +13,7 @@ import { hostDir } from "../helpers/portal.ts";
 import { pythonAnswers } from "../helpers/python_repl.ts";
 import { sessionMembers } from "../helpers/processes.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
-
-/** bwrap where Debian's package puts it; .ci/run installs it. */
-const HAS_BWRAP = (() => {
-  try {
-    return Deno.statSync("/usr/bin/bwrap").isFile;
-  } catch {
-    return false;
-  }
-})();
-
-/**
- * A test of a policy on Linux with bubblewrap. The v1 SDK client's close
- * leaves a 2 s timer behind (unref'd), which a fast test outlives: the
- * sanitizers are off, as for the browser tests.
- */
-function policyTest(name: string, fn: () => Promise<void>, browser = false): void {
-  const ignore = Deno.build.os !== "linux" || !HAS_BWRAP || (browser && !HAS_CHROMIUM);
-  Deno.test({ name, ignore, fn, sanitizeOps: false, sanitizeResources: false });
-}
-
-/** A workspace and a directory beside it, outside /tmp (a sandbox's /tmp is its own). */
-async function places() {
-  const root = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "portal-policy-" });
-  const workspace = `${root}/ws`;
-  const outside = `${root}/outside`;
-  await Deno.mkdir(workspace);
-  await Deno.mkdir(outside);
-  return {
-    root,
-    workspace,
-    outside,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(root, { recursive: true });
-    },
-  };
-}
+import { places, policyTest, run, startUnder } from "../helpers/policy.ts";
 
 /**
  * One server under the rules most tests need, for those that keep no state
@@ -84,28 +49,6 @@ async function startBoxed() {
     hide: [ssh, `${at.workspace}/token`],
   }, { cwd: at.workspace });
   return { ...at, ssh, file, portal };
-}
-
-/** A Portal whose policy file (JSON, at `file`) holds `rules`. */
-async function startUnder(
-  file: string,
-  rules: Record<string, unknown>,
-  options: { cwd: string; dir?: string },
-): Promise<Portal> {
-  await Deno.writeTextFile(file, JSON.stringify(rules, null, 2));
-  return Portal.start({ env: { PORTAL_POLICY: file }, cwd: options.cwd, dir: options.dir });
-}
-
-/** Runs `script` in `bash -c` under `portal`, to its end; its output and exit code. */
-async function run(portal: Portal, script: string): Promise<{ output: string; code: number }> {
-  const reply = await portal.call("process_start", {
-    command: "bash",
-    args: ["-c", script],
-    wait: "exit",
-    wait_ms: 20_000,
-  });
-  assertEquals(reply.reason, "exit", `bash -c ${script} did not end: ${JSON.stringify(reply)}`);
-  return { output: reply.output ?? "", code: reply.exit_code };
 }
 
 function exists(path: string): boolean {
@@ -345,7 +288,7 @@ policyTest("process_inspect and the watch page name the rules a process runs und
   );
   assertStringIncludes(meta, "policy: workspace-write, network loopback");
   await screenshot(page, "policy");
-}, true);
+}, HAS_CHROMIUM);
 
 policyTest("a client under a policy sees only processes under the same rules", async () => {
   await using at = await places();

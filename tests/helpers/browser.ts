@@ -8,7 +8,12 @@
  *
  * @module
  */
-import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
+import puppeteer, {
+  type Browser,
+  type BrowserContext,
+  type Frame,
+  type Page,
+} from "puppeteer-core";
 import type { Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -145,8 +150,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
-/** The text of the page's terminal rows, as the DOM holds it (trailing blanks trimmed). */
-export function terminalText(page: Page): Promise<string> {
+/** The text of the page's (or a frame's) terminal rows, as the DOM holds it (trailing blanks trimmed). */
+export function terminalText(page: Page | Frame): Promise<string> {
   return page.$eval(
     ".xterm-rows",
     (rows) =>
@@ -156,7 +161,7 @@ export function terminalText(page: Page): Promise<string> {
 
 /** Waits until the page's terminal text satisfies `done`; returns it. */
 export function terminalUntil(
-  page: Page,
+  page: Page | Frame,
   what: string,
   done: (text: string) => boolean,
   timeoutMs?: number,

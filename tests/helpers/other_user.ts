@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { denoDir } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
 import { waitFor } from "../../dev/wait.ts";
 
@@ -61,4 +62,47 @@ export function otherUser(): OtherUser {
       });
     },
   };
+}
+
+/**
+ * Copies the npm packages the server imports (deno.lock's, each with its registry entry) from
+ * Deno's cache to `npm`: not the whole cache, whose 100 MB for the tests' tools cost some 2.6 CPU-s.
+ */
+export async function copyServerPackages(npm: string): Promise<void> {
+  const { npm: packages } = JSON.parse(
+    Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)),
+  );
+  // On a fresh machine another test's server may be filling the cache this very moment: Deno
+  // holds its cache lock until every package is whole, so copy only after a cache of our own.
+  const cached = await new Deno.Command(Deno.execPath(), {
+    args: ["cache", "--quiet", "main.ts"],
+    cwd: new URL("../../", import.meta.url).pathname,
+    stderr: "piped",
+  }).output();
+  if (!cached.success) throw new Error(`deno cache: ${new TextDecoder().decode(cached.stderr)}`);
+  const cache = `${await denoDir()}/npm/registry.npmjs.org`;
+  // Each package's version, and its registry.json where Deno fetched one (for the packages
+  // deno.json names; a dependency resolved from the lockfile alone has none).
+  const parts = Object.keys(packages).flatMap((key) => {
+    const at = key.lastIndexOf("@");
+    const name = key.slice(0, at);
+    return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
+  }).filter((part) => part.endsWith("/registry.json") ? exists(`${cache}/${part}`) : true);
+  Deno.mkdirSync(`${npm}/registry.npmjs.org`, { recursive: true });
+  const { success, stderr } = new Deno.Command("cp", {
+    args: ["-r", "--parents", ...new Set(parts), `${npm}/registry.npmjs.org`],
+    cwd: cache,
+    stderr: "piped",
+  }).outputSync();
+  if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
+}
+
+/** Whether `path` exists. */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -12,6 +12,7 @@ import { PACED_FLOOD_BYTES_PER_MS } from "../../src/limits.ts";
 import { spawnPipe, spawnPty } from "../../src/terminal/backends.ts";
 import { ProcessManager } from "../../src/core/process/manager.ts";
 import { ProcessPool } from "../../src/core/process/pool.ts";
+import { portalPlace } from "../../src/core/policy/sandbox_rules.ts";
 import { RecordStore } from "../../src/core/store/record_store.ts";
 
 interface Chunk {
@@ -91,7 +92,7 @@ posixTest(
 );
 
 posixTest("a flood is paced while the agent's latest call names another process", async () => {
-  const pool = new ProcessPool(new RecordStore(":memory:"));
+  const pool = new ProcessPool(new RecordStore(":memory:"), portalPlace({}, ":memory:"));
   const manager = new ProcessManager(pool);
   const other = new ProcessManager(pool); // A second client: the server's CPU is shared.
   try {

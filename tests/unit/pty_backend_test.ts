@@ -307,7 +307,14 @@ posixTest("the select mechanism (macOS default) reports readiness and closes fds
   const lib = libc();
   const fds = new Int32Array(2);
   assertEquals(lib.pipe(fds), 0);
-  const [readEnd, writeEnd] = fds;
+  // Moved to fd numbers nothing else takes (the kernel gives the lowest free one), so that "closed"
+  // below cannot be a number another part of the process opened again meanwhile.
+  const F_DUPFD = 0; // on Linux and macOS alike
+  const [readEnd, writeEnd] = [...fds].map((fd) => {
+    const high = fcntl(fd, F_DUPFD, 900);
+    assert(high >= 900 && lib.close(fd) === 0);
+    return high;
+  });
   assert(addStatusFlags(readEnd, C.O_NONBLOCK) && addStatusFlags(writeEnd, C.O_NONBLOCK));
   const loop = new ReadinessLoop("select");
   let got = "";
@@ -328,6 +335,7 @@ posixTest("the select mechanism (macOS default) reports readiness and closes fds
   await loop.unregister(readEnd);
   assertEquals(loop.size, 0);
   assertEquals(fcntl(readEnd, C.F_GETFD), -1, "unregister closed the fd");
+  assertEquals(fcntl(writeEnd, C.F_GETFD), -1, "unregister closed the fd");
   await loop.close();
 });
 

@@ -17,6 +17,7 @@
  * ```
  * @module
  */
+import { HAS_SANDBOX } from "../../platform.ts";
 
 /** What programs may write: nothing but a private temp dir, that and the workspace, or anything. */
 export type PolicyMode = "read-only" | "workspace-write" | "full";
@@ -54,10 +55,16 @@ export const FULL_ACCESS: Policy = {
   hosts: [],
 };
 
-/** Whether `policy` asks the kernel for anything (a sandbox), or is today's full access. */
+/**
+ * Whether `policy` needs the kernel's sandbox: on Linux every policy does
+ * (`full` too hides Portal's own files and the kernel's settings from its
+ * programs: core/policy/sandbox_rules.ts); elsewhere, where there is none,
+ * one that asks for more than process_start's checks.
+ */
 export function needsSandbox(policy: Policy): boolean {
-  return policy.mode !== "full" || policy.network !== "all" || policy.hide.length > 0 ||
-    policy.deny.length > 0;
+  if (policy.file === null) return false;
+  return HAS_SANDBOX || policy.mode !== "full" || policy.network !== "all" ||
+    policy.hide.length > 0 || policy.deny.length > 0;
 }
 
 /** The rules as process_inspect, the watch page and `portal doctor` show them. */

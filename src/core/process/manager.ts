@@ -11,9 +11,11 @@
  * import assert from "node:assert/strict";
  * import { ProcessManager } from "./manager.ts";
  * import { ProcessPool } from "./pool.ts";
+ * import { portalPlace } from "../policy/sandbox_rules.ts";
  * import { RecordStore } from "../store/record_store.ts";
  *
- * const manager = new ProcessManager(new ProcessPool(new RecordStore(":memory:")));
+ * const pool = new ProcessPool(new RecordStore(":memory:"), portalPlace({}, ":memory:"));
+ * const manager = new ProcessManager(pool);
  * const { id, status } = await manager.start({ command: "sleep", args: ["10"] });
  * assert.equal(status, "running");
  * const sh = await manager.start({ command: "sh", args: ["-c", "read x; echo got $x"] });

@@ -12,9 +12,10 @@
  * import assert from "node:assert/strict";
  * import { ProcessManager } from "./manager.ts";
  * import { ProcessPool } from "./pool.ts";
+ * import { portalPlace } from "../policy/sandbox_rules.ts";
  * import { RecordStore } from "../store/record_store.ts";
  *
- * const pool = new ProcessPool(new RecordStore(":memory:"));
+ * const pool = new ProcessPool(new RecordStore(":memory:"), portalPlace({}, ":memory:"));
  * const first = new ProcessManager(pool);
  * const kept = await first.start({ command: "sleep", args: ["10"], keep: true, name: "nap" });
  * const plain = await first.start({ command: "sleep", args: ["10"] });
@@ -84,7 +85,7 @@ export class ProcessPool {
   /** The process the agent's latest call named, whichever session made it. */
   readonly attention: Attention = new Attention();
   /** Portal's own files, hidden from every sandboxed program, and where its stub goes. */
-  sandboxPlace: SandboxPlace = { hidden: [], filesDir: "" };
+  readonly sandboxPlace: SandboxPlace;
   readonly #entries = new Map<number, PoolEntry>();
   /** Ids that left the pool, and how: a later call on one says why it is not there. */
   readonly #gone = new Map<number, Gone>();
@@ -99,9 +100,13 @@ export class ProcessPool {
     if (this.get(process.id)?.process === process) this.remove(process, "cleaned up");
   });
 
-  /** Ids go on after the highest id the store has seen. */
-  constructor(store: RecordStore) {
+  /**
+   * Ids go on after the highest id the store has seen; `sandboxPlace`:
+   * Portal's own files, which every sandbox hides (sandbox_rules.ts's `portalPlace`).
+   */
+  constructor(store: RecordStore, sandboxPlace: SandboxPlace) {
     this.store = store;
+    this.sandboxPlace = sandboxPlace;
     this.firstId = this.#nextId = store.highestProcessId() + 1;
   }
 

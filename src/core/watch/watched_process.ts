@@ -91,6 +91,11 @@ export class WatchedProcess implements LiveSource {
     return this.#target.viewers.controlledBy;
   }
 
+  /** The page that holds the keyboard, or null (the agent's). */
+  get holder(): object | null {
+    return this.#target.viewers.holder;
+  }
+
   /** A person's page takes the keyboard (from the agent, or from another page). */
   takeOver(page: object): void {
     const ended = this.#target.ended();

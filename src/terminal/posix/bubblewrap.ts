@@ -1,12 +1,20 @@
 /**
  * A person's policy enforced by the Linux kernel, through bubblewrap (`bwrap`,
- * the engine of Flatpak and Codex): the program starts inside new mount, PID
- * and IPC namespaces (and a network namespace unless `network` is `all`),
- * where the whole file system is read-only but for a private `/tmp` and the
- * writable directories; hidden paths are empty; a denied executable is a
- * script that says so and exits 126; no capability survives, even for root.
- * `network: "none"` adds a seccomp filter (ffi/seccomp.ts): no IPv4, IPv6 or
- * raw socket at all, where `loopback` leaves the sandbox its own `lo`.
+ * the engine of Flatpak and Codex): the program starts inside new user,
+ * mount, PID, IPC and UTS namespaces (and a network namespace unless
+ * `network` is `all`), where the whole file system is read-only but for a
+ * private `/tmp` and the writable directories; hidden paths are empty; a
+ * denied executable is a script that says so and exits 126; no capability
+ * survives, even for root. The kernel's settings (`/proc/sys`,
+ * `/proc/sysrq-trigger`, and `/sys` where everything else is writable) are
+ * read-only in every mode, root or not: most sysctls check only the file's
+ * mode, which root passes even in a user namespace of its own. A seccomp
+ * filter (ffi/seccomp.ts) refuses the sockets `network` rules out.
+ *
+ * A hidden path stays hidden whatever the program renames: the path is a
+ * mount, and so is every directory above it inside a writable place, and
+ * the kernel renames, removes or replaces no mount point (EBUSY). The next
+ * program finds every hidden path where the policy names it.
  *
  * bwrap is not told `--new-session`: the program keeps the PTY as its
  * controlling terminal (job control, Ctrl+C, `/dev/tty` prompts). The only
@@ -30,11 +38,21 @@
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
  * assert.deepEqual(argv.slice(bind, bind + 3), ["--bind", "/var", "/var"]);
+ *
+ * // A hidden file in a workspace: the directory above it is pinned, so no program renames it.
+ * const ws = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.mkdirSync(`${ws}/conf`);
+ * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
+ * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
+ * const args = bubblewrapArgs(hiding, exec, { stub: "", filterFd: null }).join(" ");
+ * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
+ * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
+ * Deno.removeSync(ws, { recursive: true });
  * ```
  * @module
  */
-import { join } from "node:path";
-import { noInternetFilter } from "../../../ffi/seccomp.ts";
+import { dirname, join } from "node:path";
+import { networkFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
 import { realPath, type Sandbox } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
@@ -73,9 +91,10 @@ export function confine(exec: Exec, sandbox: Sandbox): Exec {
   }
   const { filesDir } = sandbox;
   const stub = sandbox.deny.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
-  const filter = sandbox.network === "none"
-    ? written(filesDir, `no-internet-${Deno.build.arch}.bpf`, noInternetFilter(), 0o644)
-    : null;
+  const { network } = sandbox;
+  const filter = network === "all"
+    ? null
+    : written(filesDir, `network-${network}-${Deno.build.arch}.bpf`, networkFilter(network), 0o644);
   const argv = bubblewrapArgs(sandbox, exec, { stub, filterFd: filter ? 3 : null });
   return {
     ...exec,
@@ -105,33 +124,53 @@ export function bubblewrapArgs(
   const everywhere = sandbox.writable.includes("/");
   const args = [
     "--die-with-parent",
+    // A user namespace for root too: its capabilities there are over nothing of the machine's.
+    "--unshare-user",
     "--unshare-pid",
     "--unshare-ipc",
+    "--unshare-uts",
     ...sandbox.network === "all" ? [] : ["--unshare-net"],
     ...files.filterFd === null ? [] : ["--seccomp", String(files.filterFd)],
     "--cap-drop",
     "ALL",
     // Only the safe devices, unless the user's full rights are the rule (root could write disks).
     ...everywhere
-      ? ["--bind", "/", "/", "--dev-bind", "/dev", "/dev"]
+      ? ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--ro-bind", "/sys", "/sys"]
       : ["--ro-bind", "/", "/", "--dev", "/dev"],
     "--proc",
     "/proc",
+    // The kernel's settings, whatever the mode and whoever runs it (see the module doc).
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
     ...sandbox.privateTmp ? ["--tmpfs", "/tmp"] : [],
   ];
   const existing = (paths: string[]) => paths.filter(named).map(realPath);
   const writable = existing(sandbox.writable).filter((dir) => dir !== "/");
-  const readable = existing(sandbox.readable);
-  for (const dir of writable) args.push("--bind", dir, dir);
-  for (const path of readable) args.push("--ro-bind", path, path);
   const hidden = existing(sandbox.hidden);
-  // What a private /tmp or another hidden directory already hides needs no mount of its own.
-  const visible = (path: string) =>
+  // The working directory under a private /tmp would be missing (bwrap: "Can't chdir"): it is
+  // shown read-only, as a program sees it outside /tmp (unless writable or hidden, as any path).
+  const inPrivateTmp = (path: string) =>
+    sandbox.privateTmp && isUnder(path, "/tmp") && !writable.some((dir) => isUnder(path, dir));
+  const cwd = inPrivateTmp(exec.cwd) && named(exec.cwd) ? [exec.cwd] : [];
+  const readable = existing([...sandbox.readable, ...cwd]);
+  // What a private /tmp or /dev, or another hidden directory, already hides needs no mount.
+  const visible = hidden.filter((path) =>
     !hidden.some((other) => other !== path && isUnder(path, other)) &&
-    !(sandbox.privateTmp && isUnder(path, "/tmp") &&
-      ![...writable, ...readable].some((dir) => isUnder(path, dir)));
+    !(inPrivateTmp(path) && !readable.some((dir) => isUnder(path, dir))) &&
+    !(isUnder(path, "/dev") && !everywhere)
+  );
+  // Shallow first, so a deeper bind lands on the shallower one rather than under it.
+  const binds = [...new Set([...writable, ...pinned(visible, writable, everywhere)])]
+    .sort((a, b) => depth(a) - depth(b));
+  // Under /dev (full mode's is the machine's) a plain bind would make its devices unusable.
+  for (const dir of binds) args.push(isUnder(dir, "/dev") ? "--dev-bind" : "--bind", dir, dir);
+  for (const path of readable) args.push("--ro-bind", path, path);
   const emptied: string[] = [];
-  for (const path of hidden.filter(visible)) {
+  for (const path of visible) {
     if (isDirectory(path)) args.push("--tmpfs", path), emptied.push(path);
     else args.push("--ro-bind", "/dev/null", path);
   }
@@ -174,9 +213,10 @@ export function bubblewrapProblem(): string | null {
     return "bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: " +
       "`sudo apt install bubblewrap`; Fedora: `sudo dnf install bubblewrap`).";
   }
-  const probe = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--cap-drop", "ALL"];
+  const probe = ["--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-uts"];
+  const mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const run = new Deno.Command(bwrap, {
-    args: [...probe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
+    args: [...probe, "--unshare-net", "--cap-drop", "ALL", ...mounts, "--", "/bin/true"],
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -184,9 +224,33 @@ export function bubblewrapProblem(): string | null {
   if (run.success) return null;
   const said = new TextDecoder().decode(run.stderr).trim();
   return `bubblewrap cannot make a sandbox here (${said || `exit ${run.code}`}). User ` +
-    "namespaces may be off: `sudo sysctl -w kernel.unprivileged_userns_clone=1`, or on " +
+    "namespaces (every sandbox has one, root's too) may be off: `sudo sysctl -w " +
+    "user.max_user_namespaces=15000` and `kernel.unprivileged_userns_clone=1`, or on " +
     "Ubuntu 24.04 and later allow bwrap in AppArmor " +
     "(`kernel.apparmor_restrict_unprivileged_userns=0`, or an AppArmor profile for bwrap).";
+}
+
+/**
+ * The directories above `hidden` paths that a program could rename (inside
+ * a writable directory, or anywhere when `everywhere`), to be bound onto
+ * themselves: a mount point cannot be renamed, removed or replaced, so every
+ * hidden path stays where the policy names it for the next program too.
+ */
+function pinned(hidden: string[], writable: string[], everywhere: boolean): string[] {
+  const dirs = new Set<string>();
+  for (const path of hidden) {
+    for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
+      // The kernel's own file systems rename nothing; /sys stays read-only.
+      if (["/proc", "/sys"].some((kernel) => isUnder(dir, kernel))) continue;
+      if (everywhere || writable.some((root) => root !== dir && isUnder(dir, root))) dirs.add(dir);
+    }
+  }
+  return [...dirs];
+}
+
+/** How many names deep `path` is. */
+function depth(path: string): number {
+  return path.split("/").filter((name) => name).length;
 }
 
 /** Whether `path` is `dir` or inside it. */
