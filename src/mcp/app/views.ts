@@ -86,6 +86,7 @@ export function findView(manager: ProcessManager, token: string): AppView {
     throw new PortalError(
       "This view is closed (its client ended, or it was idle): ask the agent to call " +
         "process_watch again for a new one.",
+      "not_found",
     );
   }
   view.touch();
