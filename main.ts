@@ -89,8 +89,9 @@ if (import.meta.main) {
       break;
     }
     case "remote": {
-      const { installRemote } = await import("./src/remote/install.ts");
-      Deno.exit(await installRemote(invocation.host, env));
+      const { installRemote, uninstallRemote } = await import("./src/remote/install.ts");
+      const run = invocation.verb === "install" ? installRemote : uninstallRemote;
+      Deno.exit(await run(invocation.host, env));
       break;
     }
     case "host": {

@@ -34,6 +34,10 @@
  *   terminal on a flood, 200 unread 1 MB replies, and a 60 MiB attach frame.
  * - policy.ts: a start and a python3 step (PTY, pipes) under a policy (bubblewrap) vs without,
  *   two clients of one host, in pairs, in blocks of new programs (Linux).
+ * - remote_install.ts: portal remote install on loopback (root): its time, the bytes it copied,
+ *   a second install (nothing copied).
+ * - read_search.ts: process_read finding the one error line in 200 MB stored, then the lines
+ *   around it.
  *
  * Also, run alone: pty_throughput.ts (backend and keystroke latency),
  * many_ptys.ts, profile.ts (a --cpu-prof summary of the server under a flood).
@@ -68,6 +72,8 @@ const scripts = [
   "stalled_readers.ts",
   "policy.ts",
   "remote.ts",
+  "remote_install.ts",
+  "read_search.ts",
 ];
 const LOCK = new URL("../dev/deno.lock", import.meta.url).pathname;
 const rows: Row[] = [];

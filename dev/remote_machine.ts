@@ -66,8 +66,17 @@ function sharedDir(): string {
   return commonDir;
 }
 
+/** What "another machine" has: by default, a `portal` on its PATH. */
+export interface MachineOptions {
+  /** No `portal` there (`portal remote install` puts one), and its ~/.bashrc sets PATH to `path`. */
+  bare?: { path: string; env?: Record<string, string> };
+}
+
 /** Starts "another machine" named `alias`; see the module doc. */
-export async function remoteMachine(alias = "calcbox"): Promise<RemoteMachine> {
+export async function remoteMachine(
+  alias = "calcbox",
+  options: MachineOptions = {},
+): Promise<RemoteMachine> {
   const dir = sharedDir();
   const keyFile = `${dir}/id_${alias}_${crypto.randomUUID().slice(0, 8)}`;
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", keyFile]);
@@ -75,17 +84,17 @@ export async function remoteMachine(alias = "calcbox"): Promise<RemoteMachine> {
   try {
     const home = (await run("getent", ["passwd", sshd.user])).split(":")[5];
     const uid = Number((await run("id", ["-u", sshd.user])).trim());
-    const cache = await readableCache(dir);
-    await Deno.mkdir(`${home}/.local/bin`, { recursive: true });
-    await Deno.writeTextFile(
-      `${home}/.local/bin/portal`,
-      `#!/bin/sh\nDENO_DIR=${cache} exec ${Deno.execPath()} run -A --lock=${CHECKOUT}/deno.lock ` +
-        `${CHECKOUT}/main.ts "$@"\n`,
-      { mode: 0o755 },
-    );
-    const bashrc = await Deno.readTextFile(`${home}/.bashrc`).catch(() => "");
-    await Deno.writeTextFile(`${home}/.bashrc`, `PATH="$HOME/.local/bin:$PATH"\n${bashrc}`);
-    await run("chown", ["-R", `${sshd.user}:${sshd.user}`, `${home}/.local`, `${home}/.bashrc`]);
+    if (options.bare) {
+      const { path, env = {} } = options.bare;
+      const exports = Object.entries({ PATH: path, ...env }).map(([k, v]) =>
+        `export ${k}="${v}"\n`
+      );
+      const bashrc = await Deno.readTextFile(`${home}/.bashrc`).catch(() => "");
+      await Deno.writeTextFile(`${home}/.bashrc`, exports.join("") + bashrc);
+    } else {
+      await installCheckout(dir, home);
+    }
+    await run("chown", ["-R", `${sshd.user}:${sshd.user}`, home]);
     const configFile = `${keyFile}.config`;
     await Deno.writeTextFile(
       configFile,
@@ -116,4 +125,18 @@ export async function remoteMachine(alias = "calcbox"): Promise<RemoteMachine> {
     await sshd[Symbol.asyncDispose]();
     throw error;
   }
+}
+
+/** Puts a `portal` that runs this checkout first on the user's PATH (its ~/.bashrc), as a person does. */
+async function installCheckout(dir: string, home: string): Promise<void> {
+  const cache = await readableCache(dir);
+  await Deno.mkdir(`${home}/.local/bin`, { recursive: true });
+  await Deno.writeTextFile(
+    `${home}/.local/bin/portal`,
+    `#!/bin/sh\nDENO_DIR=${cache} exec ${Deno.execPath()} run -A --lock=${CHECKOUT}/deno.lock ` +
+      `${CHECKOUT}/main.ts "$@"\n`,
+    { mode: 0o755 },
+  );
+  const bashrc = await Deno.readTextFile(`${home}/.bashrc`).catch(() => "");
+  await Deno.writeTextFile(`${home}/.bashrc`, `PATH="$HOME/.local/bin:$PATH"\n${bashrc}`);
 }

@@ -179,11 +179,19 @@ export const SSH_COMMAND: EnvVar<string> = {
   parse: (raw) => raw ?? "ssh",
 };
 
-export const REMOTE_COMMAND: EnvVar<string> = {
+export const REMOTE_COMMAND: EnvVar<string | undefined> = {
   name: "PORTAL_REMOTE_COMMAND",
-  default: "`portal`",
-  help: "What ssh runs on a `host`: that machine's Portal (e.g. `.local/bin/portal`).",
-  parse: (raw) => raw ?? "portal",
+  default: "`portal` on that PATH, else `~/.local/bin/portal`",
+  help: "What ssh runs on a `host`: that machine's Portal (e.g. `/opt/portal/bin/portal`).",
+  parse: (raw) => raw,
+};
+
+export const REMOTE_INSTALL: EnvVar<boolean> = {
+  name: "PORTAL_REMOTE_INSTALL",
+  default: "unset",
+  help: "`auto`: a process_start `host` with no Portal gets one at first use, as " +
+    "`portal remote install HOST` does (a person's setting; docs/remote.md).",
+  parse: (raw) => raw === "auto",
 };
 
 export const HOST_FAMILY: EnvVar<string | undefined> = {
@@ -209,6 +217,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   SECRET_FAMILY,
   SSH_COMMAND,
   REMOTE_COMMAND,
+  REMOTE_INSTALL,
   HOST_FAMILY,
 ];
 

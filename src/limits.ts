@@ -72,6 +72,13 @@ export const DEFAULT_RETENTION_DAYS = 7;
 export const DEFAULT_SESSION_IDLE_S = 1800;
 export const DEFAULT_MAX_SESSIONS = 64;
 
+/**
+ * process_read by lines: `context`, the lines shown before and after a match
+ * (or around `line`); `searchMs`, how long a search reads before it stops and
+ * says at which line (other calls are answered meanwhile).
+ */
+export const READ_LINES = { context: 3, maxContext: 200, searchMs: 5000 } as const;
+
 /** `process_read`'s default look-back window, in milliseconds. */
 export const DEFAULT_READ_WINDOW_MS = 1000;
 
@@ -90,8 +97,13 @@ export const PROGRAM_NAME_MAX = 255;
 /** Registry notes are caveats, not documents; this keeps every later query small. */
 export const NOTES_MAX = 2000;
 
-/** `wait_ms`, the bound of a wait in process_write, process_read_new and process_start. */
-export const WAIT_MS = { default: 10_000, max: 300_000 } as const;
+/**
+ * `wait_ms`, the bound of a wait in process_write, process_read_new and process_start: at most
+ * `max` (300 s) for a call its client hears nothing from; up to `withProgress` (24 h) for one
+ * whose client gets its progress (a `progressToken`, or a task): a client that resets its
+ * timeout on progress keeps such a call alive, one that hears nothing gives up on it.
+ */
+export const WAIT_MS = { default: 10_000, max: 300_000, withProgress: 86_400_000 } as const;
 
 /**
  * MCP tasks (2026-07-28's extension `io.modelcontextprotocol/tasks`, when the client declares

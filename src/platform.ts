@@ -57,6 +57,11 @@ export const HOST_SUPPORTED = !WINDOWS;
 
 /** Whether Portal has a sandbox on this OS (Linux: bubblewrap), which every policy then uses. */
 export const HAS_SANDBOX = OS === "linux";
+/** This machine as npm names platforms (the deno package's binaries): `linux`/`x64`, `darwin`/`arm64`… */
+export const MACHINE: { os: string; arch: string } = {
+  os: OS,
+  arch: Deno.build.arch === "aarch64" ? "arm64" : "x64",
+};
 
 /**
  * Why programs cannot be confined by a person's policy on this OS, or null

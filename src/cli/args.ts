@@ -68,8 +68,8 @@ export type Invocation =
   | { command: "watch"; target?: string; options: Options }
   /** `portal export ID|NAME`: print a PTY process's asciicast. */
   | { command: "export"; target: string; options: Options }
-  /** `portal remote install HOST`: copy this Portal to another machine. */
-  | { command: "remote"; host: string; options: Options }
+  /** `portal remote install|uninstall HOST`: set another machine up, or remove what that did. */
+  | { command: "remote"; verb: "install" | "uninstall"; host: string; options: Options }
   | { command: "help" }
   | { command: "version" };
 
@@ -204,9 +204,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "remote",
-    operand: "install HOST",
+    operand: "install|uninstall HOST",
     allFlags: false,
-    help: "Copy this Portal to ~/.local/bin on an ssh host (docs/remote.md).",
+    help: "Set an ssh host up: Portal (and Deno if it has none) copied there (docs/remote.md).",
   },
   {
     name: "host",
@@ -282,7 +282,7 @@ export function parseArgs(args: readonly string[]): Invocation {
   if (command?.operand) {
     const { name, operand } = command;
     const words = operand.split(" ").length;
-    const wrongVerb = name === "remote" && positional[0] !== "install";
+    const wrongVerb = name === "remote" && !["install", "uninstall"].includes(positional[0]);
     if (
       positional.length > words || (positional.length < words && !command.optional) || wrongVerb
     ) {
@@ -290,7 +290,7 @@ export function parseArgs(args: readonly string[]): Invocation {
         name === "export"
           ? "export takes one process id or name: portal export ID|NAME > session.cast"
           : name === "remote"
-          ? "remote takes install and an ssh host: portal remote install HOST"
+          ? "remote takes install (or uninstall) and an ssh host: portal remote install HOST"
           : `${name} needs ${command.optional ? "at most one" : "one"} ${operand}: ` +
             `portal ${name} ${operand}`,
       );
@@ -306,7 +306,12 @@ export function parseArgs(args: readonly string[]): Invocation {
     case "attach":
       return { command: "attach", target: positional[0], options };
     case "remote":
-      return { command: "remote", host: positional[1], options };
+      return {
+        command: "remote",
+        verb: positional[0] as "install" | "uninstall",
+        host: positional[1],
+        options,
+      };
     default:
       return { command: command!.name as "doctor" | "host" | "ps", options };
   }

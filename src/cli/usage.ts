@@ -113,7 +113,7 @@ export interface Invocation {
 
 /**
  * How this Portal was started, as a person would type it again: `portal` for
- * a binary; from a clone `deno run -A main.ts` (the path as seen from here),
+ * a binary or the npm package (`npx -y portal-mcp` when npx fetched it); from a clone `deno run -A main.ts` (the path as seen from here),
  * from JSR `deno run -A jsr:@portal/mcp`, where `deno` is `npx -y deno@2`
  * when npx fetched Deno (its cache, `_npx/`), and Deno's absolute path when
  * `deno` on PATH is not this one.
@@ -131,6 +131,10 @@ export interface Invocation {
  *   "/opt/deno/deno run -A main.ts",
  * );
  * assert.equal(invokedAs({ standalone: true }), "portal");
+ * const pkg = "/usr/lib/node_modules/portal-mcp/portal/main.js";
+ * assert.equal(invokedAs({ ...clone, main: `file://${pkg}` }), "portal");
+ * const fetched = "/home/ada/.npm/_npx/1a2b/node_modules/portal-mcp/portal/main.js";
+ * assert.equal(invokedAs({ ...clone, main: `file://${fetched}` }), "npx -y portal-mcp");
  * ```
  */
 export function invokedAs(how: Invocation = {}): string {
@@ -142,6 +146,10 @@ export function invokedAs(how: Invocation = {}): string {
     path = Deno.env.get("PATH") ?? "",
   } = how;
   if (standalone) return "portal";
+  // The npm package's build (dev/package/pack.ts), run by its bin `portal`.
+  if (/[\\/]node_modules[\\/]portal-mcp[\\/]portal[\\/]main\.js$/.test(main)) {
+    return /[\\/]_npx[\\/]/.test(main) ? "npx -y portal-mcp" : "portal";
+  }
   const deno = /[\\/]_npx[\\/]/.test(execPath)
     ? "npx -y deno@2"
     : onPath(execPath, path)

@@ -36,8 +36,10 @@ export function linkFailure(
       `See ${DOCS}.`;
   }
   if (code === 127 || /command not found|not found|no such file/i.test(stderr)) {
-    return `${host} has no Portal to run${said}. Install it there (\`portal remote install ` +
-      `${host}\` copies this one to ~/.local/bin/portal), or set PORTAL_REMOTE_COMMAND to its ` +
+    return `${host} has no Portal to run${said}. Set it up with one command, run by a person ` +
+      `here: \`portal remote install ${host}\` (it copies Portal, and Deno if the machine has ` +
+      "none, through ssh; nothing is downloaded there), or PORTAL_REMOTE_INSTALL=auto in " +
+      "Portal's environment to do so at first use; or set PORTAL_REMOTE_COMMAND to Portal's " +
       `path there. See ${DOCS}.`;
   }
   if (ssh && code === 255) {

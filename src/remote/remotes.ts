@@ -23,6 +23,7 @@ import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
 import { transportOf } from "./transports.ts";
+import { installedAtFirstUse } from "./install.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
@@ -234,11 +235,17 @@ export class Remotes {
   #link(session: Session, host: string): Promise<RemoteLink> {
     const links = this.#links.get(session) ?? new Map<string, Promise<RemoteLink>>();
     this.#links.set(session, links);
-    const open = () => {
+    const open = async () => {
       const env = session.environment?.env ?? Deno.env.toObject();
       // ssh (or a person's transport) gets no PORTAL_* variable and no marked secret, as a program.
       const transport = transportOf(host, env, this.#controlDir());
-      return RemoteLink.open(host, transport, childEnvironment(env));
+      try {
+        return await RemoteLink.open(host, transport, childEnvironment(env));
+      } catch (error) {
+        // A machine set up just now (PORTAL_REMOTE_INSTALL=auto) is tried once more.
+        if (!transport.ssh || !(await installedAtFirstUse(host, env))) throw error;
+        return await RemoteLink.open(host, transport, childEnvironment(env));
+      }
     };
     // A failed opening (a bad name, an unreachable host) is tried again by the next call.
     const next = (links.get(host) ?? Promise.reject()).then(

@@ -4,18 +4,19 @@
  * `GIT_SSH_COMMAND`, then the options Portal always adds (no prompt ever:
  * `BatchMode`; one TCP connection per machine however many links:
  * `ControlMaster` with its socket in Portal's private runtime directory; a
- * bounded connect), the destination, and `PORTAL_REMOTE_COMMAND` (default
- * `portal`: the door to that user's host there).
+ * bounded connect), the destination, and `PORTAL_REMOTE_COMMAND` (default:
+ * `portal` on that PATH, else the launcher `portal remote install` puts at
+ * `~/.local/bin/portal`, by its path: the door to that user's host there).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { splitCommand, sshArgv } from "./ssh_command.ts";
+ * import { FIND_PORTAL, splitCommand, sshArgv } from "./ssh_command.ts";
  *
  * assert.deepEqual(splitCommand(`ssh -F "my config" -o 'A=b c'`), ["ssh", "-F", "my config", "-o", "A=b c"]);
  * const argv = sshArgv("me@db1:2222", { PORTAL_SSH_COMMAND: "ssh -F cfg" }, "/run/p");
  * assert.deepEqual(argv.slice(0, 3), ["ssh", "-F", "cfg"]);
- * assert.deepEqual(argv.slice(-5), ["-p", "2222", "--", "me@db1", "portal"]);
+ * assert.deepEqual(argv.slice(-5), ["-p", "2222", "--", "me@db1", FIND_PORTAL]);
  * assert.ok(argv.some((arg) => /^ControlPath=\/run\/p\/ssh-[0-9a-f]{16}$/.test(arg)));
  * assert.throws(() => sshArgv("-oProxyCommand=x", {}, "/run/p"), /not an ssh destination/);
  * ```
@@ -24,6 +25,18 @@
 import { createHash } from "node:crypto";
 import { PortalError } from "../errors.ts";
 import { readVar, REMOTE_COMMAND, SSH_COMMAND } from "../env_vars.ts";
+
+/** Where `portal remote install` puts its launcher, from the remote user's home. */
+export const LAUNCHER = ".local/bin/portal";
+
+/**
+ * What ssh runs there when `PORTAL_REMOTE_COMMAND` is not set: `portal` on
+ * that PATH, else the launcher by its path (so no shell file there needs a
+ * PATH line). One word, run by whatever login shell the user has (sh, bash,
+ * zsh, fish: it holds no single quote), the arguments after it.
+ */
+export const FIND_PORTAL = "sh -c " +
+  `'command -v portal >/dev/null 2>&1 && exec portal "$@"; exec "$HOME/${LAUNCHER}" "$@"' portal`;
 
 /** How long ssh may take to connect (s); the issue's bound for every error is 15 s. */
 export const CONNECT_TIMEOUT_S = 10;
@@ -92,9 +105,12 @@ export function sshArgv(
   }
   const [, user = "", machine, port] = match;
   const ssh = splitCommand(readVar(SSH_COMMAND, env));
-  const remote = run.command === undefined
-    ? splitCommand(readVar(REMOTE_COMMAND, env))
-    : [run.command];
+  const named = readVar(REMOTE_COMMAND, env);
+  const remote = run.command !== undefined
+    ? [run.command]
+    : named === undefined
+    ? [FIND_PORTAL]
+    : splitCommand(named);
   // Not ssh's %C (40 characters, and ssh adds 17 while it binds): a socket's path is at most
   // 104-108 bytes. One socket per ssh command and destination, as %C is per destination.
   const key = createHash("sha256").update(JSON.stringify([ssh, destination])).digest("hex");

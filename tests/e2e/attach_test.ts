@@ -41,14 +41,18 @@ linuxTest(
       assertMatch(after, /\[portal\] detached from calc \(id \d+\); it runs on/);
       assertMatch(after, /\[exit 0\]/);
       // Python runs on, and what the person typed is input in its records, as the agent's is.
-      assertEquals((await agent.call("process_inspect", { id: calc.id })).status, "running");
-      const { records } = await agent.call("process_read", {
+      const inspected = await agent.call("process_inspect", { id: calc.id });
+      assertEquals(inspected.status, "running");
+      // The agent's next reply on it says what the person typed, as after a Take over on the page.
+      assertEquals(inspected.person_input, "print(6*7)\r");
+      const read = await agent.call("process_read", {
         id: calc.id,
         source: "stdin",
         duration: 60,
         unit: "s",
       });
-      assertMatch(records.map((r: Json) => r.content).join(""), /print\(6\*7\)\r/);
+      assertMatch(read.records.map((r: Json) => r.content).join(""), /print\(6\*7\)\r/);
+      assertEquals(read.person_input, undefined); // Told once.
       // The agent writes on where the person left off.
       const step = await agent.call("process_write", { id: calc.id, content: "6*7 + 1\n" });
       assertMatch(step.output, /^43$/m);

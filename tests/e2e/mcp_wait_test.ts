@@ -5,10 +5,12 @@
  * wait runs.
  */
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
-import type { Json } from "../../dev/portal_client.ts";
+import { ModernPortal } from "../../dev/modern_client.ts";
+import { bashStart, type Json } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { sharedPortal } from "../helpers/portal.ts";
+import { posixTest } from "../helpers/platform.ts";
 import { waitForeground } from "../helpers/processes.ts";
 
 // Each test asserts only about its own processes: one server serves them all.
@@ -100,4 +102,60 @@ linuxTest(
     assertEquals(echo + first.output + interrupt.output, "sleep 30\n^C\nREADY$ ");
     await Promise.all([shell, python].map((id) => portal.call("process_kill", { id })));
   },
+);
+
+posixTest(
+  "with a progressToken a call may wait past 300 s, kept alive by progress (SDK v2 client)",
+  async () => {
+    // As Claude Code and most clients speak: 2025-11-25, through the SDK v2 client.
+    await using portal = await ModernPortal.start({ legacy: true });
+    const { id } = await portal.call("process_start", { ...bashStart(), wait: "ready" });
+    const progress: { at: number; message: string }[] = [];
+    const start = performance.now();
+    // The client gives up after 3 s without news; the program answers after 8 s.
+    const result = await portal.client.callTool(
+      {
+        name: "process_write",
+        arguments: { id, content: "sleep 8; echo answer\n", wait_ms: 600_000 },
+      },
+      {
+        timeout: 3000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p: Progress) =>
+          progress.push({ at: performance.now() - start, message: p.message ?? "" }),
+      },
+    ) as CallToolResult;
+    const reply = result.structuredContent as Json;
+    assertEquals([result.isError, reply.reason, reply.state], [
+      undefined,
+      "ready",
+      "waiting_for_input",
+    ]);
+    assertStringIncludes(reply.output, "answer\nREADY$ ");
+    // Each notification names the program's state and last line; none is 10 s from the last.
+    const gaps = progress.map((p, i) => p.at - (progress[i - 1]?.at ?? 0));
+    assert(progress.length >= 7 && Math.max(...gaps) < 10_000, JSON.stringify(progress));
+    for (const { message } of progress) {
+      assertMatch(message, /^waited \d+ s of 600 s; \w+; last line: /);
+    }
+    assertMatch(
+      progress[0].message,
+      /^waited 1 s of 600 s; running; last line: ".*sleep 8; echo answer"$/,
+    );
+
+    // Without a progressToken the 300 s bound stays, and the refusal says what to do instead.
+    const refused = await portal.fail("process_write", {
+      id,
+      content: "echo never\n",
+      wait_ms: 300_001,
+    });
+    assertMatch(refused, /^wait_ms 300001 is over 300000/);
+    assertStringIncludes(refused, 'process_read_new with wait: "ready"');
+    assertStringIncludes(refused, "progressToken");
+    // Nothing was typed.
+    const after = await portal.call("process_read_new", { id });
+    assertEquals(after.records.map((r: Json) => r.text).join(""), "");
+    await portal.call("process_kill", { id });
+  },
+  { only: "linux" },
 );

@@ -4,7 +4,7 @@
  * what a person typed at a password prompt left out.
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import type { Json, Portal } from "../../dev/portal_client.ts";
+import { bashStart, type Json, type Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
@@ -153,6 +153,36 @@ posixTest(
     const usage = await runCli(dir.path, ["export"], env);
     assertEquals(usage.code, 2);
     assertMatch(usage.stderr, /export takes one process id/);
+  },
+  { shares: true },
+);
+
+posixTest(
+  "portal export leaves the shell integration marks and their key out of a recording",
+  async () => {
+    const portal = await server();
+    await using dir = await tempDir("portal-export-");
+    const { id } = await portal.call("process_start", { ...bashStart(), wait: "ready" });
+    const ran = await portal.call("process_write", { id, content: "echo marked\n" });
+    assertEquals(ran.command?.exit_code, 0);
+    await portal.call("process_kill", { id });
+    // The records hold every byte: the marks and the key they are signed with.
+    const stored = await storedOutput(portal, id);
+    // deno-lint-ignore no-control-regex
+    const key = stored.match(/\x1b\]133;A;k=(\w+)/)?.[1];
+    assert(key, JSON.stringify(stored));
+    const exported = await waitFor("the export to hold the whole session", async () => {
+      const run = await runCli(dir.path, ["export", String(id)], { PORTAL_DB_PATH: portal.dbPath });
+      assertEquals(run.code, 0, run.stderr);
+      return run.stdout;
+    }, { until: (text) => text.includes('"m","killed') });
+    assert(!exported.includes(key), "the key is not in the recording");
+    const { events } = parseCast(exported);
+    const output = events.filter(([, type]) => type === "o").map(([, , data]) => data).join("");
+    assert(!output.includes("\x1b]133;") && !output.includes("\x1b]633;"), JSON.stringify(output));
+    // deno-lint-ignore no-control-regex
+    assertEquals(output, stored.replace(/\x1b\](?:133|633);[^\x07\x1b]*(?:\x07|\x1b\\)/g, ""));
+    assertMatch(output, /^marked\r$/m);
   },
   { shares: true },
 );

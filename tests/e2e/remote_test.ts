@@ -299,17 +299,6 @@ Deno.test({
   },
 });
 
-Deno.test("portal remote install, run by deno: says what to install, copies nothing", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "portal-install-" });
-  try {
-    const run = await runCli(dir, ["remote", "install", "db1"]);
-    assertEquals(run.code, 1, run.stderr);
-    assertMatch(run.stderr, /runs under Deno .*nothing was copied.*On db1.*exec deno run -A/s);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
 Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
   await using portal = await Portal.start();
   // The transport gets no marked secret (it would exit 1 before Portal if it did).

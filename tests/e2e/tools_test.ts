@@ -56,9 +56,11 @@ portalTest(
     // short descriptions with the rest said once in the instructions, output schemas as field
     // names and types, and no schema text that says what JSON Schema says anyway (listing.ts).
     // Shell integration's fields (shell_integration at start, integrate on write, and in the
-    // replies of both and of process_inspect with last_command) add 300.
+    // replies of both and of process_inspect with last_command) add 300. process_read's search
+    // by lines (pattern, line, context; lines, matches, total_lines, stopped_at_line in its
+    // reply: issue 40) adds 350, what it says said once in the instructions.
     const size = JSON.stringify(tools).length;
-    assert(size <= 15_000, `tools/list is ${size} characters`);
+    assert(size <= 15_400, `tools/list is ${size} characters`);
   },
   { portable: true },
 );

@@ -140,7 +140,8 @@ export function waitRequest(defaultWait: "ready" | "none") {
     wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
     // What expect and quiet_ms are, and quiet_ms's default, the instructions say once.
     expect: name().optional(),
-    wait_ms: z.number().int().min(0).max(WAIT_MS.max).optional().describe(
+    // Over WAIT_MS.max only with a progressToken: the instructions say it once.
+    wait_ms: z.number().int().min(0).max(WAIT_MS.withProgress).optional().describe(
       `Default ${WAIT_MS.default}.`,
     ),
     quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional(),

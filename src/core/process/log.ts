@@ -293,6 +293,22 @@ export class ProcessLog {
   }
 
   /**
+   * Every stored record of `sources`, oldest first, whether CRs are dropped
+   * from their text, and the bytes of theirs the cap dropped before them.
+   */
+  stored(sources: Source[]): { records: Iterable<RawRecord>; dropCR: boolean; dropped: number } {
+    this.#release();
+    const all = this.#store.records(this.#id);
+    return {
+      records: (function* () {
+        for (const record of all) if (sources.includes(record.source)) yield record;
+      })(),
+      dropCR: this.#dropCR,
+      dropped: sources.reduce((sum, source) => sum + this.#dropped[source], 0),
+    };
+  }
+
+  /**
    * A record the store's cap dropped (oldest first). Unread, it is counted
    * for the next `readNew`; if that read had had part of it, the rest is.
    */

@@ -66,9 +66,11 @@ import {
   prepareStep,
   runStep,
   type Step,
+  type StepKind,
   type StepRequest,
   type Typing,
 } from "../steps/step.ts";
+import type { LineRequest, LinesPage } from "./output.ts";
 import { Pacing } from "../steps/pacing.ts";
 import { secretOf } from "../input/secret_request.ts";
 import type { OutputSource } from "../../terminal/terminal.ts";
@@ -78,6 +80,9 @@ export type TimeUnit = "ns" | "us" | "ms" | "s";
 type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 const BOTH: OutputSource[] = ["stdout", "stderr"];
+/** The steps of process_start (process_read_new's, on its sources) and of process_write. */
+const START_STEP: StepKind = { defaultWait: "none", sources: BOTH, expectIn: "unread" };
+const WRITE_STEP: StepKind = { defaultWait: "ready", sources: BOTH, expectIn: "new" };
 
 /** What a watch page may do with a process: follow it, take over its keyboard, record it. */
 export type Watched = WatchedProcess;
@@ -106,7 +111,7 @@ export class ProcessManager {
     control: CallControl = {},
   ): Promise<ProcessSummary & Partial<Omit<StepReply, "command" | "commands">>> {
     const prompt = request.prompt ? Pattern.compile(request.prompt, "prompt") : null;
-    const step = prepareStep(request, { defaultWait: "none", sources: BOTH, expectIn: "unread" });
+    const step = prepareStep(request, START_STEP, control);
     const spec = launchSpec(request, this.session.environment?.cwd ?? Deno.cwd());
     this.#view.checkName(spec.name);
     const process = this.#pool.start(spec, this.session, prompt);
@@ -122,15 +127,21 @@ export class ProcessManager {
    */
   read(
     id: number,
-    options: { source?: ReadSource; duration?: number; unit?: TimeUnit } & ReadLimits = {},
-  ): RecordPage {
+    options:
+      & { source?: ReadSource; duration?: number; unit?: TimeUnit }
+      & ReadLimits
+      & LineRequest = {},
+  ): RecordPage | Promise<LinesPage> {
     const process = this.#pool.touch(this.#view.get(id));
-    const page = process.output.read({
-      sources: sourcesOf(options.source ?? "both"),
-      windowNs: (options.duration ?? DEFAULT_READ_WINDOW_MS) * NS_PER_UNIT[options.unit ?? "ms"],
-      maxChars: options.max_chars ?? MAX_CHARS.default,
-      encoding: options.encoding,
-    });
+    const sources = sourcesOf(options.source ?? "both");
+    const maxChars = options.max_chars ?? MAX_CHARS.default;
+    const windowNs = (options.duration ?? DEFAULT_READ_WINDOW_MS) *
+      NS_PER_UNIT[options.unit ?? "ms"];
+    if ([options.pattern, options.line, options.context].some((given) => given !== undefined)) {
+      const lines = { ...options, sources, maxChars, windowNs: options.duration && windowNs };
+      return process.output.lines(lines).then((page) => this.#answer(process, page));
+    }
+    const page = process.output.read({ sources, windowNs, maxChars, encoding: options.encoding });
     return this.#answer(process, page);
   }
 
@@ -145,7 +156,7 @@ export class ProcessManager {
   ): Promise<Omit<RecordPage, "records"> & Partial<RecordPage> & StepReply> {
     const process = this.#pool.touch(this.#view.get(id));
     const sources = sourcesOf(options.source ?? "both") as OutputSource[];
-    const step = prepareStep(options, { defaultWait: "none", sources, expectIn: "unread" });
+    const step = prepareStep(options, { ...START_STEP, sources }, control);
     if (step.wait === "none") {
       const page = process.output.readNew({
         sources,
@@ -181,7 +192,7 @@ export class ProcessManager {
   > {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
     checkWriteRequest(request);
-    const step = prepareStep(request, { defaultWait: "ready", sources: BOTH, expectIn: "new" });
+    const step = prepareStep(request, WRITE_STEP, control);
     const process = this.#pool.touch(this.#view.running(id, "write to"));
     if (process.watched.controlledBy === "person") throw personIsTyping(id);
     if (integrate) {

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { PortalError } from "../../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
 import type { ExitInfo, OutputSource } from "../../terminal/terminal.ts";
 import type { ProcessState, ScreenSnapshot, StepReply, WaitRequest } from "../model/schema.ts";
@@ -89,12 +90,31 @@ export interface Steppable extends Waitable {
 /** How much earlier unread output `expect` may match (process_read_new, process_start). */
 const EXPECT_SEEN_CHARS = 64 * 1024;
 
-/** Checks `request` (throws on a bad `expect`) and applies the defaults, before anything is sent. */
-export function prepareStep(request: StepRequest, kind: StepKind): Step {
+/**
+ * Checks `request` (throws on a bad `expect`, or on a wait over {@link WAIT_MS}.max that nobody
+ * hears progress from: see {@link WAIT_MS}) and applies the defaults, before anything is sent.
+ */
+export function prepareStep(
+  request: StepRequest,
+  kind: StepKind,
+  control: CallControl = {},
+): Step {
+  const wait = request.wait ?? kind.defaultWait;
+  const waitMs = request.wait_ms ?? WAIT_MS.default;
+  if (waitMs > WAIT_MS.max && control.onProgress === undefined) {
+    throw new PortalError(
+      `wait_ms ${waitMs} is over ${WAIT_MS.max}, the longest wait of a call without a ` +
+        "progressToken: a client that hears nothing from a call for minutes gives up on it. " +
+        `Wait at most ${WAIT_MS.max} ms and, while the reply says state "running", call ` +
+        'process_read_new with wait: "ready" (or "exit") to wait on, each call where the last ' +
+        `ended; a client that sends a progressToken (and resets its timeout on progress) may ` +
+        `wait up to ${WAIT_MS.withProgress} ms (24 h) in one call.`,
+    );
+  }
   return {
-    wait: request.wait ?? kind.defaultWait,
+    wait,
     expect: request.expect === undefined ? undefined : Pattern.compile(request.expect, "expect"),
-    waitMs: request.wait_ms ?? WAIT_MS.default,
+    waitMs,
     quietMs: request.quiet_ms ?? QUIET_MS.default,
     maxChars: request.max_chars ?? STEP_MAX_CHARS,
     sources: kind.sources,

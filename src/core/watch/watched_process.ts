@@ -138,6 +138,15 @@ export class WatchedProcess implements LiveSource {
     });
   }
 
+  /**
+   * Notes `record`, the stdin record of what a person typed elsewhere (a
+   * terminal through `portal attach`), already sent: the agent's next reply
+   * tells it, as it tells what was typed on the page.
+   */
+  personTyped(record: string): void {
+    this.#target.viewers.typed(record);
+  }
+
   /** What a person typed since the agent's last call on this process (see viewers.ts). */
   takePersonInput(): { person_input?: string } {
     return this.#target.viewers.takeTyped();

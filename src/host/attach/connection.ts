@@ -5,7 +5,8 @@
  * after it, as stored (secrets replaced), bounded for a terminal that stops
  * reading (terminal_feed.ts), and when the program ends, how it ended; what
  * the person types goes to the program and is recorded as input, as the
- * agent's is (at a password prompt, as a secret). Several terminals and the
+ * agent's is (at a password prompt, as a secret), and the agent's next reply
+ * on the process says it (`person_input`). Several terminals and the
  * agent may share one program; closing the connection detaches, and so does
  * a frame the host does not take (too large, of an unknown type).
  *
@@ -55,10 +56,15 @@ export async function serveAttach(
   }
 }
 
-/** What a person typed, to the program, recorded as input (hidden at a password prompt). */
+/**
+ * What a person typed, to the program, recorded as input (hidden at a password prompt), and
+ * told in the agent's next reply on it (`person_input`), as what is typed on the watch page is.
+ */
 function type(process: ManagedProcess, bytes: Uint8Array): void {
   try {
     // The terminal sends whole characters (attach.ts decodes as it reads).
-    process.input.send([{ text: new TextDecoder().decode(bytes), secret: process.hidesInput }]);
+    const text = new TextDecoder().decode(bytes);
+    const { record } = process.input.send([{ text, secret: process.hidesInput }]);
+    process.watched.personTyped(record);
   } catch { /* it stopped reading, or ended: the end frame says so */ }
 }

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { encoding, id, maxChars, recordPage } from "../../core/model/schema.ts";
-import { DEFAULT_READ_WINDOW_MS, MAX_CHARS } from "../../limits.ts";
+import { encoding, id, maxChars, name, record, recordPage } from "../../core/model/schema.ts";
+import { DEFAULT_READ_WINDOW_MS, MAX_CHARS, READ_LINES } from "../../limits.ts";
 
 export const processRead = defineTool({
   name: "process_read",
   title: "Read a time window",
   description:
     "Records (stdout, stderr, stdin) from the last duration, to look back; base64: exact " +
-    "bytes.",
+    "bytes. pattern: search all stored lines; line: the lines around one.",
   input: z.object({
     id,
     source: z.enum(["stdout", "stderr", "stdin", "both"]).optional().describe(
@@ -22,8 +22,24 @@ export const processRead = defineTool({
     encoding: encoding.optional().describe(
       "Default text (decoded).",
     ),
+    // What pattern, line and context do, the instructions say once.
+    pattern: name().optional(),
+    line: z.number().int().min(1).optional(),
+    context: z.number().int().min(0).max(READ_LINES.maxContext).optional().describe(
+      `Default ${READ_LINES.context}.`,
+    ),
   }),
-  output: recordPage,
+  output: recordPage.extend({
+    records: z.array(record).optional(),
+    lines: z.array(z.object({
+      line: z.number(),
+      text: z.string(),
+      match: z.literal(true).optional(),
+    })).optional(),
+    matches: z.number().optional(),
+    total_lines: z.number().optional(),
+    stopped_at_line: z.number().optional(),
+  }),
   // Not read-only: it restarts the idle timeout.
   annotations: {
     readOnlyHint: false,

@@ -1,0 +1,118 @@
+/**
+ * `portal remote install HOST` (docs/remote.md) on "another machine" that
+ * has no Portal, no Deno of its own and every registry at a closed port: a
+ * throwaway sshd's new user (dev/remote_machine.ts) whose PATH holds every
+ * program of this machine but Deno. Run from this clone, the install makes
+ * the build and copies it with this Deno through ssh; then process_start with
+ * `host` works, a second install copies nothing, uninstall removes it, and
+ * PORTAL_REMOTE_INSTALL=auto sets the machine up at the first process_start.
+ *
+ * @module
+ */
+import { Portal } from "../../dev/portal_client.ts";
+import { remoteMachine } from "../../dev/remote_machine.ts";
+import { sshdAvailable } from "../../dev/sshd.ts";
+import { tempDir } from "../../dev/temp_dir.ts";
+import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
+import { runCli } from "../helpers/cli.ts";
+import { closedPort, noRegistry, pathWithoutDeno } from "../helpers/npm_registry.ts";
+import { pythonAnswers } from "../helpers/python_repl.ts";
+
+const ignore = Deno.build.os !== "linux" || !sshdAvailable();
+const skipped = ignore ? "[skipped: needs root and sshd (package openssh-server)] " : "";
+
+/** The PATH sshd gives a user's commands (Debian's, as /etc/login.defs says). */
+const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/** Runs `script` as the machine's user, in its home; its stdout. */
+function asUser(user: string, script: string): string {
+  const { stdout } = new Deno.Command("su", { args: ["-s", "/bin/sh", "-c", script, user] })
+    .outputSync();
+  return new TextDecoder().decode(stdout).trim();
+}
+
+Deno.test({
+  name: `${skipped}portal remote install sets up a machine with no Deno and no registry`,
+  ignore,
+  async fn(t) {
+    await using dir = await tempDir("portal-remote-install-");
+    await Deno.chmod(dir.path, 0o755);
+    // The system's PATH (not this user's: a version manager's shims in root's home), minus Deno.
+    const path = await pathWithoutDeno(`${dir.path}/path`, SYSTEM_PATH);
+    await using machine = await remoteMachine("bare", {
+      bare: { path, env: noRegistry(closedPort()) },
+    });
+    const env = { PORTAL_SSH_COMMAND: machine.sshCommand };
+    await using cli = await tempDir("portal-remote-install-cli-");
+    const python = { command: "python3", args: ["-q"], pty: true, wait: "ready" };
+
+    await t.step("before: process_start with host names the one command", async () => {
+      await using portal = await Portal.start({ env });
+      const error = await portal.fail("process_start", { ...python, host: "bare" });
+      assertMatch(error, /portal remote install bare/);
+    });
+
+    let id = "";
+    await t.step(
+      "install: the build and this Deno, checked, then process_start works",
+      async () => {
+        const run = await runCli(cli.path, ["remote", "install", "bare"], env);
+        assertEquals(run.code, 0, run.stderr);
+        assertMatch(
+          run.stdout,
+          /^bare: portal \S+ in ~\/\.local\/share\/portal\/(\S+), with a Deno/,
+        );
+        id = /share\/portal\/([^,\s]+)/.exec(run.stdout)![1];
+        const listed = asUser(
+          machine.user,
+          `cd "$HOME/.local/share/portal/${id}" && find . -type f`,
+        )
+          .split("\n");
+        for (
+          const file of ["main.js", "build.json", "deno", "src/core/screen/emulator_worker.js"]
+        ) {
+          assert(listed.includes(`./${file}`), `${file} is installed: ${listed}`);
+        }
+        assertEquals(
+          asUser(machine.user, 'grep -c "PATH" "$HOME/.bashrc"'),
+          "1",
+          "no shell file edited",
+        );
+        await using portal = await Portal.start({ env });
+        const { step } = await pythonAnswers({
+          call: (name, args) =>
+            portal.call(name, { ...args, host: name === "process_start" ? "bare" : undefined }),
+        });
+        assertEquals(step.output.trim().split("\n")[0], "42");
+      },
+    );
+
+    await t.step("a second install copies nothing", async () => {
+      const run = await runCli(cli.path, ["remote", "install", "bare"], env);
+      assertEquals(run.code, 0, run.stderr);
+      assertMatch(
+        run.stdout,
+        new RegExp(`Portal ${id.replace("+", "\\+")} is installed.*nothing copied`),
+      );
+    });
+
+    await t.step("uninstall removes every version and the launcher", async () => {
+      const run = await runCli(cli.path, ["remote", "uninstall", "bare"], env);
+      assertEquals(run.code, 0, run.stderr);
+      assertMatch(run.stdout, /removed .*\.local\/bin\/portal/);
+      // Portal's data there (programs.db, the program registry) stays: it is the user's.
+      const left = asUser(machine.user, 'ls -A "$HOME/.local/share/portal" "$HOME/.local/bin"');
+      assert(!/\+|portal$|incoming/m.test(left), `no version and no launcher left: ${left}`);
+    });
+
+    await t.step("PORTAL_REMOTE_INSTALL=auto installs at the first process_start", async () => {
+      await using portal = await Portal.start({ env: { ...env, PORTAL_REMOTE_INSTALL: "auto" } });
+      const { step } = await pythonAnswers({
+        call: (name, args) =>
+          portal.call(name, { ...args, host: name === "process_start" ? "bare" : undefined }),
+      });
+      assertEquals(step.output.trim().split("\n")[0], "42");
+      assertMatch(asUser(machine.user, 'head -n 2 "$HOME/.local/bin/portal"'), /portal-launcher/);
+    });
+  },
+});

@@ -1,0 +1,146 @@
+/**
+ * process_read by lines against a plain reference (all the text split into
+ * lines, each tested by JavaScript's own regex): seeded random outputs of
+ * small and large records, lines cut across records, colors and CRLFs, so
+ * that a match at a block's edge, context reaching into the block before or
+ * after, and the line numbers all agree with it; and a line too long to be
+ * searched whole.
+ */
+import { Random } from "../../dev/random.ts";
+import { linesAround, searchLines, type ShownLine } from "../../src/core/output/lines/search.ts";
+import { OutputDecoder } from "../../src/core/text/decoder.ts";
+import { Pattern } from "../../src/core/steps/pattern.ts";
+import type { RawRecord } from "../../src/core/store/records.ts";
+import { assert, assertEquals } from "../helpers/assert.ts";
+
+/** Random build-like output cut into records of random sizes, some large, as a PTY writes it. */
+function output(random: Random): RawRecord[] {
+  let text = "";
+  for (let i = 0; text.length < 1_500_000; i++) {
+    const kind = random.int(1000);
+    text += kind === 0
+      ? `\x1b[31merror\x1b[0m: unit ${i} failed\r\n`
+      : kind < 5
+      ? `warning: unit ${i}\r\n`
+      : `[${i}] CC obj/${"x".repeat(random.int(60))}.o\r\n`;
+  }
+  const bytes = new TextEncoder().encode(text);
+  const records: RawRecord[] = [];
+  for (let at = 0, seq = 1; at < bytes.length; seq++) {
+    const size = random.chance(0.1) ? 70_000 + random.int(200_000) : 1 + random.int(300);
+    records.push({ seq, timestamp: seq, source: "stdout", bytes: bytes.subarray(at, at + size) });
+    at += size;
+  }
+  return records;
+}
+
+/** The reference: every line of the decoded text, numbered from 1. */
+function reference(records: RawRecord[]): string[] {
+  const decoder = new OutputDecoder({ dropCR: true });
+  const text = records.map((r) => decoder.decode(r.bytes)).join("") + decoder.decode();
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+for (const seed of [1, 2, 3]) {
+  Deno.test(`line search agrees with a plain reference (seed ${seed})`, async () => {
+    const records = output(new Random(seed));
+    const lines = reference(records);
+    for (
+      const [source, js, context] of [
+        ["^error: unit \\d+ failed$", /^error: unit \d+ failed$/, 2],
+        ["(?i)WARNING", /warning/i, 0],
+        ["unit 1\\d*0 ", /unit 1\d*0 /, 1],
+      ] as const
+    ) {
+      const found = await searchLines(records, {
+        dropCR: true,
+        pattern: Pattern.compile(source, "pattern"),
+        context,
+        maxChars: 1_000_000,
+      });
+      const matching = lines.flatMap((line, i) => js.test(line) ? [i + 1] : []);
+      assertEquals(found.matches, matching.length, source);
+      assertEquals(found.totalLines, lines.length);
+      const shown = new Set(
+        matching.flatMap((n) =>
+          Array.from({ length: 2 * context + 1 }, (_, k) => n - context + k)
+            .filter((k) => k >= 1 && k <= lines.length)
+        ),
+      );
+      const expected: ShownLine[] = [...shown].sort((a, b) => a - b).map((n) => ({
+        line: n,
+        text: lines[n - 1],
+        ...matching.includes(n) ? { match: true as const } : {},
+      }));
+      assertEquals(found.lines, expected, source);
+    }
+    // Around a line near a large record's edge, and at the very end.
+    for (const line of [matchingLine(lines), lines.length]) {
+      const around = await linesAround(records, { dropCR: true, line, context: 4, maxChars: 1e6 });
+      const from = Math.max(1, line - 4);
+      const to = Math.min(lines.length, line + 4);
+      assertEquals(
+        around.lines,
+        lines.slice(from - 1, to).map((text, i) => ({ line: from + i, text })),
+      );
+    }
+  });
+}
+
+/** The number of the first error line. */
+function matchingLine(lines: string[]): number {
+  return lines.findIndex((line) => line.startsWith("error")) + 1;
+}
+
+Deno.test("a line longer than 64 KiB is searched in pieces, under one number", async () => {
+  const long = "x".repeat(200_000) + "needle" + "y".repeat(100_000);
+  const bytes = new TextEncoder().encode(`first\n${long}\nneedle after\n`);
+  const records: RawRecord[] = [{ seq: 1, timestamp: 1, source: "stdout", bytes }];
+  const found = await searchLines(records, {
+    dropCR: false,
+    pattern: Pattern.compile("needle", "pattern"),
+    context: 0,
+    maxChars: 10_000,
+  });
+  assertEquals([found.matches, found.totalLines], [2, 3]);
+  assertEquals(found.lines.map((l) => l.line), [2, 3]);
+  // The match shown where it is, the cut marked.
+  assertEquals(found.lines[0].text.length, 1002);
+  assertEquals(found.lines[0].text.slice(101, 107), "needle");
+});
+
+Deno.test("a search too long for its time stops, says where, and never holds the thread", async () => {
+  // 14 MB of lines and a pattern without a literal: RE2 on every line, seconds of work at its
+  // size on any machine; the search stops at its budget (READ_LINES.searchMs in the server).
+  const line = "abcdefghij".repeat(7) + "\n";
+  const bytes = new TextEncoder().encode(line.repeat(200_000));
+  const records: RawRecord[] = [];
+  for (let at = 0, seq = 1; at < bytes.length; at += 65536, seq++) {
+    records.push({ seq, timestamp: seq, source: "stdout", bytes: bytes.subarray(at, at + 65536) });
+  }
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setTimeout(tick, 0);
+  };
+  tick();
+  const start = performance.now();
+  const found = await searchLines(records, {
+    dropCR: false,
+    pattern: Pattern.compile("[a-j]{20}[0-9]{20}|[k-z]{30}", "pattern"),
+    context: 0,
+    maxChars: 1000,
+    budgetMs: 300,
+  });
+  const took = performance.now() - start;
+  ticking = false;
+  assertEquals([found.matches, found.truncated], [0, true]);
+  assert(found.stoppedAt! > 0 && found.stoppedAt! < 200_000, `stopped at ${found.stoppedAt}`);
+  assertEquals(found.totalLines, found.stoppedAt);
+  assert(took >= 300, `${took} ms`);
+  // Other work ran between its slices: timers fired all along.
+  assert(turns > 5, `${turns} timer turns in ${took} ms`);
+});
