@@ -39,6 +39,7 @@ const OS_DECIDERS = ["src/platform.ts", "ffi/libc.ts"];
 const CORE = [
   "src/core/text",
   "src/core/model",
+  "src/core/pattern",
   "src/core/store",
   "src/core/recording",
   "src/core/registry",
@@ -65,18 +66,25 @@ const LAYERS: Record<string, string[]> = {
   "src/terminal": ["ffi", "src"],
   "src/core/text": [],
   "src/core/model": ["src"],
+  "src/core/pattern": ["src", "src/core/model"],
   "src/core/store": ["src", "src/core/model", "src/core/text"],
   "src/core/recording": ["src", "src/core/model", "src/core/store", "src/core/shell"],
   "src/core/registry": ["src", "src/core/model", "src/core/store"],
   "src/core/policy": ["src", "src/terminal", "src/core/model", "src/core/store"],
-  "src/core/output": ["src", "src/terminal", "src/core/model", "src/core/store", "src/core/text"],
+  "src/core/output": [
+    "src",
+    "src/terminal",
+    ...["model", "pattern", "store", "text"].map((r) => `src/core/${r}`),
+  ],
   "src/core/shell": ["src", "src/terminal", "src/core/model", "src/core/output", "src/core/text"],
   // The emulator's Worker lowers its own thread's priority (ffi/bulk_thread.ts).
   "src/core/screen": ["ffi", "src", "src/core/model", "src/core/store", "src/core/text"],
   "src/core/steps": [
     "src",
     "src/terminal",
-    ...["model", "store", "text", "output", "shell", "screen"].map((r) => `src/core/${r}`),
+    ...["model", "pattern", "store", "text", "output", "shell", "screen"].map((r) =>
+      `src/core/${r}`
+    ),
   ],
   "src/core/input": [
     "src",

@@ -60,7 +60,7 @@ import {
   type StartRequest,
   type StepReply,
 } from "../model/schema.ts";
-import { Pattern } from "../steps/pattern.ts";
+import { Pattern } from "../pattern/pattern.ts";
 import {
   type CallControl,
   prepareStep,

@@ -20,7 +20,7 @@ import type { ExitInfo, OutputSource } from "../../terminal/terminal.ts";
 import type { ProcessState, ScreenSnapshot, StepReply, WaitRequest } from "../model/schema.ts";
 import type { TerminalModes } from "../screen/screen.ts";
 import type { Command } from "../shell/tracker.ts";
-import { Pattern } from "./pattern.ts";
+import { Pattern } from "../pattern/pattern.ts";
 import { type Waitable, waitForProgram, type WaitOutcome } from "./wait.ts";
 import { leaveOutEcho } from "../output/echo.ts";
 import { compactRows } from "../output/screen_rows.ts";

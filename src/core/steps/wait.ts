@@ -45,7 +45,7 @@ import { sleep } from "../../platform.ts";
 import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
 import { ExpectScan } from "./expect_scan.ts";
-import type { Pattern } from "./pattern.ts";
+import type { Pattern } from "../pattern/pattern.ts";
 import type { MarkReadiness } from "../shell/tracker.ts";
 
 /**
