@@ -95,7 +95,7 @@ if (import.meta.main) {
       break;
     }
     case "host": {
-      const { serveHost } = await import("./src/host/host.ts");
+      const { serveHost } = await import("./src/server/host.ts");
       await serveHost(invocation.options, env);
       break;
     }

@@ -15,7 +15,7 @@
  * @module
  */
 import { endHost, hostPid, initializeRequest, Portal } from "../dev/portal_client.ts";
-import { spawnDoor } from "../dev/raw_door.ts";
+import { spawnServer } from "../dev/raw_lines.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
 import { median, ms, percentile, procStatus, row } from "./lib.ts";
@@ -29,7 +29,7 @@ const INITIALIZE = JSON.stringify(initializeRequest("bench")) + "\n";
 /** Milliseconds from spawning `main.ts ARGS` in `dir` to its initialize reply. */
 async function initialize(dir: string, args: string[]): Promise<number> {
   const started = performance.now();
-  const child = await spawnDoor(dir, args);
+  const child = await spawnServer(dir, { args });
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(INITIALIZE));
   let text = "";

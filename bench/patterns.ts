@@ -1,5 +1,5 @@
 /**
- * Patterns: what `expect` and `prompt` cost (src/core/steps/pattern.ts).
+ * Patterns: what `expect` and `prompt` cost (src/core/pattern/pattern.ts).
  * First the engine alone: the slowest single search among patterns that
  * make JavaScript's engine backtrack for ever, each on a window as long as
  * its span, of text built to be their worst; the goal keeps a search short
@@ -12,7 +12,7 @@
  * Run: deno run -A bench/patterns.ts
  */
 import { Portal } from "../dev/portal_client.ts";
-import { Pattern } from "../src/core/steps/pattern.ts";
+import { Pattern } from "../src/core/pattern/pattern.ts";
 import { median, ms, percentile, row } from "./lib.ts";
 
 const ADVERSARIAL = [

@@ -24,7 +24,7 @@ import { bigReply } from "../dev/big_reply.ts";
 import { hostLogs, Portal } from "../dev/portal_client.ts";
 import { childrenOf } from "../dev/process_table.ts";
 import { RawAttach } from "../dev/raw_attach.ts";
-import { handshake, jsonLine, spawnDoor } from "../dev/raw_door.ts";
+import { handshake, jsonLine, spawnServer } from "../dev/raw_lines.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { endHost } from "../dev/portal_client.ts";
 import { mb, ms, percentile, procIo, procStatus, row } from "./lib.ts";
@@ -139,7 +139,7 @@ async function deafClient(): Promise<void> {
   try {
     await using agent = await Portal.start({ dir: dir.path });
     const { read, size } = await bigReply(agent);
-    const child = await spawnDoor(dir.path);
+    const child = await spawnServer(dir.path);
     const stdin = child.stdin.getWriter();
     await handshake(stdin, child.stdout, "deaf");
     const found = await beside(dir.path, async () => {

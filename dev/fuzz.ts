@@ -60,6 +60,11 @@ const STRINGS = [
   "word ".repeat(2000) + "!",
 ];
 /** Patterns JavaScript's backtracking engine takes minutes or for ever on, given the `a`s above. */
+/** A tool error's kind (`_meta["portal/error"]`, docs/tools.md): what decides, never its words. */
+function kindOf(result: CallToolResult): string | undefined {
+  return (result._meta?.["portal/error"] as { kind?: string } | undefined)?.kind;
+}
+
 const REDOS = ["(a+)+$", "(a|a)+$", "^(a|a)+$", "(.*a){20}", "^(\\w+\\s?)+$", "((a+)+)+b"];
 const KEYS = ["Enter", "Ctrl+C", "Up", "Tab", "Escape", "F5", "Alt+B", "Ctrl+D"];
 const SIGNALS = ["SIGINT", "SIGWINCH", "SIGCONT", "SIGUSR1", 28, "CTRL_C_EVENT", "SIGTERM"];
@@ -220,7 +225,7 @@ export async function fuzz(
     const text = (result.content?.[0] as { text?: string } | undefined)?.text ?? "";
     if (result.isError) {
       report.refused++;
-      if (/Internal error/.test(text)) report.failures.push(`${what}: ${text}`);
+      if (kindOf(result) === "internal") report.failures.push(`${what}: ${text}`);
       if (text.length > ERROR_MAX_CHARS) report.failures.push(`${what}: ${text.length}-char error`);
     } else if (mustFail) {
       report.failures.push(`${what}: should have been refused`);
@@ -235,7 +240,7 @@ export async function fuzz(
       gone.push(args.id);
     }
     // An idle program that ended by itself stays listed until cleaned up.
-    if (/No process with id/.test(text) && live.has(args.id) && !cleaning.has(args.id)) {
+    if (kindOf(result) === "not_found" && live.has(args.id) && !cleaning.has(args.id)) {
       report.failures.push(`${what}: a live id was forgotten: ${text}`);
     }
   };

@@ -29,7 +29,7 @@ import {
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Portal } from "./portal_client.ts";
-import { jsonLine, spawnDoor } from "./raw_door.ts";
+import { jsonLine, spawnServer } from "./raw_lines.ts";
 import { MODERN } from "./modern_client.ts";
 import { tempDir } from "./temp_dir.ts";
 
@@ -182,7 +182,7 @@ function textOf(result: unknown): string {
 
 /** 2026-07-28 in raw lines: the call, its task, a listen on it, told when it ends. */
 async function listening(dir: string, args: Record<string, unknown>): Promise<Seen> {
-  const door = await spawnDoor(dir, ["--no-host"]);
+  const door = await spawnServer(dir, { noHost: true });
   const stdin = door.stdin.getWriter();
   const meta = {
     "io.modelcontextprotocol/protocolVersion": MODERN,

@@ -221,6 +221,11 @@ export class Portal implements AsyncDisposable {
     return failTool(this.client, name, args);
   }
 
+  /** Calls a tool that must fail; returns its error's kind and data (`_meta["portal/error"]`). */
+  async refusal(name: string, args: Record<string, unknown> = {}): Promise<Json> {
+    return (await refusedCall(this.client, name, args))._meta?.["portal/error"] as Json;
+  }
+
   /**
    * Sends a `tools/call` the server must refuse as a whole, with JSON-RPC
    * Invalid params (-32602); returns the message the server sent. `args` go
@@ -336,11 +341,20 @@ export async function failTool(
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<string> {
+  return ((await refusedCall(client, name, args)).content[0] as { text: string }).text;
+}
+
+/** The result of a tool call that must fail; throws if it did not. */
+async function refusedCall(
+  client: ToolCaller,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   const result = await client.callTool({ name, arguments: args }) as CallToolResult;
   if (!result.isError) {
     throw new Error(`${name} succeeded but should have failed: ${JSON.stringify(result)}`);
   }
-  return (result.content[0] as { text: string }).text;
+  return result;
 }
 
 /** Gives `path` and everything in it to user `name` (and its group). */

@@ -17,9 +17,9 @@
  *
  * @module
  */
-import { yieldTurn } from "../src/async.ts";
 import { libc } from "./libc.ts";
 import { addStatusFlags, setCloexec } from "./fd_flags.ts";
+import { yieldTurn } from "./yield_turn.ts";
 import { C } from "./os_constants.ts";
 import { readSome } from "./fd_io.ts";
 

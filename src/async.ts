@@ -54,17 +54,5 @@ export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<bo
   return withTimeout(promise.then(() => true, () => true), ms, false);
 }
 
-/**
- * Lets the rest of the event loop run (timers, I/O, every pending
- * microtask), without a timer's 1-2 ms: a message to ourselves.
- */
-export function yieldTurn(): Promise<void> {
-  const { port1, port2 } = new MessageChannel();
-  return new Promise((resolve) => {
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
+/** Lets the rest of the event loop run, without a timer (ffi/yield_turn.ts). */
+export { yieldTurn } from "../ffi/yield_turn.ts";

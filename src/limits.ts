@@ -161,7 +161,7 @@ export const QUOTED_CHARS = 60;
 /**
  * Most instructions the program of an `expect` or `prompt` may compile to. A
  * search costs up to the text's length times this size, and each one is
- * bounded (src/core/steps/pattern.ts): at this size it still covers 250
+ * bounded (src/core/pattern/pattern.ts): at this size it still covers 250
  * characters; a simple pattern (about 10 instructions) covers 10,000.
  */
 export const PATTERN_MAX_PROGRAM = 400;

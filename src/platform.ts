@@ -23,8 +23,6 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { shortSleep } from "../ffi/short_sleep.ts";
 import { delay } from "./async.ts";
-import { processRuns as posixProcessRuns } from "./terminal/posix/proc_tasks.ts";
-import { bubblewrapProblem } from "./terminal/posix/bubblewrap.ts";
 
 const OS = Deno.build.os;
 const WINDOWS = OS === "windows";
@@ -66,15 +64,14 @@ export const MACHINE: { os: string; arch: string } = {
 };
 
 /**
- * Why programs cannot be confined by a person's policy here, with how to fix
- * it, or null when they can: Linux has bubblewrap; macOS's Seatbelt cannot be
+ * Why programs cannot be confined by a person's policy on this OS, or null
+ * where the kernel can do it: Linux, given bubblewrap (whether it runs here is
+ * terminal/posix/bubblewrap.ts's bubblewrapProblem). macOS's Seatbelt cannot be
  * tested here, so it is not claimed, and Windows has nothing alike.
  */
-export const sandboxProblem: () => string | null = OS === "linux"
-  ? bubblewrapProblem
-  : () =>
-    `a policy that needs the kernel (a mode other than full, hide, network or commands.deny) ` +
-    `is enforced only on Linux, with bubblewrap; this is ${OS}.`;
+export const NO_SANDBOX: string | null = OS === "linux" ? null : `a policy that needs the kernel ` +
+  `(a mode other than full, hide, network or commands.deny) is enforced only on Linux, with ` +
+  `bubblewrap; this is ${OS}.`;
 
 /** Whether a process can pass open files to another over a Unix socket (SCM_RIGHTS). */
 export const FD_PASSING = !WINDOWS;
@@ -120,10 +117,3 @@ export function userDirs(env: Record<string, string>): UserDirs {
 export const TERMINAL_PROBE: { command: string; args: string[] } = WINDOWS
   ? { command: "cmd.exe", args: ["/d", "/c", "echo", "console"] }
   : { command: "tty", args: [] };
-
-/**
- * Whether process `pid` runs (a zombie does not); Windows: always, as
- * nothing there asks (the shell integration's files, swept by a host, are
- * POSIX's).
- */
-export const processRuns: (pid: number) => boolean = WINDOWS ? () => true : posixProcessRuns;

@@ -11,7 +11,8 @@ import { homedir } from "node:os";
 import { describePolicy, FULL_ACCESS, needsSandbox, type Policy } from "../core/policy/policy.ts";
 import { PolicyFileError, readPolicyFile } from "../core/policy/policy_file.ts";
 import { POLICY, readVar } from "../env_vars.ts";
-import { sandboxProblem } from "../platform.ts";
+import { NO_SANDBOX } from "../platform.ts";
+import { bubblewrapProblem } from "../terminal/posix/bubblewrap.ts";
 
 /** The policy named by `env.PORTAL_POLICY` (with `--policy` applied), or none. */
 export function policyOf(env: Record<string, string>): Policy {
@@ -64,4 +65,9 @@ export function policyOrExit(env: Record<string, string>): Policy {
     Deno.exit(1);
   }
   return policy;
+}
+
+/** Why programs cannot be confined here, with how to fix it, or null when they can. */
+function sandboxProblem(): string | null {
+  return NO_SANDBOX ?? bubblewrapProblem();
 }

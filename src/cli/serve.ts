@@ -11,10 +11,14 @@ import process from "node:process";
 import type { Session } from "../core/process/pool.ts";
 import { hideSecretValues } from "../environment.ts";
 import { sessionLimits } from "../env_vars.ts";
-import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "../host/process_guards.ts";
-import { listenWatch, openShared, watchLine } from "../host/shared.ts";
+import {
+  keepStdoutForProtocol,
+  onShutdown,
+  reportStrayFailures,
+} from "../server/process_guards.ts";
+import { listenWatch, openShared, watchLine } from "../server/shared.ts";
 import { type HttpService, type Listen, serveHttp, type SessionContext } from "../mcp/http.ts";
-import { generateToken, isLoopback, RequestGuard } from "../mcp/http_guard.ts";
+import { generateToken, isLoopback, RequestGuard } from "../http_guard.ts";
 import { Log } from "../mcp/logging.ts";
 import { serveConnection } from "../mcp/server.ts";
 import { LineTransport, stdioPort } from "../mcp/stdio.ts";

@@ -24,7 +24,7 @@
 import { join, resolve } from "node:path";
 import { stateDir, userDbPath } from "../core/store/paths.ts";
 import { VERSION } from "../version.ts";
-import { runtimeDir } from "./runtime_dir.ts";
+import { runtimeDir } from "../runtime_dir.ts";
 
 /** A host's places. */
 export interface HostAddress {

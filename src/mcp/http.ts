@@ -17,7 +17,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { serveHttp } from "./http.ts";
- * import { RequestGuard } from "./http_guard.ts";
+ * import { RequestGuard } from "../http_guard.ts";
  * import { Log } from "./logging.ts";
  *
  * const service = serveHttp({
@@ -49,7 +49,7 @@ import type { Log } from "./logging.ts";
 import { createServer } from "./server.ts";
 import type { ToolContext } from "./tools/tool.ts";
 import type { Tasks } from "./tasks/tasks.ts";
-import type { RequestGuard } from "./http_guard.ts";
+import type { RequestGuard } from "../http_guard.ts";
 import { type EndReason, SessionTable } from "./http_sessions.ts";
 
 /** The path of the MCP endpoint. */

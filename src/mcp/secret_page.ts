@@ -26,7 +26,7 @@
  * @module
  */
 import { SECRET_MAX_CHARS } from "../limits.ts";
-import { generateToken, isOwnOrigin, sameInConstantTime } from "./http_guard.ts";
+import { generateToken, isOwnOrigin, sameInConstantTime } from "../http_guard.ts";
 
 /** A page that waits for one secret. */
 export interface SecretPage {

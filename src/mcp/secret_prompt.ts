@@ -64,7 +64,10 @@ export function secretPrompt(
       const why = timedOut
         ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
         : "the client reported an error";
-      throw new PortalError(`The person was asked (secret_prompt), but ${why}; nothing was typed.`);
+      throw new PortalError(
+        `The person was asked (secret_prompt), but ${why}; nothing was typed.`,
+        "declined",
+      );
     }
   };
 }
@@ -161,6 +164,7 @@ function given(result: ElicitResult): void {
 export function notGiven(why: string): PortalError {
   return new PortalError(
     `The person did not give the secret (${why}); nothing was typed. Ask them how to go on.`,
+    "declined",
   );
 }
 

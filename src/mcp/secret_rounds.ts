@@ -84,6 +84,7 @@ export function secretByRounds(
       throw new PortalError(
         "This answer is to a question already answered, withdrawn, or asked by another call " +
           "(requestState): nothing was typed. Call process_write with secret_prompt again.",
+        "conflict",
       );
     }
     open.delete(state.question);
@@ -191,6 +192,7 @@ function fromPage(page: SecretPage, signal: AbortSignal): Promise<string> {
         signal.aborted ? signal.reason : new PortalError(
           `The person was asked (secret_prompt), but no answer came on the page within ` +
             `${SECRET_PROMPT_MS / 1000} s; nothing was typed.`,
+          "timeout",
         ),
       );
     if (deadline.aborted) return stop();

@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "../version.ts";
 import { readVar, REMOTE_INSTALL } from "../env_vars.ts";
-import { runtimeDir } from "../host/runtime_dir.ts";
+import { runtimeDir } from "../runtime_dir.ts";
 import { MACHINE } from "../platform.ts";
 import { LAUNCHER, sshArgv } from "./ssh_command.ts";
 

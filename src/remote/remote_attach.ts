@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { runtimeDir } from "../host/runtime_dir.ts";
+import { runtimeDir } from "../runtime_dir.ts";
 import { transportOf } from "./transports.ts";
 
 /** `HOST:NAME` split at its last colon (names hold none), or undefined when `target` is local. */

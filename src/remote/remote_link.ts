@@ -15,7 +15,7 @@
 import { Client, type Progress } from "@modelcontextprotocol/client";
 import { processState } from "../core/model/schema.ts";
 import type { CallControl } from "../core/steps/step.ts";
-import { PortalError } from "../errors.ts";
+import { ERROR_META_KEY, type ErrorData, type ErrorKind, PortalError } from "../errors.ts";
 import { WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { linkFailure } from "./link_errors.ts";
@@ -69,6 +69,8 @@ export class RemoteLink {
       throw new PortalError(
         `Cannot run ${JSON.stringify(transport.argv[0])} to reach ${host}: ` +
           `${(error as Error).message}. Set PORTAL_SSH_COMMAND (or PORTAL_HOST_${host}).`,
+        "unreachable",
+        { host },
       );
     }
     // A form is all the remote may ask for: its secret_prompt, passed on to this side's person.
@@ -93,6 +95,8 @@ export class RemoteLink {
       throw new PortalError(
         `What answers on ${host} is not Portal (it says it is ${JSON.stringify(info?.name)}). ` +
           "Set PORTAL_REMOTE_COMMAND to Portal's path there.",
+        "unreachable",
+        { host },
       );
     }
     if (outcome === "late") {
@@ -100,10 +104,16 @@ export class RemoteLink {
       throw new PortalError(
         `${host} did not answer within ${OPEN_TIMEOUT_MS / 1000} s` +
           (child.stderr ? `: ${child.stderr}` : "") + ". Is the machine up, and Portal there?",
+        "unreachable",
+        { host },
       );
     }
     const status = await child.exited;
-    throw new PortalError(linkFailure(host, transport.ssh, status.code, child.stderr));
+    throw new PortalError(
+      linkFailure(host, transport.ssh, status.code, child.stderr),
+      "unreachable",
+      { host },
+    );
   }
 
   /** Whether the link still carries calls. */
@@ -146,15 +156,27 @@ export class RemoteLink {
         );
       } catch (error) {
         if (signal?.aborted) throw error;
-        if (this.alive) throw new PortalError(`${this.host}: ${(error as Error).message}`);
+        if (this.alive) {
+          throw new PortalError(`${this.host}: ${(error as Error).message}`, "unreachable", {
+            host: this.host,
+          });
+        }
         const status = await this.#transport.exited;
         throw new PortalError(
           linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
+          "unreachable",
+          { host: this.host },
         );
       }
       const text = (result.content as { type: string; text?: string }[])
         .map((block) => block.text ?? "").join("\n");
-      if (result.isError) throw new PortalError(`${this.host}: ${text}`);
+      if (result.isError) {
+        // Its kind and data as the remote Portal sent them (ids still the remote's).
+        const { kind = "invalid", ...data } = (result._meta?.[ERROR_META_KEY] ?? {}) as {
+          kind?: ErrorKind;
+        } & ErrorData;
+        throw new PortalError(`${this.host}: ${text}`, kind, { ...data, host: this.host });
+      }
       return (result.structuredContent ?? {}) as Record<string, unknown>;
     });
   }

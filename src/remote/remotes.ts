@@ -18,7 +18,7 @@ import { type ProcessSummary, processSummary, project } from "../core/model/sche
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
-import type { ListedProcess } from "../watch/scope.ts";
+import type { ListedProcess } from "../core/watch/watched_process.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
@@ -156,7 +156,14 @@ export class Remotes {
         // The remote words its own id: the agent knows this one.
         if (!(error instanceof PortalError)) throw error;
         const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
-        throw new PortalError(error.message.replace(named, `process ${entry.id}`));
+        const data = error.data.id === entry.remoteId
+          ? { ...error.data, id: entry.id }
+          : error.data;
+        throw new PortalError(
+          error.message.replace(named, `process ${entry.id}`),
+          error.kind,
+          data,
+        );
       },
     );
     if (tool === "process_cleanup") this.ids.remove(entry.id);

@@ -8,6 +8,7 @@
 import { TERMINALS } from "../platform.ts";
 import { spawnOnPipes } from "./pipe.ts";
 import { posixPipes } from "./posix/pipe_platform.ts";
+import { processRuns as posixProcessRuns } from "./posix/proc_tasks.ts";
 import { spawnPosixPty } from "./posix/pty_spawn.ts";
 import type { Spawn } from "./terminal.ts";
 import { spawnConPty } from "./windows/conpty_spawn.ts";
@@ -26,6 +27,13 @@ export const spawnPipe: Spawn = WINDOWS
  * at once, or throws `PortalError`.
  */
 export const spawnPty: Spawn = WINDOWS ? contained(spawnConPty) : spawnPosixPty;
+
+/**
+ * Whether process `pid` runs (a zombie does not); Windows: always, as
+ * nothing there asks (the shell integration's files, swept by a host, are
+ * POSIX's).
+ */
+export const processRuns: (pid: number) => boolean = WINDOWS ? () => true : posixProcessRuns;
 
 /**
  * Windows: before the first child exists, the server joins a kill-on-close

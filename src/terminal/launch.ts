@@ -91,6 +91,7 @@ export function prepareLaunch(opts: SpawnOptions, rules: LaunchRules): Launch {
   if (!rules.confine) {
     throw new PortalError(
       "The person's policy needs a sandbox, which Portal has only on Linux: nothing was started.",
+      "unsupported",
     );
   }
   return rules.confine(launch, sandbox, denied.files);

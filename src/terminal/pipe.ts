@@ -163,6 +163,7 @@ class PipeTerminal implements Terminal {
       throw new PortalError(
         "The program's input is closed (it exited, closed stdin, or eof was sent); nothing " +
           "was written.",
+        "ended",
       );
     }
   }
@@ -186,14 +187,20 @@ class PipeTerminal implements Terminal {
   }
 
   resize(): void {
-    throw new PortalError("Resizing needs a terminal: this process runs on pipes (pty: false).");
+    throw new PortalError(
+      "Resizing needs a terminal: this process runs on pipes (pty: false).",
+      "unsupported",
+    );
   }
 
   signal(signo: number): void {
     try {
       this.#child.signal(signo);
     } catch (error) {
-      throw new PortalError(`Could not send ${signalName(signo)}: ${(error as Error).message}`);
+      throw new PortalError(
+        `Could not send ${signalName(signo)}: ${(error as Error).message}`,
+        "system",
+      );
     }
   }
 

@@ -60,6 +60,7 @@ export class RecordedTerminal implements Terminal {
     return new PortalError(
       "This program ended under an earlier Portal host: only its records are left. Read them " +
         "with process_read or process_read_new, or start it again with process_start.",
+      "ended",
     );
   }
 }

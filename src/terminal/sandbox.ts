@@ -70,12 +70,14 @@ export function checkCommand(
     throw new PortalError(
       `The person's ${where} denies ${quote(command)} (commands.deny: ${quote(denied)}). ` +
         "Do the work with another program, or ask the person to change their policy.",
+      "denied",
     );
   }
   if (sandbox.allow !== null && !sandbox.allow.some(matches)) {
     throw new PortalError(
       `The person's ${where} allows only ${sandbox.allow.map((a) => quote(a)).join(", ")} ` +
         `(commands.allow); ${quote(command)} is not among them.`,
+      "denied",
     );
   }
 }

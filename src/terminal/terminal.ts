@@ -174,5 +174,7 @@ export function inputQueueFull(queued: number): PortalError {
     `The program is not reading its input: ${queued} bytes are still waiting to be written to ` +
       `it (limit ${INPUT_QUEUE_LIMIT}). Read its output to see what it is doing, wait for it ` +
       "to catch up, or interrupt it.",
+    "limit",
+    { limit: "INPUT_QUEUE_LIMIT", max: INPUT_QUEUE_LIMIT },
   );
 }

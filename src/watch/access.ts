@@ -24,7 +24,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { RequestGuard } from "../mcp/http_guard.ts";
+ * import { RequestGuard } from "../http_guard.ts";
  * import { WatchScope } from "./scope.ts";
  * import { WatchAccess } from "./access.ts";
  *
@@ -46,7 +46,7 @@
  * ```
  * @module
  */
-import type { Refusal, RequestGuard } from "../mcp/http_guard.ts";
+import type { Refusal, RequestGuard } from "../http_guard.ts";
 import type { WatchScope } from "./scope.ts";
 
 /** The path every part of the page lives under. */

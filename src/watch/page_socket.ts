@@ -74,7 +74,7 @@ export function servePage(socket: WebSocket, scope: WatchScope): void {
 
   const act = (message: FromPage) => {
     if (message.type === "watch") return watch(message.id);
-    if (watched === null) throw new PortalError("Choose a process first.");
+    if (watched === null) throw new PortalError("Choose a process first.", "conflict");
     if (message.type === "take_over") watched.process.takeOver(page);
     else if (message.type === "give_back") watched.process.giveBack(page);
     else if (message.type === "input") watched.process.typeAsPerson(page, message.data);

@@ -10,9 +10,10 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { generateToken, sameInConstantTime } from "../mcp/http_guard.ts";
+import { generateToken, sameInConstantTime } from "../http_guard.ts";
 import type { Watched } from "../core/process/manager.ts";
 import type { Session } from "../core/process/pool.ts";
+import type { ListedProcess } from "../core/watch/watched_process.ts";
 
 /** Where a scope finds its processes (a ProcessManager). */
 export interface ProcessSource {
@@ -23,28 +24,6 @@ export interface ProcessSource {
 
 /** The rows of processes a source's client runs on other machines (src/remote/): listed only. */
 export type Elsewhere = (source: ProcessSource) => ListedProcess[];
-
-/** A process as the page's list shows it. */
-export interface ListedProcess {
-  id: number;
-  name: string | null;
-  command: string;
-  args: string[];
-  pty: boolean;
-  status: string;
-  state: string;
-  controlled_by: string;
-  started_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  cols: number | null;
-  rows: number | null;
-  /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
-  policy: string | null;
-  /** The machine it runs on, when not this one: its screen is on that machine's page. */
-  host?: string;
-}
 
 /** The processes one link shows, and the pages open on them. */
 export class WatchScope {
@@ -116,6 +95,8 @@ export class WatchScope {
     if (process === undefined) {
       throw new PortalError(
         `No process ${id} here: it was cleaned up, or belongs to another client.`,
+        "not_found",
+        { id },
       );
     }
     return process;

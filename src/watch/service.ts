@@ -38,7 +38,7 @@
  * @module
  */
 import { PortalError } from "../errors.ts";
-import { generateToken, RequestGuard } from "../mcp/http_guard.ts";
+import { generateToken, RequestGuard } from "../http_guard.ts";
 import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
 import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";

@@ -7,15 +7,8 @@
  * client's stdout ends), and when the host is killed (the client's stdout
  * ends, the door exits).
  */
-import {
-  hostPid,
-  initializeRequest,
-  type Json,
-  MAIN,
-  Portal,
-  serverEnv,
-} from "../../dev/portal_client.ts";
-import { spawnDoor } from "../../dev/raw_door.ts";
+import { hostPid, initializeRequest, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import { type RawLines, rawLines } from "../../dev/raw_lines.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
@@ -55,104 +48,53 @@ posixTest(
   { only: "linux" },
 );
 
-/** A door run by hand on pipes: JSON-RPC lines in, its stdout read to the end. */
-class RawDoor implements AsyncDisposable {
-  readonly child: Deno.ChildProcess;
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #out = "";
-  #ended = false;
-  #nextId = 1;
+/** A door of the host of `dir`, run by hand on pipes, its session open. */
+async function rawDoor(dir: string): Promise<RawLines> {
+  const door = await rawLines(dir);
+  await door.initialize("raw");
+  return door;
+}
 
-  private constructor(child: Deno.ChildProcess) {
-    this.child = child;
-    this.#writer = child.stdin.getWriter();
-    child.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
-      new WritableStream({ write: (text) => void (this.#out += text) }),
-    ).finally(() => this.#ended = true);
-  }
+/** Starts `sleep 300` (unkept) through `door`; returns its pid. */
+async function sleepIn(door: RawLines): Promise<number> {
+  const { answer } = await door.request("tools/call", {
+    name: "process_start",
+    arguments: { command: "sleep", args: ["300"] },
+  });
+  return answer.result.structuredContent.os_pid;
+}
 
-  /** A door of the host of `dir`, initialized. */
-  static async open(dir: string): Promise<RawDoor> {
-    const door = new RawDoor(await spawnDoor(dir));
-    await door.request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "raw", version: "0" },
-    });
-    await door.#send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    return door;
-  }
-
-  #send(message: Json): Promise<void> {
-    return this.#writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
-  }
-
-  /** Sends a request and returns its reply's result. */
-  async request(method: string, params: Json): Promise<Json> {
-    const id = this.#nextId++;
-    await this.#send({ jsonrpc: "2.0", id, method, params });
-    const reply = await waitFor(
-      `the reply to ${method} (id ${id})`,
-      () =>
-        this.#out.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
-          .find((message) => message.id === id),
-      { until: (found) => found !== undefined },
-    );
-    return reply.result;
-  }
-
-  /** Starts `sleep 300` (unkept) and returns its pid. */
-  async sleep(): Promise<number> {
-    const result = await this.request("tools/call", {
-      name: "process_start",
-      arguments: { command: "sleep", args: ["300"] },
-    });
-    return result.structuredContent.os_pid;
-  }
-
-  closeInput(): Promise<void> {
-    return this.#writer.close();
-  }
-
-  /** Waits until the door's stdout has ended (EOF) and the door has exited. */
-  async ends(why: string): Promise<void> {
-    await waitFor(`the client's stdout to end (${why})`, () => this.#ended);
-    await this.child.status;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    try {
-      this.child.kill("SIGKILL");
-    } catch { /* exited */ }
-    await this.child.status;
-  }
+/** Waits until the door's stdout has ended (EOF) and the door has exited. */
+async function ends(door: RawLines, why: string): Promise<void> {
+  await waitFor(`the client's stdout to end (${why})`, () => door.ended);
+  await door.child.status;
 }
 
 posixTest("the client closing stdin ends its session: its programs, its stdout", async () => {
   await using dir = await hostDir();
-  await using door = await RawDoor.open(dir.path);
-  const sleep = await door.sleep();
+  await using door = await rawDoor(dir.path);
+  const sleep = await sleepIn(door);
   await door.closeInput();
-  await door.ends("stdin closed");
+  await ends(door, "stdin closed");
   await waitFor("the session's sleep to die", () => !pidAlive(sleep));
   assert(hostPid(dir.path) !== undefined, "the host stays");
 });
 
 posixTest("SIGKILL of a handed-over door ends its session and its client's stdout", async () => {
   await using dir = await hostDir();
-  await using door = await RawDoor.open(dir.path);
-  const sleep = await door.sleep();
+  await using door = await rawDoor(dir.path);
+  const sleep = await sleepIn(door);
   door.child.kill("SIGKILL");
-  await door.ends("the door killed");
+  await ends(door, "the door killed");
   await waitFor("the killed door's sleep to die", () => !pidAlive(sleep));
 });
 
 posixTest("SIGKILL of the host ends the client's stdout, and the door exits", async () => {
   await using dir = await hostDir();
-  await using door = await RawDoor.open(dir.path);
-  const sleep = await door.sleep();
+  await using door = await rawDoor(dir.path);
+  const sleep = await sleepIn(door);
   Deno.kill(hostPid(dir.path)!, "SIGKILL");
-  await door.ends("the host killed");
+  await ends(door, "the host killed");
   assertEquals((await door.child.status).code, 0);
   await waitFor("the sleep to die with the host", () => !pidAlive(sleep));
 });

@@ -10,7 +10,7 @@ import { basename } from "node:path";
 import { hostLogs, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { hostAddress } from "../../src/host/address.ts";
-import { runtimeDir } from "../../src/host/runtime_dir.ts";
+import { runtimeDir } from "../../src/runtime_dir.ts";
 import { VERSION } from "../../src/version.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { asRoot, otherUser } from "../helpers/other_user.ts";

@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { ID_TOOLS } from "../helpers/id_tools.ts";
-import type { Json, Portal } from "../../dev/portal_client.ts";
+import { type Json, MAIN, Portal } from "../../dev/portal_client.ts";
 import { sharedPortal } from "../helpers/portal.ts";
 
 // Each test asserts only about its own processes: one server serves them all.
@@ -114,6 +114,55 @@ portalTest(
     assertEquals((await portal.call("process_inspect", { id: running })).status, "running");
   },
 );
+
+portalTest(
+  "a tool error carries its kind and data in _meta, its wording as it was",
+  async (portal) => {
+    for (const [tool, args] of ID_TOOLS) {
+      assertEquals(await portal.refusal(tool, { id: 42, ...args }), { kind: "not_found", id: 42 });
+    }
+    assertEquals(await portal.refusal("process_read", { id: "one" }), { kind: "invalid" });
+    assertEquals(await portal.refusal("process_start", { command: "ls", cwd: "/no/such" }), {
+      kind: "invalid",
+    });
+
+    const done = await portal.spawn("true");
+    await portal.waitExit(done);
+    const write = { id: done, content: "x\n" };
+    assertEquals(await portal.refusal("process_write", write), { kind: "ended", id: done });
+    assertMatch(await portal.fail("process_write", write), /^Cannot write to process \d+: it has/);
+
+    const running = await portal.spawn("sleep", ["1000"]);
+    const cleanup = { id: running };
+    assertEquals(await portal.refusal("process_cleanup", cleanup), {
+      kind: "conflict",
+      id: running,
+    });
+    assertEquals(await portal.refusal("process_screen", { id: running }), {
+      kind: "unsupported",
+      id: running,
+    });
+  },
+);
+
+Deno.test("a relayed error keeps the other Portal's kind, with its host and the local id", async () => {
+  await using portal = await Portal.start();
+  const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
+  await using client = await Portal.start({
+    dir: portal.dir,
+    env: { PORTAL_HOST_box: box, PORTAL_HOST_gone: "false" },
+  });
+  const { id } = await client.call("process_start", { command: "true", host: "box", wait: "exit" });
+  assertEquals(await client.refusal("process_write", { id, content: "x\n" }), {
+    kind: "ended",
+    id,
+    host: "box",
+  });
+  assertEquals(await client.refusal("process_start", { command: "true", host: "gone" }), {
+    kind: "unreachable",
+    host: "gone",
+  });
+});
 
 portalTest(
   "start rejects what exec can't carry, and timeouts a timer can't hold",

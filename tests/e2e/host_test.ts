@@ -18,7 +18,7 @@ import {
 } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
 import { copyServerPackages } from "../helpers/other_user.ts";
-import { jsonLine, spawnDoor } from "../../dev/raw_door.ts";
+import { jsonLine, spawnServer } from "../../dev/raw_lines.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { hostAddress } from "../../src/host/address.ts";
@@ -362,7 +362,7 @@ posixTest("a client that closes its input right after asking still gets its answ
     },
   ];
   for (const round of ["the host starts", "the host runs"]) {
-    const child = await spawnDoor(dir.path);
+    const child = await spawnServer(dir.path);
     const writer = child.stdin.getWriter();
     for (const message of asked) await writer.write(jsonLine(message));
     await writer.close();

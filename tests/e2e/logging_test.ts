@@ -1,19 +1,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import {
-  callTool,
-  endHost,
-  hostLogs,
-  type Json,
-  MAIN,
-  Portal,
-  serverEnv,
-} from "../../dev/portal_client.ts";
+import { callTool, endHost, hostLogs, type Json, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
-import { RawStdioTransport } from "../helpers/raw_stdio.ts";
+import { RawStdioTransport, spawnServer } from "../../dev/raw_lines.ts";
 
 interface Heard {
   level: string;
@@ -78,13 +70,7 @@ posixTest(
   "stdout carries JSON-RPC only, whatever the programs write to their terminal",
   async () => {
     await using dir = await tempDir();
-    const server = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "--log-level", "debug"],
-      env: await serverEnv(dir.path),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const server = await spawnServer(dir.path, { args: ["--log-level", "debug"], stderr: true });
     let stderr = "";
     const stderrRead = server.stderr.pipeThrough(new TextDecoderStream())
       .pipeTo(new WritableStream({ write: (text) => void (stderr += text) }));

@@ -20,7 +20,7 @@ import { TOOLS } from "../../src/mcp/tools/index.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { pythonAnswers } from "../helpers/python_repl.ts";
-import { rawLines } from "../helpers/raw_lines.ts";
+import { rawLines } from "../../dev/raw_lines.ts";
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";

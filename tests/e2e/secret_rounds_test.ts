@@ -12,7 +12,7 @@ import { ModernPortal } from "../../dev/modern_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
-import { modernMeta, rawLines } from "../helpers/raw_lines.ts";
+import { modernMeta, rawLines } from "../../dev/raw_lines.ts";
 import { assertAnswered, filesHolding, getpass, newSecret } from "../helpers/secrets.ts";
 
 type Asked = ElicitRequest["params"];

@@ -11,7 +11,7 @@ import { Portal, type Rec } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { SECRET_MAX_CHARS } from "../../src/limits.ts";
 import { Secrets } from "../../src/core/input/secrets.ts";
-import { asksForSecret } from "../../src/core/input/secret_prompt.ts";
+import { asksForSecret } from "../../src/core/input/password_prompt.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import {

@@ -11,7 +11,7 @@ import { bigReply } from "../../dev/big_reply.ts";
 import { hostLogs, type Json, Portal } from "../../dev/portal_client.ts";
 import { childrenOf, procIo, procStatus } from "../../dev/process_table.ts";
 import { RawAttach } from "../../dev/raw_attach.ts";
-import { handshake, jsonLine, spawnDoor } from "../../dev/raw_door.ts";
+import { handshake, jsonLine, spawnServer } from "../../dev/raw_lines.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { encodeLine } from "../../src/host/hello.ts";
 import { REPLY_BACKLOG_MAX_BYTES } from "../../src/limits.ts";
@@ -163,7 +163,7 @@ async function deafClient(
   dir: string,
   lines: unknown[],
 ): Promise<{ child: Deno.ChildProcess; stdin: WritableStreamDefaultWriter<Uint8Array> }> {
-  const child = await spawnDoor(dir);
+  const child = await spawnServer(dir);
   const stdin = child.stdin.getWriter();
   await handshake(stdin, child.stdout, "deaf");
   for (const line of lines) await stdin.write(jsonLine(line));

@@ -19,7 +19,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
-import { type Message, rawLines } from "../helpers/raw_lines.ts";
+import { type Message, rawLines } from "../../dev/raw_lines.ts";
 
 const RELATED = "io.modelcontextprotocol/related-task";
 

@@ -15,7 +15,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { hostDir } from "../helpers/portal.ts";
-import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
+import { type Message, modernMeta, type RawLines, rawLines } from "../../dev/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";

@@ -19,7 +19,7 @@ import { posixTest } from "../helpers/platform.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { hostDir } from "../helpers/portal.ts";
 import { endHost, hostPid } from "../../dev/portal_client.ts";
-import { type Message, modernMeta, type RawLines, rawLines } from "../helpers/raw_lines.ts";
+import { type Message, modernMeta, type RawLines, rawLines } from "../../dev/raw_lines.ts";
 
 const TASKS_ON = { extensions: { "io.modelcontextprotocol/tasks": {} } };
 /** The servers' `PORTAL_TASK_AFTER_MS` but in the test of the default. */

@@ -7,7 +7,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { runtimeDir } from "../../src/host/runtime_dir.ts";
+import { runtimeDir } from "../../src/runtime_dir.ts";
 
 self.onmessage = (
   { data: { base, go } }: MessageEvent<{ base: string; go: SharedArrayBuffer }>,

@@ -8,8 +8,8 @@
  */
 import { Random } from "../../dev/random.ts";
 import { linesAround, searchLines, type ShownLine } from "../../src/core/output/lines/search.ts";
-import { OutputDecoder } from "../../src/core/output/decoder.ts";
-import { Pattern } from "../../src/core/steps/pattern.ts";
+import { OutputDecoder } from "../../src/core/text/decoder.ts";
+import { Pattern } from "../../src/core/pattern/pattern.ts";
 import type { RawRecord } from "../../src/core/store/records.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 

@@ -1,5 +1,5 @@
 /**
- * `expect` and `prompt` run on RE2 (src/core/steps/pattern.ts), checked here
+ * `expect` and `prompt` run on RE2 (src/core/pattern/pattern.ts), checked here
  * against what an agent writing JavaScript regexes expects: the same match
  * and groups as `new RegExp(source, "m")` for the syntax they share, the
  * documented differences exactly as documented, a clear refusal naming the
@@ -7,8 +7,8 @@
  * they can help it (src/core/steps/expect_scan.ts).
  */
 import { ExpectScan } from "../../src/core/steps/expect_scan.ts";
-import { Pattern } from "../../src/core/steps/pattern.ts";
-import { readPattern } from "../../src/core/steps/pattern_syntax.ts";
+import { Pattern } from "../../src/core/pattern/pattern.ts";
+import { readPattern } from "../../src/core/pattern/pattern_syntax.ts";
 import { PATTERN_MAX_PROGRAM } from "../../src/limits.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 

@@ -10,7 +10,7 @@
  */
 import { RecordStore } from "../../src/core/store/record_store.ts";
 import type { RawRecord } from "../../src/core/store/records.ts";
-import { RecordDecoder } from "../../src/core/output/record_decoder.ts";
+import { RecordDecoder } from "../../src/core/store/record_decoder.ts";
 import type { Source } from "../../src/core/model/schema.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { Random } from "../../dev/random.ts";

@@ -6,7 +6,7 @@
  * echo as bash's, zsh's and readline's editors draw them (transcripts as the
  * real shells wrote them); only marks signed with the hooks' key count.
  */
-import { OutputDecoder } from "../../src/core/output/decoder.ts";
+import { OutputDecoder } from "../../src/core/text/decoder.ts";
 import { type Mark, MarkParser } from "../../src/core/shell/marks.ts";
 import { ShellTracker } from "../../src/core/shell/tracker.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { type Message, modernMeta } from "../helpers/raw_lines.ts";
+import { type Message, modernMeta } from "../../dev/raw_lines.ts";
 import { isTaskListen, subscribe } from "../../src/mcp/tasks/listen.ts";
 import { Tasks } from "../../src/mcp/tasks/tasks.ts";
 

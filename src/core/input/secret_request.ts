@@ -4,7 +4,7 @@
  * variable of the server: the person sets the value, the model only names
  * it), or asked of the person with `secret_prompt` (through the client: see
  * {@link CallControl.askSecret}; the model never sees it). On a terminal it
- * is typed only at a password prompt (secret_prompt.ts: echo off in
+ * is typed only at a password prompt (password_prompt.ts: echo off in
  * canonical mode, or one behind a relay), unless `force`: a password typed
  * at a shell prompt would be shown and run.
  *
@@ -76,6 +76,7 @@ export async function secretOf(
         "secret_prompt needs an MCP client that can ask the person (elicitation), and this one " +
           "cannot. Use secret_env instead: the person sets an environment variable for the " +
           "server, and you give its name.",
+        "unsupported",
       );
     }
     value = await control.askSecret(secret_prompt);
@@ -86,6 +87,8 @@ export async function secretOf(
   if (value.length > SECRET_MAX_CHARS) {
     throw new PortalError(
       `The secret is longer than ${SECRET_MAX_CHARS} characters: nothing was typed.`,
+      "limit",
+      { limit: "SECRET_MAX_CHARS", max: SECRET_MAX_CHARS },
     );
   }
   return value;
@@ -100,6 +103,8 @@ function checkPrompt(request: SecretRequest, target: SecretTarget): void {
       "program, a relay such as ssh at a shell prompt; on Windows it cannot be told), so the " +
       "secret could be shown or run. Nothing was typed. Wait until the program asks for it " +
       "(state waiting_for_secret), or pass force: true if it must go there.",
+    "conflict",
+    { id: target.id },
   );
 }
 

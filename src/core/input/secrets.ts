@@ -6,7 +6,7 @@
  *
  * - **Input.** What is typed as a secret (`process_write`'s `secret`, or
  *   anything typed at a password prompt, by the agent or a person: see
- *   secret_prompt.ts) is recorded as one {@link REDACTED} per entry, line
+ *   password_prompt.ts) is recorded as one {@link REDACTED} per entry, line
  *   ends kept: the marker comes with the entry's first key, and the entry
  *   ends at a line end (Enter), a Ctrl+C, or once typing is no longer
  *   secret (the prompt went away). Neither its length nor its rhythm shows:

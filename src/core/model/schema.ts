@@ -56,7 +56,7 @@ export type Status = z.infer<typeof status>;
 
 /**
  * What a program is doing: busy (or blocked on something other than its input), waiting
- * for input, waiting for a secret (input/secret_prompt.ts: echo off in canonical mode,
+ * for input, waiting for a secret (input/password_prompt.ts: echo off in canonical mode,
  * or a password prompt behind a relay), stopped, or ended.
  */
 export const processState = z.enum([

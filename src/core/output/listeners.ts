@@ -22,7 +22,7 @@
  * @module
  */
 import type { OutputSource } from "../../terminal/terminal.ts";
-import { OutputDecoder } from "./decoder.ts";
+import { OutputDecoder } from "../text/decoder.ts";
 
 /** The listeners of one process's output. */
 export class OutputListeners {

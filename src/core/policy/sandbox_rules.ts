@@ -34,7 +34,7 @@ import { needsSandbox, type Policy } from "./policy.ts";
 /** What every sandbox hides besides the policy's own `hide`. */
 const ALWAYS_HIDDEN = ["/run/docker.sock", "/var/run/docker.sock"];
 
-/** Where a host's socket goes when `XDG_RUNTIME_DIR` is unset or unsafe (host/runtime_dir.ts). */
+/** Where a host's socket goes when `XDG_RUNTIME_DIR` is unset or unsafe (src/runtime_dir.ts). */
 const TEMPORARY_DIRS = ["/tmp", "/var/tmp", "/dev/shm"];
 
 /** Where Portal keeps what a sandbox needs: its own files to hide, and a directory for its files. */

@@ -11,7 +11,7 @@
 import { PortalError } from "../../errors.ts";
 import type { InputState, Terminal } from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
-import { asksForSecret } from "../input/secret_prompt.ts";
+import { asksForSecret } from "../input/password_prompt.ts";
 import type { Secrets } from "../input/secrets.ts";
 import { echoOf, pasteOf, typedLines } from "../input/typing.ts";
 import type { TerminalModes } from "../screen/screen.ts";
@@ -60,7 +60,7 @@ export class ProcessInput {
 
   /**
    * Whether what is typed now is a secret: echo off in canonical mode, or a
-   * password prompt behind a relay (secret_prompt.ts).
+   * password prompt behind a relay (password_prompt.ts).
    */
   get hidesInput(): boolean {
     const { terminal, log } = this.#target;
@@ -159,18 +159,21 @@ export class ProcessInput {
       throw new PortalError(
         "integrate needs a terminal: a shell on pipes draws no prompt. Start the shell with " +
           "pty: true.",
+        "unsupported",
       );
     }
     if (this.hidesInput) {
       throw new PortalError(
         "The terminal is at a password prompt (echo off): answer it first (secret_env, " +
           "secret_prompt or secret), then send integrate at the shell's prompt.",
+        "conflict",
       );
     }
     if ((await this.#target.modes())?.alternateBuffer) {
       throw new PortalError(
         "A full-screen program is in front (it shows the alternate screen): leave it, then " +
           "send integrate at the shell's prompt.",
+        "conflict",
       );
     }
     const { shell, log } = this.#target;

@@ -25,6 +25,8 @@ export async function killWithin(process: ManagedProcess): Promise<void> {
       `Process ${process.id} (pid ${process.pid}) or what it started is not gone ${seconds} s ` +
         "after SIGKILL: something holds it (a debugger attached to it, or uninterruptible " +
         "sleep on a hung disk or network file system). Call process_kill again later.",
+      "timeout",
+      { id: process.id },
     );
   }
 }

@@ -29,7 +29,7 @@
  * @module
  */
 import type { OutputSource } from "../../terminal/terminal.ts";
-import { OutputDecoder } from "../output/decoder.ts";
+import { OutputDecoder } from "../text/decoder.ts";
 import { newestPage } from "../output/newest_page.ts";
 import { ReadCursor } from "../output/read_cursor.ts";
 import { drawnText, redraws } from "../output/drawn_text.ts";

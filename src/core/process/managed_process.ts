@@ -30,8 +30,8 @@ import type {
   Status,
 } from "../model/schema.ts";
 import type { Screen, TerminalModes } from "../screen/screen.ts";
-import { processScreen } from "../screen/process_screen.ts";
-import type { Pattern } from "../steps/pattern.ts";
+import { processScreen } from "../screen/screen_feed.ts";
+import type { Pattern } from "../pattern/pattern.ts";
 import { readiness, type Waitable } from "../steps/wait.ts";
 import { Viewers } from "../watch/viewers.ts";
 import { WatchedProcess } from "../watch/watched_process.ts";

@@ -60,7 +60,7 @@ import {
   type StartRequest,
   type StepReply,
 } from "../model/schema.ts";
-import { Pattern } from "../steps/pattern.ts";
+import { Pattern } from "../pattern/pattern.ts";
 import {
   type CallControl,
   prepareStep,
@@ -310,6 +310,8 @@ export class ProcessManager {
       throw new PortalError(
         `Process ${id} is still running: call process_kill first (or wait for it to exit), ` +
           "then process_cleanup.",
+        "conflict",
+        { id },
       );
     }
     if (process.hasLeftovers) await killWithin(process);
@@ -324,6 +326,8 @@ export class ProcessManager {
       throw new PortalError(
         `Process ${id} runs on pipes, which have no screen: read its output with process_read ` +
           "or process_read_new, or start the program with pty: true to get a screen.",
+        "unsupported",
+        { id },
       );
     }
     this.#pool.touch(process);
@@ -333,6 +337,8 @@ export class ProcessManager {
         throw new PortalError(
           `Process ${id} has ended (${process.status}); its last screen can be read but not ` +
             "resized. Call process_screen without cols/rows.",
+          "ended",
+          { id },
         );
       }
       const size = process.describe();

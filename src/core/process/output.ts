@@ -18,7 +18,7 @@ import {
   searchLines,
   type ShownLine,
 } from "../output/lines/search.ts";
-import { Pattern } from "../steps/pattern.ts";
+import { Pattern } from "../pattern/pattern.ts";
 
 /** What process_read takes to read by lines (see {@link ProcessOutput.lines}). */
 export interface LineRequest {

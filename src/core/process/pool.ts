@@ -37,7 +37,7 @@ import { RecordedTerminal } from "../../terminal/recorded.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import { launchWith } from "../shell/injection.ts";
 import { pickProcess } from "../model/process_target.ts";
-import type { Pattern } from "../steps/pattern.ts";
+import type { Pattern } from "../pattern/pattern.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
 import { ManagedProcess, type Origin } from "./managed_process.ts";

@@ -68,7 +68,11 @@ export class SessionView {
       : id < this.#pool.firstId
       ? " here (an earlier server's on this records database, which keeps its records)"
       : " (it was cleaned up, or removed by its idle timeout)";
-    throw new PortalError(`No process with id ${id}${why}. Call process_list to see the ids.`);
+    throw new PortalError(
+      `No process with id ${id}${why}. Call process_list to see the ids.`,
+      "not_found",
+      { id },
+    );
   }
 
   /** The process `id` if it runs; else an error saying that it cannot be `verb`ed, and why. */
@@ -87,6 +91,8 @@ export class SessionView {
     throw new PortalError(
       `The name ${quote(name)} is taken by ${whose}, which is running: choose another name, ` +
         "or use that process (process_list shows names).",
+      "conflict",
+      { name },
     );
   }
 
@@ -107,5 +113,7 @@ export function notRunning(process: ManagedProcess, verb: string, more = ""): Po
   return new PortalError(
     `Cannot ${verb} process ${process.id}: ${state} (${how})${more}. Its records can still ` +
       "be read with process_read or process_read_new; start it again with process_start.",
+    "ended",
+    { id: process.id },
   );
 }

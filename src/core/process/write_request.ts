@@ -47,5 +47,7 @@ export function personIsTyping(id: number): PortalError {
       "(process_watch), so process_write is refused until they press Give back or close " +
       'the page. Meanwhile process_read_new with wait: "ready" follows what they do, and ' +
       'process_inspect shows controlled_by: "agent" again once you may write.',
+    "conflict",
+    { id },
   );
 }

@@ -43,22 +43,8 @@
  * ```
  * @module
  */
-import type { ProcessDetails } from "../model/schema.ts";
-import type { RawRecord } from "../store/records.ts";
-import type { TerminalSize } from "../store/processes_table.ts";
+import type { Recording } from "../store/records.ts";
 import { MAX_MARK_BYTES } from "../shell/marks.ts";
-
-/** What a recording is made of: the process, its terminal's sizes and its records. */
-export interface Recording {
-  process: Pick<
-    ProcessDetails,
-    "id" | "command" | "args" | "status" | "exit_code" | "exit_signal" | "started_at" | "ended_at"
-  >;
-  /** Oldest first; the first is the size at the start. */
-  sizes: TerminalSize[];
-  /** Oldest first. */
-  records: Iterable<RawRecord>;
-}
 
 /** The media type of a `.cast` file. */
 export const ASCIICAST_TYPE = "application/x-asciicast";

@@ -45,6 +45,7 @@ export const screenGone = () =>
   new PortalError(
     "The screen is gone: the process was cleaned up (or the server is shutting down) " +
       "while this call waited. Call process_list to see the processes that remain.",
+    "not_found",
   );
 
 type Answer = { resolve: (value: never) => void; reject: (error: Error) => void };

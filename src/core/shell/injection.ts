@@ -53,8 +53,9 @@
 import { basename, join } from "node:path";
 import { tmpdir } from "node:os";
 import process from "node:process";
-import { processRuns } from "../../platform.ts";
+import { processRuns } from "../../terminal/backends.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
+import { shellQuote } from "../text/shell_quote.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
 
 /** The temporary directories' names: the prefix, the server's pid, a dash, a random part. */
@@ -321,11 +322,6 @@ function fishInjection(launch: Launch, key: string): Injection | null {
 /** A line that sources `path` (a shell word) if it is readable, leaving `$?` at 0. */
 function sourced(path: string): string {
   return `if [ -r ${path} ]; then . ${path}; fi`;
-}
-
-/** `text` as one single-quoted shell word. */
-export function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Writes file `name` of `dir`, for its owner's eyes only; returns its path. */

@@ -13,7 +13,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { ExpectScan } from "./expect_scan.ts";
- * import { Pattern } from "./pattern.ts";
+ * import { Pattern } from "../pattern/pattern.ts";
  *
  * const scan = new ExpectScan(Pattern.compile("^(\\d+) passed$", "expect"), "");
  * scan.add("running\n1");
@@ -24,7 +24,7 @@
  * @module
  */
 import type { WaitMatch } from "../model/schema.ts";
-import type { Pattern } from "./pattern.ts";
+import type { Pattern } from "../pattern/pattern.ts";
 
 /** `expect` is tested on at most this much of the latest output. */
 export const EXPECT_WINDOW = 64 * 1024;

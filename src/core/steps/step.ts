@@ -16,11 +16,12 @@
  */
 import { PortalError } from "../../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
-import type { OutputSource } from "../../terminal/terminal.ts";
-import type { ManagedProcess } from "../process/managed_process.ts";
-import type { ProcessState, StepReply, WaitRequest } from "../model/schema.ts";
-import { Pattern } from "./pattern.ts";
-import { waitForProgram, type WaitOutcome } from "./wait.ts";
+import type { ExitInfo, OutputSource } from "../../terminal/terminal.ts";
+import type { ProcessState, ScreenSnapshot, StepReply, WaitRequest } from "../model/schema.ts";
+import type { TerminalModes } from "../screen/screen.ts";
+import type { Command } from "../shell/tracker.ts";
+import { Pattern } from "../pattern/pattern.ts";
+import { type Waitable, waitForProgram, type WaitOutcome } from "./wait.ts";
 import { leaveOutEcho } from "../output/echo.ts";
 import { compactRows } from "../output/screen_rows.ts";
 
@@ -63,6 +64,27 @@ export interface Step {
   maxChars: number;
   sources: OutputSource[];
   expectIn: "new" | "unread";
+}
+
+/** What a step runs on: one program (a ManagedProcess, process/managed_process.ts). */
+export interface Steppable extends Waitable {
+  readonly id: number;
+  readonly exit: ExitInfo | null;
+  state(quietMs: number): ProcessState;
+  /** The shell's commands finished since last asked (shell/tracker.ts). */
+  takeFinishedCommands(): Command[];
+  /** The screen's input modes (PTY), else null. */
+  modes(): Promise<TerminalModes> | null;
+  screen(options: Record<never, never>): Promise<ScreenSnapshot>;
+  /** Its unread output (process/output.ts). */
+  output: {
+    readNewText(
+      sources: OutputSource[],
+      maxChars: number,
+    ): { text: string; omitted: number; dropped: number };
+    skipNew(sources: OutputSource[]): void;
+    peekNew(sources: OutputSource[], chars: number): string;
+  };
 }
 
 /** How much earlier unread output `expect` may match (process_read_new, process_start). */
@@ -115,7 +137,7 @@ const NOT_TYPED: Typing = { seen: "", spentMs: 0 };
 
 /** Waits as `step` says (after `typing`, for a write) and builds the reply. */
 export async function runStep(
-  process: ManagedProcess,
+  process: Steppable,
   step: Step,
   control: CallControl,
   typing: Typing = NOT_TYPED,
@@ -136,7 +158,7 @@ export async function runStep(
 }
 
 function wait(
-  process: ManagedProcess,
+  process: Steppable,
   step: Step,
   control: CallControl,
   typing: Typing,
@@ -173,7 +195,7 @@ type StepOutput = Pick<
   | "echo_chars"
 >;
 
-async function output(process: ManagedProcess, step: Step, echo: string[]): Promise<StepOutput> {
+async function output(process: Steppable, step: Step, echo: string[]): Promise<StepOutput> {
   const modes = await process.modes();
   return modes?.alternateBuffer
     ? await screenOutput(process, step)
@@ -181,7 +203,7 @@ async function output(process: ManagedProcess, step: Step, echo: string[]): Prom
 }
 
 /** A full-screen program's stream is cursor moves and fragments: the screen is the answer. */
-async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOutput> {
+async function screenOutput(process: Steppable, step: Step): Promise<StepOutput> {
   process.output.skipNew(step.sources);
   const screen = await process.screen({});
   const { lines, omitted } = compactRows(screen.lines);
@@ -196,7 +218,7 @@ async function screenOutput(process: ManagedProcess, step: Step): Promise<StepOu
 }
 
 /** The new output as drawn (drawn_text.ts), without the echo of what was typed (echo.ts). */
-function textOutput(process: ManagedProcess, step: Step, echo: string[]): StepOutput {
+function textOutput(process: Steppable, step: Step, echo: string[]): StepOutput {
   const { text, omitted, dropped } = process.output.readNewText(step.sources, step.maxChars);
   const shown = leaveOutEcho(text, echo);
   const result: StepOutput = { output: shown.text };

@@ -45,7 +45,7 @@ import { sleep } from "../../platform.ts";
 import type { InputState } from "../../terminal/terminal.ts";
 import type { ProcessState, WaitMatch, WaitReason } from "../model/schema.ts";
 import { ExpectScan } from "./expect_scan.ts";
-import type { Pattern } from "./pattern.ts";
+import type { Pattern } from "../pattern/pattern.ts";
 import type { MarkReadiness } from "../shell/tracker.ts";
 
 /**
@@ -72,7 +72,7 @@ export interface Waitable {
   readonly lastInputAt: number;
   /** The output after its last newline. */
   readonly lastLine: string;
-  /** Whether what is typed now is a secret (input/secret_prompt.ts: here or behind a relay). */
+  /** Whether what is typed now is a secret (input/password_prompt.ts: here or behind a relay). */
   readonly hidesInput: boolean;
   /** The per-process prompt given at start, if any. */
   readonly prompt: Pattern | null;

@@ -40,7 +40,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { HAS_FILE_MODES } from "../../platform.ts";
-import { shellQuote } from "../shell/injection.ts";
+import { shellQuote } from "../text/shell_quote.ts";
 import { createPrivateDir, ensurePrivateFile } from "./paths.ts";
 import { PORTAL_APPLICATION_ID } from "./tables.ts";
 

@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
-import type { Recording } from "../recording/asciicast.ts";
+import type { Recording } from "./records.ts";
 import { pickProcess } from "../model/process_target.ts";
 import { readLive } from "./live_reads.ts";
 import { ProcessesTable } from "./processes_table.ts";
@@ -66,11 +66,15 @@ export class DatabaseReader {
   /** The recording of PTY process `id`; a clear error for an unknown id or a pipe process. */
   recording(id: number): Recording {
     const row = this.#row(id);
-    if (row === undefined) throw new PortalError(`${this.path} has no process ${id}.`);
+    if (row === undefined) {
+      throw new PortalError(`${this.path} has no process ${id}.`, "not_found", { id });
+    }
     if (!row.pty) {
       throw new PortalError(
         `Process ${id} ran on pipes, which have no terminal to replay: read its output with ` +
           "process_read.",
+        "unsupported",
+        { id },
       );
     }
     const base = id * SEQ_SPAN;

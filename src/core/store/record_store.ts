@@ -43,7 +43,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
 import { maxOutputBytes } from "../../env_vars.ts";
-import { RecordDecoder } from "../output/record_decoder.ts";
+import { RecordDecoder } from "./record_decoder.ts";
 import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
 import { packFrames } from "./frames/packing.ts";
 import { transaction } from "./commit/batch.ts";
@@ -142,7 +142,7 @@ export class RecordStore {
    */
   checkWritable(): void {
     const failure = this.#writes.message;
-    if (failure) throw new PortalError(failure);
+    if (failure) throw new PortalError(failure, "storage");
   }
 
   /** Registers what retention tells the owner of `processId`, and what it must keep. */

@@ -13,7 +13,8 @@
  * ```
  * @module
  */
-import type { Encoding, Source } from "../model/schema.ts";
+import type { Encoding, ProcessDetails, Source } from "../model/schema.ts";
+import type { TerminalSize } from "./processes_table.ts";
 
 /** A source as the records table stores it, and back. */
 export const SOURCE_CODE: Record<Source, number> = { stdin: 0, stdout: 1, stderr: 2 };
@@ -68,4 +69,16 @@ export interface RecordQuery {
   dropCR?: boolean;
   /** `base64`: the bytes as stored, not text (see record_decoder.ts). */
   encoding?: Encoding;
+}
+
+/** What a recording is made of: the process, its terminal's sizes and its records. */
+export interface Recording {
+  process: Pick<
+    ProcessDetails,
+    "id" | "command" | "args" | "status" | "exit_code" | "exit_signal" | "started_at" | "ended_at"
+  >;
+  /** Oldest first; the first is the size at the start. */
+  sizes: TerminalSize[];
+  /** Oldest first. */
+  records: Iterable<RawRecord>;
 }

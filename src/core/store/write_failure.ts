@@ -68,7 +68,7 @@ export class WriteFailure {
       return write();
     } catch (error) {
       this.failed(error);
-      throw new PortalError(this.message!);
+      throw new PortalError(this.message!, "storage");
     }
   }
 

@@ -10,9 +10,7 @@
 import { PortalError } from "../../errors.ts";
 import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
-import type { ProcessInput } from "../process/input.ts";
-import type { ProcessLog } from "../process/log.ts";
-import type { Recording } from "../recording/asciicast.ts";
+import type { Recording } from "../store/records.ts";
 import type { Screen } from "../screen/screen.ts";
 import type { LiveScreen, LiveSource } from "./live_feed.ts";
 import type { OutputTail } from "./output_tail.ts";
@@ -23,13 +21,46 @@ const PIPE_TAIL_CHARS = 16_000;
 /** The rows of a pipe process's view on the page (watch/page/terminal_view.js). */
 const PIPE_ROWS = 30;
 
+/** A process as the page's list shows it. */
+export interface ListedProcess {
+  id: number;
+  name: string | null;
+  command: string;
+  args: string[];
+  pty: boolean;
+  status: string;
+  state: string;
+  controlled_by: string;
+  started_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  exit_signal: string | null;
+  cols: number | null;
+  rows: number | null;
+  /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
+  policy: string | null;
+  /** The machine it runs on, when not this one: its screen is on that machine's page. */
+  host?: string;
+}
+
 /** What a watched process needs of the rest of it. */
 export interface WatchTarget {
   id: number;
   pty: boolean;
   viewers: Viewers;
-  input: ProcessInput;
-  log: ProcessLog;
+  /** What goes to it (process/input.ts). */
+  input: {
+    readonly hidesInput: boolean;
+    interrupt(kind: "ctrl_c"): unknown;
+    send(parts: { text: string; secret: boolean }[]): { record: string };
+  };
+  /** Its records (process/log.ts). */
+  log: {
+    readonly seq: number;
+    checkWritable(): void;
+    tailText(maxChars: number): string;
+    recording(): Omit<Recording, "process">;
+  };
   screen: Screen | undefined;
   /** Why it cannot be typed into, if it has ended (else null). */
   ended(): string | null;
@@ -69,7 +100,11 @@ export class WatchedProcess implements LiveSource {
   takeOver(page: object): void {
     const ended = this.#target.ended();
     if (ended !== null) {
-      throw new PortalError(`Process ${this.id} has ended (${ended}): nothing to type into.`);
+      throw new PortalError(
+        `Process ${this.id} has ended (${ended}): nothing to type into.`,
+        "ended",
+        { id: this.id },
+      );
     }
     this.#target.viewers.take(page);
   }
@@ -87,7 +122,11 @@ export class WatchedProcess implements LiveSource {
   typeAsPerson(page: object, data: string): void {
     const { viewers, input, log, pty } = this.#target;
     if (viewers.holder !== page) {
-      throw new PortalError("Press Take over first: until then keys typed here go nowhere.");
+      throw new PortalError(
+        "Press Take over first: until then keys typed here go nowhere.",
+        "conflict",
+        { id: this.id },
+      );
     }
     if (this.#target.ended() !== null) return;
     log.checkWritable();

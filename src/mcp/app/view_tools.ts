@@ -90,7 +90,10 @@ const resize = defineTool({
   run: async ({ manager }, { token, cols, rows }) => {
     const { process, feed } = findView(manager, token);
     if (process.holder !== feed) {
-      throw new PortalError("Press Take over first: the agent's terminal keeps its size.");
+      throw new PortalError(
+        "Press Take over first: the agent's terminal keeps its size.",
+        "conflict",
+      );
     }
     await manager.screen(process.id, { cols, rows });
     return { cols, rows };
@@ -128,7 +131,11 @@ const recording = defineTool({
   run: ({ manager }, { token }) => {
     const { process } = findView(manager, token);
     if (!process.hasScreen) {
-      throw new PortalError(`Process ${process.id} runs on pipes: it has no terminal recording.`);
+      throw new PortalError(
+        `Process ${process.id} runs on pipes: it has no terminal recording.`,
+        "unsupported",
+        { id: process.id },
+      );
     }
     const rec = process.recording();
     let text = "";

@@ -11,7 +11,7 @@
  * @module
  */
 import { PortalError } from "../../errors.ts";
-import { generateToken } from "../http_guard.ts";
+import { generateToken } from "../../http_guard.ts";
 import type { ProcessManager, Watched } from "../../core/process/manager.ts";
 import { PolledView } from "../../core/watch/polled_view.ts";
 
@@ -86,6 +86,7 @@ export function findView(manager: ProcessManager, token: string): AppView {
     throw new PortalError(
       "This view is closed (its client ended, or it was idle): ask the agent to call " +
         "process_watch again for a new one.",
+      "not_found",
     );
   }
   view.touch();

@@ -38,7 +38,7 @@
 import { type CallToolResult, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { bounded, quote } from "../../errors.ts";
-import { type AnyTool, strictInput } from "./tool.ts";
+import { type AnyTool, errorResult, strictInput } from "./tool.ts";
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
@@ -94,7 +94,7 @@ export function screenArguments(
   if (parsed.success) return { args: parsed.data };
   const line = describeIssues(parsed.error.issues, args ?? {}, Object.keys(tool.input.shape));
   const text = bounded(`${tool.name}: ${line}`);
-  return { refused: { content: [{ type: "text", text }], isError: true }, line: bounded(line) };
+  return { refused: errorResult(text, "invalid"), line: bounded(line) };
 }
 
 /**

@@ -17,7 +17,9 @@ export const processWatch = defineTool({
     openWorldHint: false,
   },
   run: ({ manager, watch }, { id }) => {
-    if (watch === undefined) throw new PortalError("This Portal serves no watch page.");
+    if (watch === undefined) {
+      throw new PortalError("This Portal serves no watch page.", "unsupported");
+    }
     if (id !== undefined) manager.watched(id); // An unknown id is an error, named as elsewhere.
     return { url: watch.link(id) };
   },

@@ -28,7 +28,14 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { bounded, PortalError, quote } from "../../errors.ts";
+import {
+  bounded,
+  ERROR_META_KEY,
+  type ErrorData,
+  type ErrorKind,
+  PortalError,
+  quote,
+} from "../../errors.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { Remotes } from "../../remote/remotes.ts";
@@ -154,12 +161,10 @@ export async function callTool(
     if (error instanceof PortalError) {
       const message = bounded(error.message);
       log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
-      return { content: [{ type: "text", text: message }], isError: true };
+      return errorResult(message, error.kind, error.data);
     }
     // The client cancelled the call: the SDK sends no reply, and nothing went wrong.
-    if (control.signal?.aborted) {
-      return { content: [{ type: "text", text: "Cancelled." }], isError: true };
-    }
+    if (control.signal?.aborted) return errorResult("Cancelled.", "cancelled");
     // Not a mistake of the caller: a bug or a failing system call, worth its stack.
     log.log(
       "error",
@@ -170,8 +175,25 @@ export async function callTool(
     const message = bounded(
       `Internal error in ${tool.name}: ${(error as Error)?.message ?? error}`,
     );
-    return { content: [{ type: "text", text: message }], isError: true };
+    return errorResult(message, "internal");
   }
+}
+
+/**
+ * A tool error: its message for the model, its kind and data for code
+ * (`_meta["portal/error"]`): a {@link PortalError}'s, or `cancelled` (the
+ * client cancelled the call) and `internal` (a bug or a failing system call).
+ */
+export function errorResult(
+  text: string,
+  kind: ErrorKind | "cancelled" | "internal",
+  data: ErrorData = {},
+): CallToolResult {
+  return {
+    content: [{ type: "text", text }],
+    isError: true,
+    _meta: { [ERROR_META_KEY]: { kind, ...data } },
+  };
 }
 
 /** `; last line: "…"`, the program's, for a progress message; nothing when there is none. */

@@ -20,7 +20,7 @@ import type { PipeChild } from "../pipe.ts";
 import type { ExitInfo } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { readableFd, writableFd } from "./fd_streams.ts";
-import { Session } from "./session/session.ts";
+import { PosixSession } from "./session/session.ts";
 import { openPipe, spawnSession, type SpawnSpec } from "./spawn.ts";
 
 /**
@@ -51,7 +51,7 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string
   libc().close(stdout.write);
   libc().close(stderr.write);
 
-  const session = new Session(pid);
+  const session = new PosixSession(pid);
   const input = writableFd(stdin.write);
   // Our read ends of its output pipes, while their streams have them: a stream closes its fd
   // when it ends, and the number may name another process's pipe or socket soon after.

@@ -72,7 +72,7 @@ function openPty(cols: number, rows: number): { master: number; slave: number } 
   const master = new Int32Array(1);
   const slave = new Int32Array(1);
   if (libc().openpty(master, slave, null, null, winsize(cols, rows)) !== 0) {
-    throw new PortalError(`Could not open a pseudo-terminal: ${strerror(errno())}.`);
+    throw new PortalError(`Could not open a pseudo-terminal: ${strerror(errno())}.`, "system");
   }
   // openpty has no close-on-exec option: set it before anything else can spawn.
   const ok = setCloexec(master[0]) && setCloexec(slave[0]) &&
@@ -81,7 +81,7 @@ function openPty(cols: number, rows: number): { master: number; slave: number } 
     const message = strerror(errno());
     libc().close(master[0]);
     libc().close(slave[0]);
-    throw new PortalError(`Could not set up the pseudo-terminal: ${message}.`);
+    throw new PortalError(`Could not set up the pseudo-terminal: ${message}.`, "system");
   }
   return { master: master[0], slave: slave[0] };
 }
@@ -89,6 +89,8 @@ function openPty(cols: number, rows: number): { master: number; slave: number } 
 function slavePath(slave: number): string {
   const buf = new Uint8Array(256);
   const rc = libc().ttyname_r(slave, buf, BigInt(buf.length));
-  if (rc !== 0) throw new PortalError(`Could not name the pseudo-terminal: ${strerror(rc)}.`);
+  if (rc !== 0) {
+    throw new PortalError(`Could not name the pseudo-terminal: ${strerror(rc)}.`, "system");
+  }
   return new TextDecoder().decode(buf.subarray(0, buf.indexOf(0)));
 }

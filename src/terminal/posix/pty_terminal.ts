@@ -29,7 +29,7 @@ import type {
 } from "../terminal.ts";
 import { childReaper } from "./child_reaper.ts";
 import { InputProbe } from "./input_state.ts";
-import { Session } from "./session/session.ts";
+import { PosixSession } from "./session/session.ts";
 
 /**
  * Bytes read from one master per wake-up (four of the kernel's 4 KiB reads),
@@ -59,7 +59,7 @@ export class PtyTerminal implements Terminal {
   readonly #master: number;
   readonly #events: TerminalEvents;
   readonly #input = new InputQueue((chunk) => this.#writeSome(chunk));
-  readonly #session: Session;
+  readonly #session: PosixSession;
   #reaped = false;
   #outputEnded = false;
   #exited = false;
@@ -83,7 +83,7 @@ export class PtyTerminal implements Terminal {
     this.#master = master;
     this.#events = events;
     this.#pace = new FloodPace(DRAIN_CAP, () => events.paceFlood?.() ?? false);
-    this.#session = new Session(pid);
+    this.#session = new PosixSession(pid);
     this.#probe = new InputProbe(pid, { master, terminal: slave }, wrappers);
     readinessLoop.register(master, C.POLLIN, (revents) => this.#onReady(revents));
     childReaper.track(pid, (exit) => this.#onReaped(exit));
@@ -93,12 +93,14 @@ export class PtyTerminal implements Terminal {
     if (this.#reaped || this.#outputEnded) {
       throw new PortalError(
         "The process has exited, so it cannot take input. Check its output or start it again.",
+        "ended",
       );
     }
     const state = this.#input.push(data);
     if (state === "closed") {
       throw new PortalError(
         "The program's terminal is closed, so it cannot take input; it is probably exiting.",
+        "ended",
       );
     }
     if (state === "queued") this.#watchFor();
@@ -108,7 +110,7 @@ export class PtyTerminal implements Terminal {
     checkTerminalSize(cols, rows);
     this.#checkRunning();
     if (ioctl(this.#master, C.TIOCSWINSZ, winsize(cols, rows)) !== 0) {
-      throw new PortalError(`Could not resize the terminal: ${strerror(errno())}.`);
+      throw new PortalError(`Could not resize the terminal: ${strerror(errno())}.`, "system");
     }
   }
 
@@ -126,6 +128,7 @@ export class PtyTerminal implements Terminal {
     if (libc().kill(-group, signo) !== 0) {
       throw new PortalError(
         `Could not send ${signalName(signo)} to process group ${group}: ${strerror(errno())}.`,
+        "system",
       );
     }
   }
@@ -193,7 +196,7 @@ export class PtyTerminal implements Terminal {
 
   #checkRunning(): void {
     if (this.#reaped || this.#outputEnded) {
-      throw new PortalError("The process has exited. Start it again if you need it.");
+      throw new PortalError("The process has exited. Start it again if you need it.", "ended");
     }
   }
 

@@ -115,7 +115,7 @@ export function openPipe(ours: "read" | "write"): { read: number; write: number 
   const fds = new Int32Array(2);
   const lib = libc();
   if (lib.pipe(new Uint8Array(fds.buffer)) !== 0) {
-    throw new PortalError(`Could not create a pipe: ${strerror(errno())}.`);
+    throw new PortalError(`Could not create a pipe: ${strerror(errno())}.`, "system");
   }
   const [read, write] = fds;
   // pipe2(O_CLOEXEC) is not on macOS; all of this runs on the JS thread, where
@@ -126,7 +126,7 @@ export function openPipe(ours: "read" | "write"): { read: number; write: number 
     const message = strerror(errno());
     lib.close(read);
     lib.close(write);
-    throw new PortalError(`Could not set up a pipe: ${message}.`);
+    throw new PortalError(`Could not set up a pipe: ${message}.`, "system");
   }
   return { read, write };
 }

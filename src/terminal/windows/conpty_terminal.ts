@@ -93,6 +93,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
     if (state === "closed") {
       throw new PortalError(
         "The program's console is closed, so it cannot take input; it is probably exiting.",
+        "ended",
       );
     }
     if (state === "queued") pollLoop.kick();
@@ -129,6 +130,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
       throw new PortalError(
         `${signalName(signo)} cannot reach a program on a Windows console: send SIGINT or ` +
           "CTRL_C_EVENT to interrupt it, SIGTERM or process_kill to end it.",
+        "unsupported",
       );
     }
   }
@@ -139,6 +141,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
       throw new PortalError(
         "CTRL_BREAK_EVENT cannot be delivered to a program on a Windows pseudo console (no " +
           "key typed into it raises one): send CTRL_C_EVENT to interrupt it, or process_kill.",
+        "unsupported",
       );
     }
     this.write(new Uint8Array([CTRL_C]));
@@ -204,6 +207,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
       throw new PortalError(
         "The process has exited, so it cannot take input or signals. Check its output or start " +
           "it again.",
+        "ended",
       );
     }
   }

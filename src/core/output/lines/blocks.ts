@@ -21,7 +21,7 @@
  */
 import type { Source } from "../../model/schema.ts";
 import type { RawRecord } from "../../store/records.ts";
-import { OutputDecoder } from "../decoder.ts";
+import { OutputDecoder } from "../../text/decoder.ts";
 
 /** One numbered line; `match` on a line a pattern matched (a search's reply). */
 export interface ShownLine {

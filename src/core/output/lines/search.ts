@@ -8,7 +8,7 @@
  * stripped, a terminal's CRs dropped).
  *
  * The search is fast where it can be: a literal that every match holds
- * (steps/pattern_literal.ts) is looked for with the engine's native search,
+ * (pattern/pattern_literal.ts) is looked for with the engine's native search,
  * and RE2 runs only on the lines that hold it; a pattern without one runs
  * RE2 on every line, each search bounded in work as `expect`'s is. Either
  * way the server's other calls are answered between slices of
@@ -19,7 +19,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { linesAround, searchLines } from "./search.ts";
- * import { Pattern } from "../../steps/pattern.ts";
+ * import { Pattern } from "../../pattern/pattern.ts";
  *
  * const bytes = new TextEncoder().encode("one\ntwo\nerror: three\nfour\nfive\n");
  * const records = [{ seq: 1, timestamp: 1, source: "stdout" as const, bytes }];
@@ -37,8 +37,8 @@
 import { yieldTurn } from "../../../async.ts";
 import { READ_LINES, REPLY_OUTPUT_BYTES } from "../../../limits.ts";
 import type { RawRecord } from "../../store/records.ts";
-import type { Pattern } from "../../steps/pattern.ts";
-import { type Literal, requiredLiteral } from "../../steps/pattern_literal.ts";
+import type { Pattern } from "../../pattern/pattern.ts";
+import { type Literal, requiredLiteral } from "../../pattern/pattern_literal.ts";
 import { jsonBytes, RECORD_OVERHEAD_BYTES } from "../reply_size.ts";
 import { BlockLines, blocks, type ShownLine } from "./blocks.ts";
 

@@ -24,7 +24,7 @@ const KILL_WAIT_MS = 1000;
 const SWEEP_MS = 2000;
 
 /** A program's session. See the module doc. */
-export class Session {
+export class PosixSession {
   readonly sid: number;
   #leaderReaped = false;
   /** Seen empty after the leader was reaped: its id may belong to a stranger now. */
@@ -96,7 +96,7 @@ export class Session {
 }
 
 /** Sessions whose leader is gone but whose members live on. */
-const outlived = new Set<Session>();
+const outlived = new Set<PosixSession>();
 let sweepTimer: ReturnType<typeof setInterval> | undefined;
 
 /** Checks {@link outlived} now and then, so the sentinel forgets each once it is empty. */

@@ -26,7 +26,7 @@ import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
 import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
 import { Remotes } from "../remote/remotes.ts";
-import { runtimeDir } from "./runtime_dir.ts";
+import { runtimeDir } from "../runtime_dir.ts";
 import { portalPlace } from "../core/policy/sandbox_rules.ts";
 
 /**

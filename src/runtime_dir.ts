@@ -33,7 +33,7 @@
  */
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { closeDir, makeDirAt, openDirAt, setMode, statFd } from "../../ffi/dir_fd.ts";
+import { closeDir, makeDirAt, openDirAt, setMode, statFd } from "../ffi/dir_fd.ts";
 
 /** The sticky bit: in such a directory only an entry's owner renames or removes it. */
 const STICKY = 0o1000;

@@ -17,9 +17,9 @@ import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log, LoggingLevel } from "../mcp/logging.ts";
 import { serveConnection } from "../mcp/server.ts";
 import { LineTransport } from "../mcp/stdio.ts";
-import { openClientLink } from "./handoff/client_link.ts";
-import type { FdInbox } from "./handoff/fd_inbox.ts";
-import type { LineReader, Welcome } from "./hello.ts";
+import { openClientLink } from "../host/handoff/client_link.ts";
+import type { FdInbox } from "../host/handoff/fd_inbox.ts";
+import type { LineReader, Welcome } from "../host/hello.ts";
 import type { Shared } from "./shared.ts";
 import type { WatchService } from "../watch/service.ts";
 

@@ -4,7 +4,7 @@
  * (`portal` on stdio) starts it when none answers, detached in a session of
  * its own with its stderr in a log file; it serves each connection on its
  * socket (see listener.ts) as one caller: an MCP session (mcp_session.ts),
- * `portal ps`, or `portal attach` (attach/session.ts).
+ * `portal ps`, or `portal attach` (attach/connection.ts).
  *
  * **Lifecycle.** One host per socket: it holds a lock beside the socket
  * while it lives, so of two started at once one serves and the other leaves
@@ -21,18 +21,18 @@ import { HOST_GRACE_MS } from "../limits.ts";
 import { type PathFlags, withPathFlags } from "../env_vars.ts";
 import { Log, type LoggingLevel } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
-import { type HostAddress, hostAddress } from "./address.ts";
-import { serveAttach } from "./attach/session.ts";
-import { encodeLine, type Welcome } from "./hello.ts";
-import { FdInbox } from "./handoff/fd_inbox.ts";
-import { acceptCallers, type Caller, listenAt, type Listener } from "./listener.ts";
+import { type HostAddress, hostAddress } from "../host/address.ts";
+import { serveAttach } from "../host/attach/connection.ts";
+import { encodeLine, type Welcome } from "../host/hello.ts";
+import { FdInbox } from "../host/handoff/fd_inbox.ts";
+import { acceptCallers, type Caller, listenAt, type Listener } from "../host/listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
 import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
 import { removeDeadInjections } from "../core/shell/injection.ts";
-import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "./socket_lock.ts";
+import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "../host/socket_lock.ts";
 import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */

@@ -17,14 +17,15 @@ import { ATTACH_INPUT_MAX_BYTES } from "../../limits.ts";
 import { type Frame, FrameReader } from "./frames.ts";
 import { TerminalFeed } from "./terminal_feed.ts";
 import { connWriter, encodeLine, type LineReader, type Welcome } from "../hello.ts";
-import type { Shared } from "../shared.ts";
+import type { ProcessManager } from "../../core/process/manager.ts";
+import type { ProcessPool } from "../../core/process/pool.ts";
 
 /** Serves an attached terminal on `conn` until it detaches or the program ends. */
 export async function serveAttach(
   conn: Deno.Conn,
   lines: LineReader,
   target: string,
-  shared: Shared,
+  shared: { pool: ProcessPool; manager(session: { seesAll: true }): ProcessManager },
   welcome: Welcome,
 ): Promise<void> {
   const entry = /^\d+$/.test(target) ? shared.pool.get(Number(target)) : shared.pool.named(target);

@@ -12,7 +12,7 @@
 import type { ProcessPool } from "../core/process/pool.ts";
 import type { ProgramRegistry } from "../core/registry/program_registry.ts";
 import type { Log } from "../mcp/logging.ts";
-import type { HostAddress } from "./address.ts";
+import type { HostAddress } from "../host/address.ts";
 
 /** What a service gets from the host. */
 export interface HostContext {

@@ -9,7 +9,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { RecordDecoder } from "./record_decoder.ts";
- * import type { RawRecord } from "../store/records.ts";
+ * import type { RawRecord } from "./records.ts";
  *
  * const bytes = new TextEncoder().encode("\x1b[1mé\r\n");
  * const rows: RawRecord[] = [
@@ -26,10 +26,10 @@
  * ```
  * @module
  */
-import { OutputDecoder } from "./decoder.ts";
+import { OutputDecoder } from "../text/decoder.ts";
 import { Buffer } from "node:buffer";
 import type { Encoding, Source } from "../model/schema.ts";
-import type { IoRecord, QueryResult, RawRecord } from "../store/records.ts";
+import type { IoRecord, QueryResult, RawRecord } from "./records.ts";
 
 /** Limits of one read. */
 export interface TextLimits {

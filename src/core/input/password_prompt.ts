@@ -18,7 +18,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { asksForSecret } from "./secret_prompt.ts";
+ * import { asksForSecret } from "./password_prompt.ts";
  *
  * const raw = { echo: false, canonical: false };
  * const line = (text: string) => () => text;
@@ -33,7 +33,7 @@
  * @module
  */
 import type { LineModes } from "../../terminal/terminal.ts";
-import { AnsiStripper } from "../output/ansi.ts";
+import { AnsiStripper } from "../text/ansi.ts";
 
 /**
  * A line that ends by asking for a password, a passphrase, a passcode or a
