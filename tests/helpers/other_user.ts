@@ -84,7 +84,8 @@ export async function copyServerPackages(npm: string): Promise<void> {
   // Each package's version, and its registry.json where Deno fetched one (for the packages
   // deno.json names; a dependency resolved from the lockfile alone has none).
   const parts = Object.keys(packages).flatMap((key) => {
-    const at = key.lastIndexOf("@");
+    // "@scope/name@1.2.3_peer@4.5.6": the version's "@" is the first after the scope's.
+    const at = key.indexOf("@", 1);
     const name = key.slice(0, at);
     return [`${name}/${key.slice(at + 1).split("_")[0]}`, `${name}/registry.json`];
   }).filter((part) => part.endsWith("/registry.json") ? exists(`${cache}/${part}`) : true);
