@@ -71,9 +71,14 @@ posixTest(
   async () => {
     await using dir = await tempDir("portal-listen-");
     await using server = await rawLines(dir.path, { noHost: true, env: SHORT });
+    // The build goes on when the test says so: told "working" first, however slow the machine.
+    const go = `${dir.path}/go`;
     const build = await task(server, "process_start", {
       command: "sh",
-      args: ["-c", "echo compiling; sleep 1; echo 'error: 2 warnings'; exit 2"],
+      args: [
+        "-c",
+        `echo compiling; until [ -e '${go}' ]; do sleep 0.05; done; echo 'error: 2 warnings'; exit 2`,
+      ],
       wait: "exit",
     });
     const { answer: started } = await server.request("tools/call", {
@@ -97,6 +102,7 @@ posixTest(
     assertEquals(ack.params._meta[SUBSCRIPTION], "sub-1");
     assertEquals(ack.params.notifications.taskIds, [build, sleeper], "only tasks it has");
     await told(server, "sub-1", build, "working"); // Where it is when the listen came.
+    Deno.writeTextFileSync(go, "");
 
     const done = await told(server, "sub-1", build, "completed");
     // The full task, inline, and one line of what happened: state, exit code, last line.
@@ -124,9 +130,10 @@ posixTest(
     assertEquals(closed.result, { resultType: "complete", _meta: { [SUBSCRIPTION]: "sub-1" } });
 
     // Cancelled by its client (notifications/cancelled): nothing more is told on it.
+    const goOn = `${dir.path}/go-on`;
     const other = await task(server, "process_start", {
       command: "sh",
-      args: ["-c", "sleep 3"],
+      args: ["-c", `until [ -e '${goOn}' ]; do sleep 0.05; done`],
       wait: "exit",
     });
     await listen(server, "sub-2", [other]);
@@ -136,7 +143,10 @@ posixTest(
       method: "notifications/cancelled",
       params: { requestId: "sub-2", _meta: modernMeta(TASKS_ON) },
     });
+    // Read after the cancellation, on the same stdin: once sub-3 hears, sub-2 is gone.
     await listen(server, "sub-3", [other]);
+    await told(server, "sub-3", other, "working");
+    Deno.writeTextFileSync(goOn, "");
     await told(server, "sub-3", other, "completed");
     assertEquals(heard(server, "sub-2").map((note) => note.params.status), ["working"]);
     assert(!server.messages.some((message) => message.id === "sub-2"), "sub-2 was answered");
