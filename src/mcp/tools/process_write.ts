@@ -45,7 +45,7 @@ export const processWrite = defineTool({
     ),
     integrate: z.boolean().optional().describe("Alone: hook the shell in front (ssh)."),
     ...waitRequest("ready").shape,
-    max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
+    max_chars: maxCharsParam(STEP_MAX_CHARS),
   }),
   output: z.object({
     id: processId,
