@@ -6,7 +6,8 @@
  * the other.
  *
  * The `.describe()` text of a field is what an agent reads about it in the
- * tool's input schema. It sits on the field, here, for the same reason: a
+ * tool's input schema, beside its default ({@link byDefault}: the keyword,
+ * not words). It sits on the field, here, for the same reason: a
  * field, its bounds (which the text quotes from limits.ts) and its meaning
  * are declared once, and two tools that share a field (`id`, the wait of
  * process_write, process_read_new and process_start) share its words. What
