@@ -19,6 +19,7 @@ import { ModernPortal } from "../dev/modern_client.ts";
 import { initializeRequest, MAIN, Portal, serverEnv } from "../dev/portal_client.ts";
 import { tempDir } from "../dev/temp_dir.ts";
 import { waitFor } from "../dev/wait.ts";
+import { LISTING_MAX_CHARS } from "../src/mcp/tools/listing.ts";
 import { mb, median, ms, procStatus, row } from "./lib.ts";
 
 const STEPS = Number(Deno.args[0] ?? 1000);
@@ -92,8 +93,8 @@ const meta = (name = "bench") => ({
       "30 revisions",
       `tools/list size, ${name}`,
       `${chars} characters`,
-      "≤ 15,000",
-      chars <= 15_000,
+      `≤ ${LISTING_MAX_CHARS.toLocaleString("en-US")}`,
+      chars <= LISTING_MAX_CHARS,
     );
   }
 }

@@ -16,6 +16,7 @@ import { modernClient, ModernPortal } from "../../dev/modern_client.ts";
 import { MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { LEASE_MS } from "../../src/mcp/app/views.ts";
+import { LISTING_MAX_CHARS } from "../../src/mcp/tools/listing.ts";
 import { type AppHost, renderView, UI_CAPABILITIES } from "../helpers/app_host.ts";
 import { screenshot, sharedBrowser, terminalText, terminalUntil } from "../helpers/browser.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
@@ -297,7 +298,8 @@ Deno.test({
       assertEquals(watch._meta, { ui: { resourceUri: "ui://portal/terminal" } });
       // What a model sees (a host shows it no app-only tool) stays within the listing's cap.
       const forModel = listed.filter((tool) => !tool.name.startsWith("view_"));
-      assert(JSON.stringify(forModel).length <= 15_000, `${JSON.stringify(forModel).length}`);
+      const size = JSON.stringify(forModel).length;
+      assert(size <= LISTING_MAX_CHARS, `what a model sees of tools/list is ${size} characters`);
       const viewTools = listed.filter((tool) => tool.name.startsWith("view_"));
       assertEquals(viewTools.length, 6);
       for (const tool of viewTools) assertEquals(tool._meta, { ui: { visibility: ["app"] } });

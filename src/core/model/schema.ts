@@ -6,7 +6,8 @@
  * the other.
  *
  * The `.describe()` text of a field is what an agent reads about it in the
- * tool's input schema. It sits on the field, here, for the same reason: a
+ * tool's input schema, beside its default ({@link byDefault}: the keyword,
+ * not words). It sits on the field, here, for the same reason: a
  * field, its bounds (which the text quotes from limits.ts) and its meaning
  * are declared once, and two tools that share a field (`id`, the wait of
  * process_write, process_read_new and process_start) share its words. What
@@ -100,8 +101,15 @@ const NAME_RULE = "must be 1 to 64 letters, digits, '.', '_' or '-', and not onl
 export const processName = z.string().regex(/^[\w.-]{1,64}$/, NAME_RULE)
   .refine((text) => !/^\d+$/.test(text), NAME_RULE);
 
-const terminalSize = (what: string) =>
-  z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max).describe(what);
+const terminalSize = () => z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max);
+
+/**
+ * `schema`, optional, its default given as JSON Schema's `default`: what a
+ * listing says in 12 characters where "Default 80." takes 27 (the caller
+ * applies it; parsing leaves the field absent).
+ */
+export const byDefault = <T extends z.ZodType>(schema: T, value: z.input<T>) =>
+  schema.optional().meta({ default: value });
 
 /** What `process_start` takes: one launch, declared once. */
 export const startRequest = z.object({
@@ -120,8 +128,8 @@ export const startRequest = z.object({
     "Idle timeout. Default 0: none.",
   ),
   pty: z.boolean().optional(),
-  cols: terminalSize(`Default ${TERMINAL_SIZE.defaultCols}.`).optional(),
-  rows: terminalSize(`Default ${TERMINAL_SIZE.defaultRows}.`).optional(),
+  cols: byDefault(terminalSize(), TERMINAL_SIZE.defaultCols),
+  rows: byDefault(terminalSize(), TERMINAL_SIZE.defaultRows),
   prompt: name().optional().describe(
     "Regex: waits end when the last line matches.",
   ),
@@ -137,13 +145,11 @@ export type StartRequest = z.infer<typeof startRequest>;
 /** The wait of process_write, process_read_new and process_start (`wait`'s default differs). */
 export function waitRequest(defaultWait: "ready" | "none") {
   return z.object({
-    wait: z.enum(["ready", "exit", "none"]).optional().describe(`Default ${defaultWait}.`),
+    wait: byDefault(z.enum(["ready", "exit", "none"]), defaultWait),
     // What expect and quiet_ms are, and quiet_ms's default, the instructions say once.
     expect: name().optional(),
     // Over WAIT_MS.max only with a progressToken: the instructions say it once.
-    wait_ms: z.number().int().min(0).max(WAIT_MS.withProgress).optional().describe(
-      `Default ${WAIT_MS.default}.`,
-    ),
+    wait_ms: byDefault(z.number().int().min(0).max(WAIT_MS.withProgress), WAIT_MS.default),
     quiet_ms: z.number().int().min(0).max(QUIET_MS.max).optional(),
   });
 }
@@ -333,12 +339,12 @@ export const recordPage = z.object({
 });
 export type RecordPage = z.infer<typeof recordPage>;
 
-/** `max_chars`: a hard cap on the content of a reply. */
-export function maxCharsParam(what: string) {
-  return z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max).optional().describe(what);
+/** `max_chars`: a hard cap on the content of a reply, `fallback` when absent. */
+export function maxCharsParam(fallback: number) {
+  return byDefault(z.number().int().min(MAX_CHARS.min).max(MAX_CHARS.max), fallback);
 }
 
-export const maxChars = maxCharsParam(`Default ${MAX_CHARS.default}.`);
+export const maxChars = maxCharsParam(MAX_CHARS.default);
 
 export const bufferName = z.enum(["primary", "alternate"]);
 export type BufferName = z.infer<typeof bufferName>;
@@ -346,11 +352,10 @@ export type BufferName = z.infer<typeof bufferName>;
 /** What `process_screen` takes besides the id. */
 export const screenRequest = z.object({
   buffer: bufferName.optional().describe("Default: the active one."),
-  cols: terminalSize("Resize to this width first.").optional(),
-  rows: terminalSize("Resize to this height first.").optional(),
-  scrollback: z.number().int().min(0).max(SCROLLBACK_LINES).optional().describe(
-    "Default 0.",
-  ),
+  // That they resize the terminal first, process_screen's description says.
+  cols: terminalSize().optional(),
+  rows: terminalSize().optional(),
+  scrollback: byDefault(z.number().int().min(0).max(SCROLLBACK_LINES), 0),
 });
 export type ScreenRequest = z.infer<typeof screenRequest>;
 

@@ -36,7 +36,7 @@ export function taskInput(tool: AnyTool): ReturnType<typeof strictInput> {
     const waitMs = tool.input.shape.wait_ms as z.ZodType | undefined;
     schema = waitMs === undefined ? strictInput(tool) : strictInput(tool).extend({
       wait_ms: z.number().int().min(0).max(TASKS.waitMaxMs).optional()
-        .describe(waitMs.description ?? ""),
+        .meta(waitMs.meta() ?? {}),
     });
     inputs.set(tool, schema);
   }

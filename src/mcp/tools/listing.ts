@@ -1,12 +1,14 @@
 /**
  * The `tools/list` reply, as small as it can be without losing what an
  * agent needs: every agent carries it in its context for the whole session
- * (the rest is said once, in the server's instructions). Input schemas lose
+ * (the rest is said once, in the server's instructions), so it stays within
+ * {@link LISTING_MAX_CHARS} in every shape a client may get. Input schemas lose
  * what JSON Schema or MCP says anyway, `$schema` (MCP's default dialect) and
  * the safe-integer bounds of an integer, and the lengths the door allows
  * (4,096 characters for a name, 1 MiB of content): they keep what is stored
  * small, no agent comes near them, and a value past one is still refused
- * with an error that names it. Types, enums, numeric ranges, `required` and
+ * with an error that names it. Types, enums, numeric ranges, defaults (as
+ * `default`, never in words: schema.ts's `byDefault`), `required` and
  * `additionalProperties: false` stay. An output schema names
  * each field of the result with its JSON type, which is what a program
  * needs to read `structuredContent`; what the values mean, and the shape of
@@ -46,6 +48,14 @@ import { z } from "zod";
 import { type AnyTool, strictInput } from "./tool.ts";
 
 type Schema = Tool["inputSchema"];
+
+/**
+ * The most `JSON.stringify(tools).length` may be, for a plain client, one
+ * that renders apps (what its model sees: without the app-only tools) and
+ * one of 2025-11-25 with tasks (`execution`): tests/e2e/tools_test.ts and
+ * app_view_test.ts hold the listing to it, bench/revisions.ts reports it.
+ */
+export const LISTING_MAX_CHARS = 15_000;
 
 /**
  * The `tools/list` result of `tools`, in their order, each tool's schemas

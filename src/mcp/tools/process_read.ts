@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { encoding, id, maxChars, name, record, recordPage } from "../../core/model/schema.ts";
+import {
+  byDefault,
+  encoding,
+  id,
+  maxChars,
+  name,
+  record,
+  recordPage,
+} from "../../core/model/schema.ts";
 import { DEFAULT_READ_WINDOW_MS, MAX_CHARS, READ_LINES } from "../../limits.ts";
 
 export const processRead = defineTool({
@@ -11,23 +19,16 @@ export const processRead = defineTool({
     "bytes. pattern: search all stored lines; line: the lines around one.",
   input: z.object({
     id,
-    source: z.enum(["stdout", "stderr", "stdin", "both"]).optional().describe(
-      "Default both (stdout and stderr).",
-    ),
-    duration: z.number().positive().optional().describe(
-      `Default ${DEFAULT_READ_WINDOW_MS}.`,
-    ),
-    unit: z.enum(["ns", "us", "ms", "s"]).optional().describe("Default ms."),
+    // both: stdout and stderr.
+    source: byDefault(z.enum(["stdout", "stderr", "stdin", "both"]), "both"),
+    duration: byDefault(z.number().positive(), DEFAULT_READ_WINDOW_MS),
+    unit: byDefault(z.enum(["ns", "us", "ms", "s"]), "ms"),
     max_chars: maxChars,
-    encoding: encoding.optional().describe(
-      "Default text (decoded).",
-    ),
+    encoding: byDefault(encoding, "text"),
     // What pattern, line and context do, the instructions say once.
     pattern: name().optional(),
     line: z.number().int().min(1).optional(),
-    context: z.number().int().min(0).max(READ_LINES.maxContext).optional().describe(
-      `Default ${READ_LINES.context}.`,
-    ),
+    context: byDefault(z.number().int().min(0).max(READ_LINES.maxContext), READ_LINES.context),
   }),
   output: recordPage.extend({
     records: z.array(record).optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import {
+  byDefault,
   id,
   maxChars,
   record,
@@ -16,9 +17,7 @@ export const processReadNew = defineTool({
     "read). With wait: replies like process_write.",
   input: z.object({
     id,
-    source: z.enum(["stdout", "stderr", "both"]).optional().describe(
-      "Default both.",
-    ),
+    source: byDefault(z.enum(["stdout", "stderr", "both"]), "both"),
     max_chars: maxChars,
     ...waitRequest("none").shape,
   }),

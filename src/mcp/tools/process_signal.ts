@@ -11,9 +11,7 @@ export const processSignal = defineTool({
   input: z.object({
     id,
     signal: z.union([withoutNul(z.string().min(1).max(SIGNAL_NAME_MAX_CHARS)), z.number().int()])
-      .describe(
-        "Signal name or number, e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT.",
-      ),
+      .describe("e.g. SIGINT, SIGTERM, 15, CTRL_C_EVENT."),
   }),
   output: z.object({ id: processId, signal: z.string(), delivered_to: z.string() }),
   annotations: {

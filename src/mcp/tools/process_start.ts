@@ -17,7 +17,7 @@ export const processStart = defineTool({
     "(default) for batch. wait 'ready': to its first prompt. A policy may refuse or confine it.",
   input: startRequest.extend({
     ...waitRequest("none").shape,
-    max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
+    max_chars: maxCharsParam(STEP_MAX_CHARS),
     // Taken by the remote layer (src/remote/remotes.ts) before the core sees the call.
     host: name().optional().describe("ssh destination: run in its Portal."),
   }),

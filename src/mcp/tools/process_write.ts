@@ -28,9 +28,8 @@ export const processWrite = defineTool({
   input: z.object({
     id,
     content: z.string().max(CONTENT_MAX_CHARS).optional(),
-    keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional().describe(
-      'Pressed after content, e.g. ["Up", "Enter"].',
-    ),
+    // Pressed after content, by name: the description and the instructions say it.
+    keys: z.array(z.string().max(KEYS_MAX.chars)).max(KEYS_MAX.count).optional(),
     paste: z.boolean().optional(),
     secret: z.string().max(SECRET_MAX_CHARS).optional().describe(
       "Typed after content.",
@@ -45,7 +44,7 @@ export const processWrite = defineTool({
     ),
     integrate: z.boolean().optional().describe("Alone: hook the shell in front (ssh)."),
     ...waitRequest("ready").shape,
-    max_chars: maxCharsParam(`Default ${STEP_MAX_CHARS}.`),
+    max_chars: maxCharsParam(STEP_MAX_CHARS),
   }),
   output: z.object({
     id: processId,

@@ -9,9 +9,8 @@ export const programQuery = defineTool({
     "Before process_start: does this program need pty: true? (this machine's registry; " +
     "found: false is normal)",
   input: z.object({
-    program: programName.describe(
-      "Executable name, e.g. 'ssh' (a path is reduced to its name).",
-    ),
+    // A path counts as its name: the instructions say it.
+    program: programName.describe("Executable name, e.g. 'ssh'."),
   }),
   output: z.object({ found: z.boolean(), fact: programFact.nullable() }),
   annotations: {

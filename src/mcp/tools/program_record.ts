@@ -11,7 +11,7 @@ export const programRecord = defineTool({
     "sessions.",
   input: z.object({
     program: programName.describe("Executable name, e.g. 'psql'."),
-    needs_pty: z.boolean().describe("Whether it needs a PTY."),
+    needs_pty: z.boolean(),
     notes: withoutNul(z.string().max(NOTES_MAX)).optional().describe(
       "Caveats, e.g. which flags make it interactive.",
     ),
