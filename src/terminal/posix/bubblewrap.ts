@@ -32,8 +32,8 @@
  *   policyFile: null, confined: true, writable: ["/var"], privateTmp: true, hidden: [], readable: [],
  *   network: "none" as const, deny: [], allow: null, filesDir: "/x",
  * };
- * const exec = { path: "/bin/sh", argv: ["sh", "-c", "id"], cwd: "/", env: {} };
- * const argv = bubblewrapArgs(sandbox, exec, { stub: "/x/stub", denied: [], filterFd: 3 });
+ * const launch = { path: "/bin/sh", argv: ["sh", "-c", "id"], cwd: "/", env: {} };
+ * const argv = bubblewrapArgs(sandbox, launch, { stub: "/x/stub", denied: [], filterFd: 3 });
  * assert.deepEqual(argv.slice(-6), ["--chdir", "/", "--", "/bin/sh", "-c", "id"]);
  * assert.ok(argv.includes("--unshare-net"));
  * const bind = argv.indexOf("--bind");
@@ -44,7 +44,7 @@
  * Deno.mkdirSync(`${ws}/conf`);
  * Deno.writeTextFileSync(`${ws}/conf/secret`, "");
  * const hiding = { ...sandbox, writable: [ws], hidden: [`${ws}/conf/secret`] };
- * const args = bubblewrapArgs(hiding, exec, { stub: "", denied: [], filterFd: null }).join(" ");
+ * const args = bubblewrapArgs(hiding, launch, { stub: "", denied: [], filterFd: null }).join(" ");
  * assert.ok(args.includes(`--bind ${ws} ${ws} --bind ${ws}/conf ${ws}/conf`));
  * assert.ok(args.includes(`--ro-bind /dev/null ${ws}/conf/secret`));
  * Deno.removeSync(ws, { recursive: true });
@@ -54,23 +54,12 @@
 import { dirname, join } from "node:path";
 import { networkFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
+import type { Launch } from "../launch.ts";
 import { isUnder, realPath, type Sandbox } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
 
 /** Where bwrap is looked for: Debian's and Fedora's package put it in /usr/bin. */
 const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
-
-/** What a backend runs: the executable and its argv, in a working directory. */
-export interface Exec {
-  path: string;
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Files the program gets open for reading at fds 3, 4, … (bwrap's seccomp filter). */
-  files?: string[];
-  /** Processes above the program: bwrap and, in its PID namespace, its init. */
-  wrappers?: number;
-}
 
 /** bwrap's path, or null when it is not installed. */
 export function bubblewrapPath(): string | null {
@@ -78,10 +67,10 @@ export function bubblewrapPath(): string | null {
 }
 
 /**
- * `exec` run inside `sandbox`: bwrap, with `exec` after its `--`; `denied`:
+ * `launch` run inside `sandbox`: bwrap, with `launch` after its `--`; `denied`:
  * the files that become the stub (denied_files.ts). Throws when bwrap is missing.
  */
-export function confine(exec: Exec, sandbox: Sandbox, denied: string[]): Exec {
+export function confine(launch: Launch, sandbox: Sandbox, denied: string[]): Launch {
   const bwrap = bubblewrapPath();
   if (bwrap === null) {
     throw new PortalError(
@@ -95,9 +84,9 @@ export function confine(exec: Exec, sandbox: Sandbox, denied: string[]): Exec {
   const filter = network === "all"
     ? null
     : written(filesDir, `network-${network}-${Deno.build.arch}.bpf`, networkFilter(network), 0o644);
-  const argv = bubblewrapArgs(sandbox, exec, { stub, denied, filterFd: filter ? 3 : null });
+  const argv = bubblewrapArgs(sandbox, launch, { stub, denied, filterFd: filter ? 3 : null });
   return {
-    ...exec,
+    ...launch,
     path: bwrap,
     argv: ["bwrap", ...argv],
     files: filter ? [filter] : [],
@@ -113,12 +102,12 @@ const DENIED_STUB = new TextEncoder().encode(
 );
 
 /**
- * bwrap's arguments (without its own name) that run `exec` inside `sandbox`;
+ * bwrap's arguments (without its own name) that run `launch` inside `sandbox`;
  * `files`: the stub, the files it replaces, the fd of the seccomp filter.
  */
 export function bubblewrapArgs(
   sandbox: Sandbox,
-  exec: Exec,
+  launch: Launch,
   files: { stub: string; denied: string[]; filterFd: number | null },
 ): string[] {
   const everywhere = sandbox.writable.includes("/");
@@ -155,7 +144,7 @@ export function bubblewrapArgs(
   // shown read-only, as a program sees it outside /tmp (unless writable or hidden, as any path).
   const inPrivateTmp = (path: string) =>
     sandbox.privateTmp && isUnder(path, "/tmp") && !writable.some((dir) => isUnder(path, dir));
-  const cwd = inPrivateTmp(exec.cwd) && named(exec.cwd) ? [exec.cwd] : [];
+  const cwd = inPrivateTmp(launch.cwd) && named(launch.cwd) ? [launch.cwd] : [];
   const readable = existing([...sandbox.readable, ...cwd]);
   // What a private /tmp or /dev, or another hidden directory, already hides needs no mount.
   const visible = hidden.filter((path) =>
@@ -182,7 +171,7 @@ export function bubblewrapArgs(
   // After the writable binds, so that a policy file inside the workspace stays read-only.
   for (const file of policyFile) args.push("--ro-bind", file, file);
   for (const path of files.denied) args.push("--ro-bind", files.stub, path);
-  args.push("--chdir", exec.cwd, "--", exec.path, ...exec.argv.slice(1));
+  args.push("--chdir", launch.cwd, "--", launch.path, ...launch.argv.slice(1));
   return args;
 }
 
