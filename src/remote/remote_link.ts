@@ -16,7 +16,7 @@ import { Client, type Progress } from "@modelcontextprotocol/client";
 import { processState } from "../core/model/schema.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
-import { WAIT_MS } from "../limits.ts";
+import { MAX_TIMEOUT_MS, WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
 import { linkFailure } from "./link_errors.ts";
 import { SecretRelay } from "./secret_relay.ts";
@@ -25,8 +25,12 @@ import type { Transport } from "./transports.ts";
 /** The bound on opening a link (ssh's ConnectTimeout is 10 s of it): the issue's 15 s. */
 export const OPEN_TIMEOUT_MS = 14_000;
 
-/** The longest a relayed call may take: the longest wait, and then some for the link. */
-const CALL_TIMEOUT_MS = WAIT_MS.max + 60_000;
+/**
+ * What a relayed call may take beyond its own wait (`wait_ms`, else the default): the remote's
+ * work around the wait and the reply's way back. A remote that says nothing longer than that
+ * (while no person is being asked for a secret) fails the call.
+ */
+export const CALL_MARGIN_MS = 10_000;
 
 export class RemoteLink {
   readonly host: string;
@@ -103,7 +107,11 @@ export class RemoteLink {
       );
     }
     const status = await child.exited;
-    throw new PortalError(linkFailure(host, transport.ssh, status.code, child.stderr));
+    throw new PortalError(
+      child.failure
+        ? brokenLink(host, child.failure)
+        : linkFailure(host, transport.ssh, status.code, child.stderr),
+    );
   }
 
   /** Whether the link still carries calls. */
@@ -113,7 +121,9 @@ export class RemoteLink {
 
   /**
    * Calls `name` on the remote Portal: its structured result, or a
-   * {@link PortalError} with its error text (or with why the link ended).
+   * {@link PortalError} with its error text (or with why the link ended),
+   * within the call's wait and {@link CALL_MARGIN_MS} (time a person spends
+   * answering the remote's secret_prompt aside).
    * A wait on process `id` (the local id) reports its progress through `control`.
    */
   async call(
@@ -122,7 +132,7 @@ export class RemoteLink {
     control: CallControl = {},
     id?: number,
   ): Promise<Record<string, unknown>> {
-    const { signal, onProgress, askSecret } = control;
+    const { onProgress, askSecret } = control;
     // The remote's progress (a long wait) goes on to this call's client, in the same words.
     const onprogress = onProgress && id !== undefined &&
       (({ progress, total, message }: Progress) =>
@@ -132,25 +142,36 @@ export class RemoteLink {
           totalMs: total ?? 0,
           state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
         }));
+    const waitMs = typeof args.wait_ms === "number" ? args.wait_ms : WAIT_MS.default;
+    const late = this.#deadline(waitMs + CALL_MARGIN_MS);
+    const signal = control.signal ? AbortSignal.any([control.signal, late.signal]) : late.signal;
     return await this.#secrets.during(askSecret, async () => {
       let result;
       try {
         result = await this.#client.callTool(
           { name, arguments: args },
-          {
-            signal,
-            timeout: CALL_TIMEOUT_MS,
-            onprogress: onprogress || undefined,
-            resetTimeoutOnProgress: true,
-          },
+          // The deadline is this link's own (it stops while a person is asked), not the SDK's.
+          { signal, timeout: MAX_TIMEOUT_MS, onprogress: onprogress || undefined },
         );
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (control.signal?.aborted) throw error;
+        if (late.signal.aborted) {
+          throw new PortalError(
+            `${this.host} did not answer ${name} within ${(waitMs + CALL_MARGIN_MS) / 1000} s ` +
+              `(its wait of ${waitMs / 1000} s and ${CALL_MARGIN_MS / 1000} s for the link): the ` +
+              "call there was cancelled. Try again; if it keeps failing, that machine or its " +
+              "Portal is stuck.",
+          );
+        }
         if (this.alive) throw new PortalError(`${this.host}: ${(error as Error).message}`);
         const status = await this.#transport.exited;
         throw new PortalError(
-          linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
+          this.#transport.failure
+            ? brokenLink(this.host, this.#transport.failure)
+            : linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
         );
+      } finally {
+        late.clear();
       }
       const text = (result.content as { type: string; text?: string }[])
         .map((block) => block.text ?? "").join("\n");
@@ -159,10 +180,34 @@ export class RemoteLink {
     });
   }
 
+  /**
+   * A signal that aborts after `ms`, the time a person spends answering one of the remote's
+   * questions aside (each answer gives the call its `ms` again).
+   */
+  #deadline(ms: number): { signal: AbortSignal; clear(): void } {
+    const late = new AbortController();
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (after: number, asked: number) => {
+      timer = setTimeout(() => {
+        if (this.#secrets.asking) arm(1000, asked);
+        else if (this.#secrets.asked !== asked) arm(ms, this.#secrets.asked);
+        else late.abort();
+      }, after);
+    };
+    arm(ms, this.#secrets.asked);
+    return { signal: late.signal, clear: () => clearTimeout(timer) };
+  }
+
   /** Ends the link: the remote door's client has left. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#client.close().catch(() => {});
     await this.#transport.close();
   }
+}
+
+/** The message for a link this side ended because of what `host` sent (`failure`). */
+function brokenLink(host: string, failure: string): string {
+  return `The link to ${host} is ended: ${failure}. Check what answers there (PORTAL_HOST_` +
+    `${host} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`;
 }

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
@@ -22,13 +23,17 @@ import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
+import { relayedReply } from "./relayed_reply.ts";
 import { transportOf } from "./transports.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
-/** Reply fields that list process ids. */
-const ID_LISTS = ["killed", "leftovers_killed", "left_running"];
+/** A tool as a call's route needs it: its name, and the schema of its reply. */
+export interface RoutedTool {
+  name: string;
+  output: z.ZodType;
+}
 
 export class Remotes {
   readonly ids: RemoteIds;
@@ -46,25 +51,27 @@ export class Remotes {
    * another machine, else `local()`.
    */
   async route(
-    tool: string,
+    tool: RoutedTool,
     args: Args,
     session: Session,
     control: CallControl,
     local: () => Promise<Result>,
   ): Promise<Result> {
-    if (tool === "process_start" && typeof args.host === "string") {
-      return await this.#start(args, session, control);
+    if (tool.name === "process_start" && typeof args.host === "string") {
+      return await this.#start(tool, args, session, control);
     }
     const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
     if (entry && this.ids.sees(session, entry)) {
       return await this.#relay(tool, args, entry, session, control);
     }
     const result = await local();
-    if (tool === "process_list") {
+    if (tool.name === "process_list") {
       const processes = result.processes as Result[];
-      return { ...result, processes: [...processes, ...await this.#list(session, control)] };
+      return { ...result, processes: [...processes, ...await this.#list(tool, session, control)] };
     }
-    if (tool === "process_kill_all") return await this.#killAll(result, session, control);
+    if (tool.name === "process_kill_all") {
+      return await this.#killAll(tool, result, session, control);
+    }
     return result;
   }
 
@@ -83,7 +90,12 @@ export class Remotes {
     await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
   }
 
-  async #start(args: Args, session: Session, control: CallControl): Promise<Result> {
+  async #start(
+    tool: RoutedTool,
+    args: Args,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
     const { host, ...rest } = args as Args & { host: string };
     const policy = session.policy;
     if (policy?.file && !policy.hosts.includes(host)) {
@@ -94,17 +106,29 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, host);
-    const result = await link.call("process_start", rest, control);
-    const entry = this.ids.add({
+    const reply = await link.call("process_start", rest, control);
+    // The new process's id is the reply's: it is the one id it may name.
+    const remoteId = (reply as { id?: unknown }).id;
+    let entry: RemoteEntry | undefined;
+    const local = relayedReply(
+      tool.output,
+      reply,
+      (id) => {
+        if (id !== remoteId) return undefined;
+        entry ??= this.ids.add({
+          host,
+          remoteId: id,
+          owner: session,
+          keep: rest.keep === true,
+          policy,
+          startedAt: new Date().toISOString(),
+        });
+        return entry.id;
+      },
       host,
-      remoteId: result.id as number,
-      owner: session,
-      keep: rest.keep === true,
-      policy,
-      startedAt: new Date().toISOString(),
-    });
-    const local = this.#toLocal(result, entry.host);
-    entry.summary = project(processSummary, local as ProcessSummary);
+      tool.name,
+    );
+    entry!.summary = project(processSummary, local as ProcessSummary);
     return local;
   }
 
@@ -136,13 +160,13 @@ export class Remotes {
   }
 
   async #relay(
-    tool: string,
+    tool: RoutedTool,
     args: Args,
     entry: RemoteEntry,
     session: Session,
     control: CallControl,
   ): Promise<Result> {
-    if (tool === "process_watch") {
+    if (tool.name === "process_watch") {
       throw new PortalError(
         `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
           `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
@@ -150,44 +174,57 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, entry.host);
-    const result = await link.call(tool, { ...args, id: entry.remoteId }, control, entry.id).catch(
-      (error) => {
-        // The remote words its own id: the agent knows this one.
-        if (!(error instanceof PortalError)) throw error;
-        const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
-        throw new PortalError(error.message.replace(named, `process ${entry.id}`));
-      },
+    const reply = await link.call(tool.name, { ...args, id: entry.remoteId }, control, entry.id)
+      .catch(
+        (error) => {
+          // The remote words its own id: the agent knows this one.
+          if (!(error instanceof PortalError)) throw error;
+          const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
+          throw new PortalError(error.message.replace(named, `process ${entry.id}`));
+        },
+      );
+    // The reply is about this process: its id is the one it may name.
+    const local = relayedReply(
+      tool.output,
+      reply,
+      (id) => id === entry.remoteId ? entry.id : undefined,
+      entry.host,
+      tool.name,
     );
-    if (tool === "process_cleanup") this.ids.remove(entry.id);
-    const local = this.#toLocal(result, entry.host);
+    if (tool.name === "process_cleanup") this.ids.remove(entry.id);
     // What the reply tells of the process (a kill's status, a step's state) is its latest.
     if (entry.summary) {
       for (const key of ["status", "state"]) {
         if (typeof local[key] === "string") entry.summary[key] = local[key];
       }
     }
-    return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
+    return tool.name === "process_inspect" ? { ...local, remote_version: link.version } : local;
   }
 
   /**
    * process_kill_all: after this server's, each machine where `session` has started programs
    * kills those of its link there; the outcomes merged, with local ids.
    */
-  async #killAll(local: Result, session: Session, control: CallControl): Promise<Result> {
+  async #killAll(
+    tool: RoutedTool,
+    local: Result,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
     const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
     const merged = { ...local } as Record<string, unknown[]>;
     for (const host of new Set(mine.map((entry) => entry.host))) {
       let outcome: Result;
       try {
         const link = await this.#link(session, host);
-        outcome = this.#toLocal(await link.call("process_kill_all", {}, control), host);
+        outcome = this.#toLocal(tool, await link.call(tool.name, {}, control), host);
       } catch (error) {
         const failed = mine.filter((entry) => entry.host === host)
           .map((entry) => ({ id: entry.id, error: (error as Error).message }));
         outcome = { failed };
       }
-      for (const key of [...ID_LISTS, "failed"]) {
-        merged[key] = [...merged[key] ?? [], ...(outcome[key] as unknown[] | undefined) ?? []];
+      for (const [key, list] of Object.entries(outcome)) {
+        if (Array.isArray(list)) merged[key] = [...merged[key] ?? [], ...list];
       }
     }
     return merged;
@@ -198,21 +235,22 @@ export class Remotes {
    * unreachable). One the host no longer lists is gone there (an unkept one whose link
    * dropped, one cleaned up): it is forgotten here too.
    */
-  async #list(session: Session, control: CallControl): Promise<Result[]> {
+  async #list(tool: RoutedTool, session: Session, control: CallControl): Promise<Result[]> {
     const entries = this.ids.visibleTo(session);
     const hosts = [...new Set(entries.map((entry) => entry.host))];
     await Promise.all(hosts.map(async (host) => {
       let processes: Result[];
       try {
         const link = await this.#link(session, host);
-        processes = (await link.call("process_list", {}, control)).processes as Result[];
+        const reply = await link.call(tool.name, {}, control);
+        processes = this.#toLocal(tool, reply, host).processes as Result[];
       } catch {
-        return; // Unreachable now: listed as last seen; a call on one says why.
+        return; // Unreachable now (or its reply refused): listed as last seen; a call on one says why.
       }
       const listed = new Map(processes.map((line) => [line.id as number, line]));
       for (const entry of entries.filter((entry) => entry.host === host)) {
-        const line = listed.get(entry.remoteId);
-        if (line) entry.summary = { ...line, id: entry.id, host };
+        const line = listed.get(entry.id);
+        if (line) entry.summary = line;
         else this.ids.remove(entry.id);
       }
     }));
@@ -243,21 +281,16 @@ export class Remotes {
   }
 
   /**
-   * A remote reply with its process ids made local (and `host` beside a process's own); in a
-   * list, a process this server did not start there (another client's) is left out.
+   * `host`'s reply to `tool` with its process ids made local (and `host` beside a process's
+   * own); in a list, a process this server did not start there (another client's) is left out.
    */
-  #toLocal(result: Result, host: string): Result {
-    const local = (id: unknown) => this.ids.localOf(host, id as number);
-    const out: Result = { ...result };
-    if (typeof out.id === "number") Object.assign(out, { id: local(out.id) ?? out.id, host });
-    for (const key of ID_LISTS) {
-      if (!Array.isArray(out[key])) continue;
-      out[key] = (out[key] as unknown[]).map(local).filter((id) => id !== undefined);
-    }
-    if (Array.isArray(out.failed)) {
-      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }))
-        .filter((f) => f.id !== undefined);
-    }
-    return out;
+  #toLocal(tool: RoutedTool, reply: Result, host: string): Result {
+    return relayedReply(
+      tool.output,
+      reply,
+      (id) => this.ids.localOf(host, id),
+      host,
+      tool.name,
+    );
   }
 }

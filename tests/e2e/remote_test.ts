@@ -299,6 +299,29 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: `${skipped}portal attach HOST:NAME runs nothing but portal attach there`,
+  ...onSharedMachine,
+  async fn() {
+    const machine = await sharedMachine();
+    const dir = await Deno.makeTempDir({ prefix: "portal-attach-" });
+    const marker = `/tmp/portal-attach-${crypto.randomUUID()}`;
+    try {
+      const run = await runCli(dir, ["attach", `${machine.alias}:nosuch;touch ${marker}`], {
+        PORTAL_SSH_COMMAND: machine.sshCommand,
+      });
+      assertEquals(run.code, 1, run.stderr);
+      assertMatch(run.stderr, /is neither a process id nor a name .*nothing was run on calcbox/);
+      // The command ended: had the name reached the remote shell, the file would be there now.
+      const made = await Deno.stat(marker).then(() => true, () => false);
+      assert(!made, `the remote shell ran: ${marker} exists`);
+    } finally {
+      await Deno.remove(marker).catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("portal remote install, run by deno: says what to install, copies nothing", async () => {
   const dir = await Deno.makeTempDir({ prefix: "portal-install-" });
   try {
@@ -320,6 +343,8 @@ Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Porta
     dir: portal.dir,
     env: { PORTAL_HOST_box: box, PORTAL_SECRET_PW: "hunter2" },
   });
+  // A local process first: the ids here and there differ.
+  await client.spawn("true");
   const reply = await client.call("process_start", {
     command: "sh",
     args: ["-c", "echo from the box"],
@@ -330,6 +355,9 @@ Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Porta
   assertMatch(reply.output, /from the box/);
   const { processes } = await client.call("process_list");
   assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.host, "box");
+  // Every reply names the process by the id this client knows, the last one too.
+  const cleaned = await client.call("process_cleanup", { id: reply.id });
+  assertEquals([cleaned.id, cleaned.host], [reply.id, "box"]);
   // Unset, the same name is an ssh destination, which ssh cannot resolve.
   const unknown = await portal.fail("process_start", { command: "true", host: "box" });
   assertMatch(unknown, /ssh cannot reach box/);

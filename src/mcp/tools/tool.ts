@@ -136,7 +136,7 @@ export async function callTool(
     const run = async () => await tool.run(context, args, control) as Record<string, unknown>;
     const result = context.remote
       ? await context.remote.route(
-        tool.name,
+        tool,
         args as Record<string, unknown>,
         context.manager.session,
         control,
