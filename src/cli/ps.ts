@@ -2,7 +2,8 @@
  * `portal ps`: the processes of this user's host (of the database `--db` or
  * `PORTAL_DB_PATH` names, else the user's), every client's, for a person: id,
  * name, keep, state, command; and those it runs on other machines, as last
- * seen, with their HOST (`portal attach HOST:NAME` joins one). It never
+ * seen, with their HOST (`portal attach HOST:NAME` joins one; STATUS
+ * `unreachable` while that machine does not answer). It never
  * starts a host: with none running, it says so.
  *
  * @module
@@ -40,7 +41,8 @@ export function table(processes: ProcessSummary[]): string {
       String(p.id),
       visible(p.name ?? "-"),
       p.keep ? "yes" : "no",
-      p.status,
+      // A machine that did not answer the host's last look: its status is only as last seen.
+      p.unreachable ? "unreachable" : p.status,
       p.state,
       String(p.os_pid),
       visible(p.command),

@@ -124,6 +124,7 @@ class Host {
     }
     onShutdown(() => this.#stop());
     this.#shared.pool.onChange(() => this.#checkIdle());
+    this.#shared.remote.onChange(() => this.#checkIdle());
     this.#inbox = FdInbox.open(this.#address.socket);
     this.#listener = listenAt(this.#address.socket);
     console.error(

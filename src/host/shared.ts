@@ -19,7 +19,7 @@ import {
 } from "../core/store/database_file.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
 import { RecordStore } from "../core/store/record_store.ts";
-import { retentionDays } from "../env_vars.ts";
+import { readVar, REMOTE_UNREACHABLE_S, retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { keepTasksIn } from "../mcp/tasks/tasks.ts";
@@ -99,7 +99,11 @@ export class Shared {
           ),
       });
       this.#pool = new ProcessPool(this.store);
-      this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
+      this.remote = new Remotes(
+        () => this.#pool.takeId(),
+        () => runtimeDir(paths),
+        readVar(REMOTE_UNREACHABLE_S, paths) * 1000,
+      );
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
       keepTasksIn(this.#tasks, paths);
       // Hidden from every sandbox: Portal's own files (a program that reached the host's socket

@@ -21,6 +21,8 @@
  *   keep: false,
  *   policy: undefined,
  *   startedAt: new Date().toISOString(),
+ *   environment: undefined,
+ *   seenAt: Date.now(),
  * });
  * assert.equal(entry.id, 7);
  * assert.equal(ids.localOf("db1", 3), 7);
@@ -30,7 +32,7 @@
  * ```
  * @module
  */
-import type { Session } from "../core/process/pool.ts";
+import type { ClientEnvironment, Session } from "../core/process/pool.ts";
 import { type Policy, samePolicy } from "../core/policy/policy.ts";
 
 /** One remote process as this server knows it. */
@@ -45,8 +47,14 @@ export interface RemoteEntry {
   readonly policy: Policy | undefined;
   /** When it was started, as this server saw it. */
   readonly startedAt: string;
+  /** The environment of the client that started it: how its host is reached again. */
+  readonly environment: ClientEnvironment | undefined;
   /** Its line of the remote's process_list when last seen (with the local id). */
   summary?: Record<string, unknown>;
+  /** When its host last answered about it (ms since the epoch). */
+  seenAt: number;
+  /** Since when, and why, its host has not answered (unset while it answers). */
+  unreachable?: { since: string; why: string };
 }
 
 export class RemoteIds {

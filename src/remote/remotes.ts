@@ -12,10 +12,18 @@
  * A remote watch page's link (and so its token) is never asked for: it
  * stays on that machine.
  *
+ * What is known of a remote process is refreshed, never assumed: each
+ * process_list asks its host, and while kept remote processes are known the
+ * host asks their machines itself every minute (or a quarter of the window
+ * below, if shorter), through a link of its own closed after each look. A
+ * machine that does not answer leaves its processes listed as last seen,
+ * marked `unreachable` (since when, why); after `PORTAL_REMOTE_UNREACHABLE_S`
+ * without an answer they no longer keep this host up.
+ *
  * @module
  */
 import type { z } from "zod";
-import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
+import { processList, type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
@@ -35,15 +43,34 @@ export interface RoutedTool {
   output: z.ZodType;
 }
 
+/** process_list as this server asks it of a host by itself (to refresh what it knows). */
+const LIST: RoutedTool = { name: "process_list", output: processList };
+
+/** The longest between two looks at the machines of kept remote processes. */
+const CHECK_MS = 60_000;
+
 export class Remotes {
   readonly ids: RemoteIds;
   readonly #controlDir: () => string;
+  readonly #unreachableMs: number;
   readonly #links = new Map<Session, Map<string, Promise<RemoteLink>>>();
+  readonly #listeners = new Set<() => void>();
+  #checks: ReturnType<typeof setInterval> | undefined;
 
-  /** Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`. */
-  constructor(takeId: () => number, controlDir: () => string) {
+  /**
+   * Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`; a
+   * machine silent `unreachableMs` no longer keeps the host up for its kept processes.
+   */
+  constructor(takeId: () => number, controlDir: () => string, unreachableMs: number) {
     this.ids = new RemoteIds(takeId);
     this.#controlDir = controlDir;
+    this.#unreachableMs = unreachableMs;
+  }
+
+  /** Calls `listener` whenever what keeps the host up may have changed; returns how to stop. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
@@ -122,6 +149,8 @@ export class Remotes {
           keep: rest.keep === true,
           policy,
           startedAt: new Date().toISOString(),
+          environment: session.environment,
+          seenAt: Date.now(),
         });
         return entry.id;
       },
@@ -129,13 +158,43 @@ export class Remotes {
       tool.name,
     );
     entry!.summary = project(processSummary, local as ProcessSummary);
+    if (entry!.keep) this.#checkKept();
     return local;
   }
 
-  /** Whether a kept remote process runs, as last seen (this host stays up to reach it). */
+  /**
+   * Whether a kept remote process runs, as its machine said within the window: this host
+   * stays up to reach it.
+   */
   get keepsRunning(): boolean {
-    return this.ids.visibleTo({ seesAll: true })
-      .some((entry) => entry.keep && entry.summary?.status === "running");
+    const now = Date.now();
+    return this.ids.visibleTo({ seesAll: true }).some((entry) =>
+      entry.keep && entry.summary?.status === "running" &&
+      now - entry.seenAt < this.#unreachableMs
+    );
+  }
+
+  /** Looks at the machines of kept processes now and then, while there are any. */
+  #checkKept(): void {
+    if (this.#checks !== undefined) return;
+    const every = Math.max(100, Math.min(CHECK_MS, this.#unreachableMs / 4));
+    this.#checks = setInterval(async () => {
+      const kept = this.ids.visibleTo({ seesAll: true }).filter((entry) => entry.keep);
+      if (kept.length === 0) {
+        clearInterval(this.#checks);
+        this.#checks = undefined;
+      }
+      for (const host of new Set(kept.map((entry) => entry.host))) {
+        const mine = kept.filter((entry) => entry.host === host);
+        // A link of its own, as the first of them was reached; closed after the look.
+        const looker: Session = { environment: mine[0].environment, seesAll: true };
+        await this.#refresh(host, mine, looker, {});
+        await this.leave(looker);
+      }
+      for (const listener of this.#listeners) listener();
+    }, every);
+    // The looks keep nothing alive: the host decides on what they find.
+    Deno.unrefTimer(this.#checks);
   }
 
   /** The rows a watch page of `session` lists for its remote processes, as last seen. */
@@ -154,9 +213,7 @@ export class Remotes {
 
   /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
   known(): Record<string, unknown>[] {
-    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) =>
-      entry.summary ? [entry.summary] : []
-    );
+    return this.ids.visibleTo({ seesAll: true }).flatMap(shown);
   }
 
   async #relay(
@@ -238,24 +295,48 @@ export class Remotes {
   async #list(tool: RoutedTool, session: Session, control: CallControl): Promise<Result[]> {
     const entries = this.ids.visibleTo(session);
     const hosts = [...new Set(entries.map((entry) => entry.host))];
-    await Promise.all(hosts.map(async (host) => {
-      let processes: Result[];
-      try {
-        const link = await this.#link(session, host);
-        const reply = await link.call(tool.name, {}, control);
-        processes = this.#toLocal(tool, reply, host).processes as Result[];
-      } catch {
-        return; // Unreachable now (or its reply refused): listed as last seen; a call on one says why.
+    await Promise.all(
+      hosts.map((host) =>
+        this.#refresh(host, entries.filter((entry) => entry.host === host), session, control, tool)
+      ),
+    );
+    return entries.filter((entry) => this.ids.get(entry.id)).flatMap(shown);
+  }
+
+  /**
+   * `entries` (all on `host`) as its process_list, asked through `session`'s link, tells: each
+   * listed one's latest line; one no longer listed is gone there (an unkept one whose link
+   * dropped, one cleaned up) and forgotten here too. A host that does not answer (or whose
+   * reply is refused) leaves them as last seen, marked unreachable.
+   */
+  async #refresh(
+    host: string,
+    entries: RemoteEntry[],
+    session: Session,
+    control: CallControl,
+    tool = LIST,
+  ): Promise<void> {
+    let processes: Result[];
+    try {
+      const link = await this.#link(session, host);
+      const reply = await link.call(tool.name, {}, control);
+      processes = this.#toLocal(tool, reply, host).processes as Result[];
+    } catch (error) {
+      const since = new Date().toISOString();
+      for (const entry of entries) entry.unreachable ??= { since, why: (error as Error).message };
+      return;
+    }
+    const listed = new Map(processes.map((line) => [line.id as number, line]));
+    for (const entry of entries) {
+      const line = listed.get(entry.id);
+      if (line === undefined) {
+        this.ids.remove(entry.id);
+        continue;
       }
-      const listed = new Map(processes.map((line) => [line.id as number, line]));
-      for (const entry of entries.filter((entry) => entry.host === host)) {
-        const line = listed.get(entry.id);
-        if (line) entry.summary = line;
-        else this.ids.remove(entry.id);
-      }
-    }));
-    return entries.filter((entry) => this.ids.get(entry.id))
-      .flatMap((entry) => entry.summary ? [entry.summary] : []);
+      entry.summary = line;
+      entry.seenAt = Date.now();
+      entry.unreachable = undefined;
+    }
   }
 
   /**
@@ -293,4 +374,15 @@ export class Remotes {
       tool.name,
     );
   }
+}
+
+/** `entry`'s line as last seen, with since when and why its machine has not answered, if so. */
+function shown(entry: RemoteEntry): Result[] {
+  if (entry.summary === undefined) return [];
+  const { unreachable } = entry;
+  return [
+    unreachable
+      ? { ...entry.summary, unreachable: `since ${unreachable.since}: ${unreachable.why}` }
+      : entry.summary,
+  ];
 }

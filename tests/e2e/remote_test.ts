@@ -225,6 +225,35 @@ Deno.test({
 });
 
 Deno.test({
+  name: `${skipped}a kept program whose machine is gone is unreachable; the host ends after all`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const env = { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_REMOTE_UNREACHABLE_S: "2" };
+    await using portal = await Portal.start({ env });
+    const kept = await portal.call("process_start", {
+      command: "sleep",
+      args: ["600"],
+      host: machine.alias,
+      keep: true,
+    });
+    await machine[Symbol.asyncDispose]();
+    // process_list asks the machine: it says since when and why it is unreachable.
+    const { processes } = await portal.call("process_list");
+    const line = processes.find((p: Json) => p.id === kept.id);
+    assertEquals(line?.status, "running");
+    assertMatch(line?.unreachable ?? "", /^since \S+: ssh cannot reach calcbox/);
+    // A person's `portal ps` says so too.
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(ps.stdout, new RegExp(`^${kept.id}\\s+-\\s+yes\\s+unreachable\\s`, "m"));
+    // With no client, the host looks again, and ends once the machine was silent 2 s.
+    const host = hostPid(portal.dir)!;
+    await portal.client.close();
+    await waitFor("the host to end", () => !pidAlive(host), { timeoutMs: 15_000 });
+  },
+});
+
+Deno.test({
   name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
   ...onSharedMachine,
   async fn() {

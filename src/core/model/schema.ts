@@ -254,8 +254,15 @@ export const processSummary = z.object({
   inactive_duration_ms: z.number(),
   io_count: z.number(),
   host: z.string().optional(),
+  unreachable: z.string().optional().describe(
+    "On another machine that did not answer the last look: since when and why; status and " +
+      "state are as last seen.",
+  ),
 });
 export type ProcessSummary = z.infer<typeof processSummary>;
+
+/** What `process_list` answers. */
+export const processList = z.object({ processes: z.array(processSummary) });
 
 /** Everything known about a process (`process_inspect`; also what the store keeps). */
 export const processDetails = processSummary.extend({
