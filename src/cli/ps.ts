@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ProcessSummary } from "../core/model/schema.ts";
+import type { ProcessLine } from "../core/model/schema.ts";
 import { reachHost } from "../host/door.ts";
 import { VERSION } from "../version.ts";
 import { visible } from "./visible.ts";
@@ -26,14 +26,14 @@ export async function ps(env: Record<string, string>): Promise<number> {
     console.log("No Portal host is running for this records database: no processes.");
     return 0;
   }
-  const { processes } = await host.lines.json<{ processes: ProcessSummary[] }>();
+  const { processes } = await host.lines.json<{ processes: ProcessLine[] }>();
   host.conn.close();
   console.log(table(processes));
   return 0;
 }
 
 /** The processes as aligned columns under a header; what programs supplied, made {@link visible}. */
-export function table(processes: ProcessSummary[]): string {
+export function table(processes: ProcessLine[]): string {
   const remote = processes.some((p) => p.host !== undefined);
   const rows = [
     ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND", ...remote ? ["HOST"] : []],

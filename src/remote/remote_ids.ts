@@ -2,9 +2,8 @@
  * The processes this server runs on other machines: each one's local id
  * (from the server's one id counter, so it never meets a local process's)
  * and what it is there (host, remote id), which session started it, and
- * what it was when last seen. A session sees its own, and the kept ones, as
- * it sees local processes; a session under a policy only those started
- * under the same rules.
+ * what it was when last seen. Who sees which is the rule of local
+ * processes, the same function (session_view.ts's `sees`).
  *
  * @example
  * ```ts
@@ -33,7 +32,8 @@
  * @module
  */
 import type { ClientEnvironment, Session } from "../core/process/pool.ts";
-import { type Policy, samePolicy } from "../core/policy/policy.ts";
+import type { Policy } from "../core/policy/policy.ts";
+import { sees } from "../core/process/session_view.ts";
 
 /** One remote process as this server knows it. */
 export interface RemoteEntry {
@@ -94,10 +94,9 @@ export class RemoteIds {
     return [...this.#byId.values()].filter((entry) => this.sees(session, entry));
   }
 
+  /** Whether `session` sees `entry`: the one rule of local processes (session_view.ts). */
   sees(session: Session, entry: RemoteEntry): boolean {
-    if (session.seesAll === true || entry.owner === session) return true;
-    if (session.policy && !(entry.policy && samePolicy(session.policy, entry.policy))) return false;
-    return entry.owner === null || entry.keep;
+    return sees(session, entry);
   }
 
   /**

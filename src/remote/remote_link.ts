@@ -13,7 +13,7 @@
  * @module
  */
 import { Client, type Progress } from "@modelcontextprotocol/client";
-import { processState } from "../core/model/schema.ts";
+import { processState, PROGRESS_STATE_META } from "../core/model/schema.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { PortalError } from "../errors.ts";
 import { MAX_TIMEOUT_MS, WAIT_MS } from "../limits.ts";
@@ -133,15 +133,18 @@ export class RemoteLink {
     id?: number,
   ): Promise<Record<string, unknown>> {
     const { onProgress, askSecret } = control;
-    // The remote's progress (a long wait) goes on to this call's client, in the same words.
+    // The remote's progress (a long wait) goes on to this call's client; the program's state
+    // comes structured (a remote too old to send it reads as running).
     const onprogress = onProgress && id !== undefined &&
-      (({ progress, total, message }: Progress) =>
+      (({ progress, total, _meta }: Progress & { _meta?: Record<string, unknown> }) => {
+        const state = processState.safeParse(_meta?.[PROGRESS_STATE_META]);
         onProgress({
           id,
           elapsedMs: progress,
           totalMs: total ?? 0,
-          state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
-        }));
+          state: state.success ? state.data : "running",
+        });
+      });
     const waitMs = typeof args.wait_ms === "number" ? args.wait_ms : WAIT_MS.default;
     const late = this.#deadline(waitMs + CALL_MARGIN_MS);
     const signal = control.signal ? AbortSignal.any([control.signal, late.signal]) : late.signal;

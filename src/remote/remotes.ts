@@ -23,7 +23,13 @@
  * @module
  */
 import type { z } from "zod";
-import { processList, type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
+import {
+  processDetails,
+  processList,
+  type ProcessSummary,
+  processSummary,
+  project,
+} from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
@@ -37,14 +43,36 @@ import { transportOf } from "./transports.ts";
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
-/** A tool as a call's route needs it: its name, and the schema of its reply. */
+/**
+ * What a tool's call acts on, declared once by each tool, as tmux's command table declares
+ * `.target`; a call is routed by it, never by the tool's name:
+ * - `process`: the process `id` names, wherever it runs (on another machine: relayed there);
+ * - `process_removed`: the same, and the process is forgotten after (process_cleanup);
+ * - `process_here`: the process `id` names if any, here only (one on another machine is
+ *   refused, saying where to go instead: process_watch);
+ * - `start`: a new process, on the machine `host` names if any;
+ * - `list`: every process the client sees: this server's and each machine's, merged;
+ * - `kill_all`: every process the client started: here, then on each machine, merged;
+ * - `none`: no process (the program registry).
+ */
+export type Target =
+  | "process"
+  | "process_removed"
+  | "process_here"
+  | "start"
+  | "list"
+  | "kill_all"
+  | "none";
+
+/** A tool as a call's route needs it: its name, its target, and the schema of its reply. */
 export interface RoutedTool {
   name: string;
+  target: Target;
   output: z.ZodType;
 }
 
 /** process_list as this server asks it of a host by itself (to refresh what it knows). */
-const LIST: RoutedTool = { name: "process_list", output: processList };
+const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
 
 /** The longest between two looks at the machines of kept remote processes. */
 const CHECK_MS = 60_000;
@@ -84,21 +112,22 @@ export class Remotes {
     control: CallControl,
     local: () => Promise<Result>,
   ): Promise<Result> {
-    if (tool.name === "process_start" && typeof args.host === "string") {
+    const { target } = tool;
+    if (target === "start" && typeof args.host === "string") {
       return await this.#start(tool, args, session, control);
     }
-    const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
+    const named = target === "process" || target === "process_removed" ||
+      target === "process_here";
+    const entry = named && typeof args.id === "number" ? this.ids.get(args.id) : undefined;
     if (entry && this.ids.sees(session, entry)) {
       return await this.#relay(tool, args, entry, session, control);
     }
     const result = await local();
-    if (tool.name === "process_list") {
+    if (target === "list") {
       const processes = result.processes as Result[];
       return { ...result, processes: [...processes, ...await this.#list(tool, session, control)] };
     }
-    if (tool.name === "process_kill_all") {
-      return await this.#killAll(tool, result, session, control);
-    }
+    if (target === "kill_all") return await this.#killAll(tool, result, session, control);
     return result;
   }
 
@@ -133,7 +162,7 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, host);
-    const reply = await link.call("process_start", rest, control);
+    const reply = await link.call(tool.name, rest, control);
     // The new process's id is the reply's: it is the one id it may name.
     const remoteId = (reply as { id?: unknown }).id;
     let entry: RemoteEntry | undefined;
@@ -223,7 +252,7 @@ export class Remotes {
     session: Session,
     control: CallControl,
   ): Promise<Result> {
-    if (tool.name === "process_watch") {
+    if (tool.target === "process_here") {
       throw new PortalError(
         `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
           `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
@@ -248,14 +277,16 @@ export class Remotes {
       entry.host,
       tool.name,
     );
-    if (tool.name === "process_cleanup") this.ids.remove(entry.id);
+    if (tool.target === "process_removed") this.ids.remove(entry.id);
     // What the reply tells of the process (a kill's status, a step's state) is its latest.
     if (entry.summary) {
       for (const key of ["status", "state"]) {
         if (typeof local[key] === "string") entry.summary[key] = local[key];
       }
     }
-    return tool.name === "process_inspect" ? { ...local, remote_version: link.version } : local;
+    // Everything known of a process (process_inspect's schema) says which Portal answered: its
+    // version may word things differently.
+    return tool.output === processDetails ? { ...local, remote_version: link.version } : local;
   }
 
   /**

@@ -4,6 +4,7 @@ import { processList as output } from "../../core/model/schema.ts";
 
 export const processList = defineTool({
   name: "process_list",
+  target: "list",
   title: "List processes",
   description:
     "The processes this client sees (its own, kept ones; sessionless HTTP: all): status and state.",
