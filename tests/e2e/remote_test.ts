@@ -9,9 +9,7 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
-import { delay } from "../../src/async.ts";
-import { HOST_GRACE_MS } from "../../src/limits.ts";
+import { hostLogs, hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
 import { type RemoteMachine, remoteMachine } from "../../dev/remote_machine.ts";
 import { sshdAvailable } from "../../dev/sshd.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -38,20 +36,26 @@ Deno.test.afterAll(async () => {
 /** Its sshd outlives each test: no check for leaked ops or resources. */
 const onSharedMachine = { ignore, sanitizeOps: false, sanitizeResources: false };
 
+/** A python3 on the shared machine, started by a new client: the client and the reply. */
+async function remotePython(extra: Record<string, unknown> = {}) {
+  const machine = await sharedMachine();
+  const portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+  const started = await portal.call("process_start", {
+    command: "python3",
+    host: machine.alias,
+    pty: true,
+    wait: "ready",
+    ...extra,
+  });
+  return { machine, portal, started };
+}
+
 Deno.test({
-  name: `${skipped}a kept python on another machine runs as its user and answers 6*7`,
+  name: `${skipped}a python on another machine runs as its user and answers 6*7, by the local id`,
   ...onSharedMachine,
   async fn() {
-    const machine = await sharedMachine();
-    await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
-    const started = await portal.call("process_start", {
-      command: "python3",
-      host: machine.alias,
-      pty: true,
-      keep: true,
-      name: "calc",
-      wait: "ready",
-    });
+    const { machine, portal, started } = await remotePython();
+    await using _ = portal;
     assertEquals(started.host, machine.alias);
     const uid = await portal.call("process_write", {
       id: started.id,
@@ -59,40 +63,76 @@ Deno.test({
     });
     assertMatch(uid.output, new RegExp(`\\b${machine.uid}\\b`));
     const answer = await portal.call("process_write", { id: started.id, content: "6*7\n" });
-    assertEquals(answer.id, started.id);
+    assertEquals([answer.id, answer.host], [started.id, machine.alias]);
     assertMatch(answer.output, /\b42\b/);
-    // Readiness is the remote kernel's: a pause is not the end of a step.
+  },
+});
+
+Deno.test({
+  name: `${skipped}readiness on another machine is its kernel's: a pause does not end a step`,
+  ...onSharedMachine,
+  async fn() {
+    const { portal, started } = await remotePython();
+    await using _ = portal;
     const paused = await portal.call("process_write", {
       id: started.id,
       content: "import time; print('a'); time.sleep(0.8); print('b')\n",
     });
     assertMatch(paused.output, /a\s+b/);
-    // A long wait there reports its progress here, as a local one does.
-    const notes: { message?: string }[] = [];
+  },
+});
+
+Deno.test({
+  name: `${skipped}a long wait on another machine reports its progress here, its state structured`,
+  ...onSharedMachine,
+  async fn() {
+    const { portal, started } = await remotePython();
+    await using _ = portal;
+    const notes: { message?: string; _meta?: Record<string, unknown> }[] = [];
     await portal.client.callTool(
-      { name: "process_write", arguments: { id: started.id, content: "time.sleep(2.5)\n" } },
+      {
+        name: "process_write",
+        arguments: { id: started.id, content: "import time; time.sleep(2.5)\n" },
+      },
       undefined,
       { onprogress: (note: { message?: string }) => notes.push(note) },
     );
     assert(notes.length > 0, "progress came through");
     assertMatch(notes[0].message ?? "", /^waited \d s of 10 s; running/);
+    assertEquals(notes[0]._meta?.["io.portal/state"], "running");
+  },
+});
+
+Deno.test({
+  name: `${skipped}a kept remote program is in process_list and portal ps, with its host`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "calc" });
+    await using _ = portal;
     const { processes } = await portal.call("process_list");
     const calc = processes.find((p: { id: number }) => p.id === started.id);
-    assert(calc, JSON.stringify(processes));
-    assertEquals([calc.host, calc.name, calc.status], [machine.alias, "calc", "running"]);
-
-    // A person sees it in `portal ps` and joins it with `portal attach HOST:NAME` (ssh -t there).
+    assertEquals([calc?.host, calc?.name, calc?.status], [machine.alias, "calc", "running"]);
     const ps = await runCli(portal.dir, ["ps"]);
     assertMatch(
       ps.stdout,
       new RegExp(`^${started.id}\\s+calc\\s.*python3\\s+${machine.alias}$`, "m"),
     );
+    await portal.call("process_kill", { id: started.id });
+  },
+});
+
+Deno.test({
+  name: `${skipped}portal attach HOST:NAME joins a remote program from a terminal; Ctrl+] leaves`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "joined" });
+    await using _ = portal;
     const env = await serverEnv(portal.dir, { env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
     await using pane = await Pane.open(portal.dir, [
       Deno.execPath(),
-      ...["run", "-A", MAIN, "attach", `${machine.alias}:calc`],
+      ...["run", "-A", MAIN, "attach", `${machine.alias}:joined`],
     ], env);
-    await pane.until("the banner and the prompt", (t) => t.includes("attached to calc"));
+    await pane.until("the banner and the prompt", (t) => t.includes("attached to joined"));
     await pane.keys("print(6*7+1)", "Enter");
     await pane.until("python's answer", (t) => /^43$/m.test(t));
     await pane.keys("C-]");
@@ -201,11 +241,13 @@ Deno.test({
     assertEquals([listed.includes(calc.id), listed.includes(nap.id)], [true, false]);
     const localHost = hostPid(portal.dir)!;
     await portal.client.close();
-    // No client, no kept local process: the host stays for the kept remote one, past its grace.
-    await delay(HOST_GRACE_MS + 1000);
-    assert(pidAlive(localHost), "the host outlived its grace for calc");
+    // No client, no kept local process: the host stays for the kept remote one, and says so.
+    await waitFor("the host to stay for calc", () => hostLogs(portal.dir), {
+      until: (log) => log.includes("no client: the host stays for its kept processes (on other"),
+    });
 
     await using next = await Portal.start({ env, dir: portal.dir });
+    assertEquals(hostPid(portal.dir), localHost, "the same host: it stayed");
     const { processes } = await next.call("process_list");
     const found = processes.find((p: { name: string }) => p.name === "calc");
     assertEquals([found?.host, found?.status], [host, "running"]);
