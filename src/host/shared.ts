@@ -47,7 +47,7 @@ export function openShared(
       // One file for every client: ended processes leave it after the retention period, as
       // old per-server files do.
       shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
-      const adopted = shared.pool.adoptEarlier();
+      const adopted = shared.pool.adoptEarlier() + shared.remote.adoptEarlier();
       if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
     }
     return shared;
@@ -101,6 +101,7 @@ export class Shared {
       this.#pool = new ProcessPool(this.store);
       this.remote = new Remotes(
         () => this.#pool.takeId(),
+        this.store,
         () => runtimeDir(paths),
         readVar(REMOTE_UNREACHABLE_S, paths) * 1000,
       );

@@ -12,6 +12,10 @@
  * A remote watch page's link (and so its token) is never asked for: it
  * stays on that machine.
  *
+ * Each remote process has its row in the records database, as a local one
+ * (`host`, `remote_id`: where it runs), so a later host of the same database
+ * takes the kept ones over (they outlive it there), with the same ids.
+ *
  * What is known of a remote process is refreshed, never assumed: each
  * process_list asks its host, and while kept remote processes are known the
  * host asks their machines itself every minute (or a quarter of the window
@@ -22,7 +26,6 @@
  *
  * @module
  */
-import type { z } from "zod";
 import {
   processDetails,
   processList,
@@ -35,41 +38,14 @@ import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
 import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";
-import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
+import { type RemoteEntry, RemoteIds, type RemoteRows } from "./remote_ids.ts";
 import { RemoteLink } from "./remote_link.ts";
 import { relayedReply } from "./relayed_reply.ts";
+import type { RoutedTool } from "./target.ts";
 import { transportOf } from "./transports.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
-
-/**
- * What a tool's call acts on, declared once by each tool, as tmux's command table declares
- * `.target`; a call is routed by it, never by the tool's name:
- * - `process`: the process `id` names, wherever it runs (on another machine: relayed there);
- * - `process_removed`: the same, and the process is forgotten after (process_cleanup);
- * - `process_here`: the process `id` names if any, here only (one on another machine is
- *   refused, saying where to go instead: process_watch);
- * - `start`: a new process, on the machine `host` names if any;
- * - `list`: every process the client sees: this server's and each machine's, merged;
- * - `kill_all`: every process the client started: here, then on each machine, merged;
- * - `none`: no process (the program registry).
- */
-export type Target =
-  | "process"
-  | "process_removed"
-  | "process_here"
-  | "start"
-  | "list"
-  | "kill_all"
-  | "none";
-
-/** A tool as a call's route needs it: its name, its target, and the schema of its reply. */
-export interface RoutedTool {
-  name: string;
-  target: Target;
-  output: z.ZodType;
-}
 
 /** process_list as this server asks it of a host by itself (to refresh what it knows). */
 const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
@@ -86,13 +62,37 @@ export class Remotes {
   #checks: ReturnType<typeof setInterval> | undefined;
 
   /**
-   * Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`; a
-   * machine silent `unreachableMs` no longer keeps the host up for its kept processes.
+   * Ids from `takeId` (the server's one counter), rows kept in `rows`; ssh's control sockets
+   * in `controlDir()`; a machine silent `unreachableMs` no longer keeps the host up for its
+   * kept processes.
    */
-  constructor(takeId: () => number, controlDir: () => string, unreachableMs: number) {
-    this.ids = new RemoteIds(takeId);
+  constructor(
+    takeId: () => number,
+    rows: RemoteRows,
+    controlDir: () => string,
+    unreachableMs: number,
+  ) {
+    this.ids = new RemoteIds(takeId, rows);
     this.#controlDir = controlDir;
     this.#unreachableMs = unreachableMs;
+  }
+
+  /**
+   * Takes over the kept remote processes an earlier host left in the database (see
+   * RemoteIds.adoptEarlier); returns how many.
+   */
+  adoptEarlier(): number {
+    const adopted = this.ids.adoptEarlier();
+    if (adopted > 0) this.#checkKept();
+    return adopted;
+  }
+
+  /**
+   * Whether a kept remote process runs, as its machine said within the window: this host
+   * stays up to reach it.
+   */
+  get keepsRunning(): boolean {
+    return this.ids.keepsRunning(this.#unreachableMs);
   }
 
   /** Calls `listener` whenever what keeps the host up may have changed; returns how to stop. */
@@ -187,20 +187,10 @@ export class Remotes {
       tool.name,
     );
     entry!.summary = project(processSummary, local as ProcessSummary);
+    // Its id, once handed out, must outlive a crash of this host, as a local one's.
+    this.ids.save(entry!, { now: true });
     if (entry!.keep) this.#checkKept();
     return local;
-  }
-
-  /**
-   * Whether a kept remote process runs, as its machine said within the window: this host
-   * stays up to reach it.
-   */
-  get keepsRunning(): boolean {
-    const now = Date.now();
-    return this.ids.visibleTo({ seesAll: true }).some((entry) =>
-      entry.keep && entry.summary?.status === "running" &&
-      now - entry.seenAt < this.#unreachableMs
-    );
   }
 
   /** Looks at the machines of kept processes now and then, while there are any. */
@@ -228,21 +218,12 @@ export class Remotes {
 
   /** The rows a watch page of `session` lists for its remote processes, as last seen. */
   listed(session: Session): ListedProcess[] {
-    return this.ids.visibleTo(session).flatMap((entry) => {
-      const s = entry.summary as ProcessSummary | undefined;
-      if (s === undefined) return [];
-      return [{
-        ...{ id: entry.id, name: s.name, command: s.command, args: [], pty: s.pty },
-        ...{ status: s.status, state: s.state, controlled_by: s.controlled_by },
-        ...{ started_at: entry.startedAt, ended_at: null, exit_code: null, exit_signal: null },
-        ...{ cols: null, rows: null, policy: null, host: entry.host },
-      }];
-    });
+    return this.ids.listed(session);
   }
 
   /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
   known(): Record<string, unknown>[] {
-    return this.ids.visibleTo({ seesAll: true }).flatMap(shown);
+    return this.ids.known();
   }
 
   async #relay(
@@ -279,10 +260,11 @@ export class Remotes {
     );
     if (tool.target === "process_removed") this.ids.remove(entry.id);
     // What the reply tells of the process (a kill's status, a step's state) is its latest.
-    if (entry.summary) {
+    if (entry.summary && this.ids.get(entry.id)) {
       for (const key of ["status", "state"]) {
         if (typeof local[key] === "string") entry.summary[key] = local[key];
       }
+      this.ids.save(entry);
     }
     // Everything known of a process (process_inspect's schema) says which Portal answered: its
     // version may word things differently.
@@ -331,7 +313,9 @@ export class Remotes {
         this.#refresh(host, entries.filter((entry) => entry.host === host), session, control, tool)
       ),
     );
-    return entries.filter((entry) => this.ids.get(entry.id)).flatMap(shown);
+    return entries.filter((entry) => this.ids.get(entry.id)).flatMap((entry) =>
+      this.ids.shown(entry)
+    );
   }
 
   /**
@@ -367,6 +351,7 @@ export class Remotes {
       entry.summary = line;
       entry.seenAt = Date.now();
       entry.unreachable = undefined;
+      this.ids.save(entry);
     }
   }
 
@@ -405,15 +390,4 @@ export class Remotes {
       tool.name,
     );
   }
-}
-
-/** `entry`'s line as last seen, with since when and why its machine has not answered, if so. */
-function shown(entry: RemoteEntry): Result[] {
-  if (entry.summary === undefined) return [];
-  const { unreachable } = entry;
-  return [
-    unreachable
-      ? { ...entry.summary, unreachable: `since ${unreachable.since}: ${unreachable.why}` }
-      : entry.summary,
-  ];
 }

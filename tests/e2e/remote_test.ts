@@ -9,7 +9,15 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostLogs, hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
+import {
+  endHost,
+  hostLogs,
+  hostPid,
+  type Json,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../../dev/portal_client.ts";
 import { type RemoteMachine, remoteMachine } from "../../dev/remote_machine.ts";
 import { sshdAvailable } from "../../dev/sshd.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -138,6 +146,31 @@ Deno.test({
     await pane.keys("C-]");
     await pane.until("the detach", (t) => /\[exit 0\]/.test(t));
     await portal.call("process_kill", { id: started.id });
+  },
+});
+
+Deno.test({
+  name: `${skipped}a restarted host finds a kept remote program again, by the same id`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "again" });
+    await using _ = portal;
+    await portal.call("process_write", { id: started.id, content: "x = 6*7\n" });
+    await portal.client.close();
+    await endHost(portal.dir);
+    // A new host of the same database: the row says where the program runs.
+    await using next = await Portal.start({
+      dir: portal.dir,
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand },
+    });
+    const { processes } = await next.call("process_list");
+    const found = processes.find((p: Json) => p.id === started.id);
+    assertEquals([found?.host, found?.name, found?.status], [machine.alias, "again", "running"]);
+    const step = await next.call("process_write", { id: started.id, content: "x\n" });
+    assertMatch(step.output, /\b42\b/);
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(ps.stdout, new RegExp(`^${started.id}\\s+again\\s.*${machine.alias}$`, "m"));
+    await next.call("process_kill", { id: started.id });
   },
 });
 

@@ -68,10 +68,7 @@ export const processState = z.enum([
 ]);
 export type ProcessState = z.infer<typeof processState>;
 
-/**
- * The `_meta` key of a wait's progress notification that carries the program's state
- * (a relay reads it there, never from the message's words).
- */
+/** The `_meta` key of a wait's progress that carries the state (never read from its words). */
 export const PROGRESS_STATE_META = "io.portal/state";
 
 /** Why a call returned: the program became ready, expect matched, it exited, the bound passed. */
