@@ -21,6 +21,21 @@ import { ChildTransport } from "./child_transport.ts";
 import { SecretRelay } from "./secret_relay.ts";
 import type { Transport } from "./transports.ts";
 
+/**
+ * The remote Portal's own tool error: its words, unchanged (they name its own ids), and the
+ * machine that said them.
+ */
+export class RemoteRefusal extends PortalError {
+  readonly host: string;
+  readonly said: string;
+
+  constructor(host: string, said: string) {
+    super(`${host}: ${said}`);
+    this.host = host;
+    this.said = said;
+  }
+}
+
 /** The bound on opening a link (ssh's ConnectTimeout is 10 s of it): the issue's 15 s. */
 export const OPEN_TIMEOUT_MS = 14_000;
 
@@ -177,7 +192,7 @@ export class RemoteLink {
       }
       const text = (result.content as { type: string; text?: string }[])
         .map((block) => block.text ?? "").join("\n");
-      if (result.isError) throw new PortalError(`${this.host}: ${text}`);
+      if (result.isError) throw new RemoteRefusal(this.host, text);
       return (result.structuredContent ?? {}) as Record<string, unknown>;
     });
   }

@@ -39,7 +39,7 @@ import { childEnvironment } from "../environment.ts";
 import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds, type RemoteRows } from "./remote_ids.ts";
-import { RemoteLink } from "./remote_link.ts";
+import { RemoteLink, RemoteRefusal } from "./remote_link.ts";
 import { relayedReply } from "./relayed_reply.ts";
 import type { RoutedTool } from "./target.ts";
 import { transportOf } from "./transports.ts";
@@ -242,14 +242,14 @@ export class Remotes {
     }
     const link = await this.#link(session, entry.host);
     const reply = await link.call(tool.name, { ...args, id: entry.remoteId }, control, entry.id)
-      .catch(
-        (error) => {
-          // The remote words its own id: the agent knows this one.
-          if (!(error instanceof PortalError)) throw error;
-          const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
-          throw new PortalError(error.message.replace(named, `process ${entry.id}`));
-        },
-      );
+      .catch((error) => {
+        // The remote words its own ids: its words stay as they are, said to be about this one.
+        if (!(error instanceof RemoteRefusal)) throw error;
+        throw new PortalError(
+          `Process ${entry.id} is process ${entry.remoteId} on ${entry.host}, which answered: ` +
+            error.said,
+        );
+      });
     // The reply is about this process: its id is the one it may name.
     const local = relayedReply(
       tool.output,
