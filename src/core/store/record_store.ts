@@ -61,7 +61,7 @@ import {
 } from "./tables.ts";
 import { PendingRecords } from "./pending_records.ts";
 import { ProcessesTable, type ProcessRow, type TerminalSize } from "./processes_table.ts";
-import type { ProcessDetails, Source } from "../model/schema.ts";
+import type { Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
 /**
