@@ -8,7 +8,7 @@
  * @module
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
-import { type Json, Portal } from "../../dev/portal_client.ts";
+import { type Json, MAIN, Portal } from "../../dev/portal_client.ts";
 import { fileURLToPath } from "node:url";
 
 const HOSTILE = fileURLToPath(new URL("../../dev/hostile_remote.ts", import.meta.url));
@@ -72,4 +72,31 @@ Deno.test("a remote's reply whose id and host are not Portal's is refused", asyn
   assertMatch(message, /^evil's reply to process_start is not a Portal reply \(id: .*\): refused/);
   const { processes } = await portal.call("process_list");
   assertEquals(processes, []);
+});
+
+Deno.test("a Portal's largest reply, a million characters, comes through the link whole", async () => {
+  await using portal = await Portal.start();
+  // The other side is a second Portal on stdio: the bound is far above what it can send.
+  const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
+  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_HOST_box: box } });
+  const esc = "printf '\\033%.0s' $(seq 1 200000)";
+  const started = await client.call("process_start", {
+    command: "sh",
+    args: ["-c", `head -c 800000 /dev/zero | tr '\\0' x; ${esc}; echo; echo END`],
+    host: "box",
+    wait: "exit",
+    max_chars: 10,
+  });
+  const read = await client.call("process_read", {
+    id: started.id,
+    duration: 3600,
+    unit: "s",
+    max_chars: 1_000_000,
+  });
+  const text = read.records.map((r: Json) => r.content).join("");
+  assertEquals([read.id, read.host], [started.id, "box"]);
+  // The newest million characters: the x's, then 200,000 ESCs (6 bytes each in JSON), END.
+  const escapes = text.split("\x1b").length - 1;
+  assertEquals([text.length, escapes, text.endsWith("\nEND\n")], [1_000_000, 200_000, true]);
+  assert(/^x+\x1b/.test(text), "the x's come first");
 });
