@@ -166,7 +166,7 @@ class Host {
       } else if (hello.role === "ps") {
         const processes = [
           ...this.#shared.manager({ seesAll: true }).list(),
-          ...this.#shared.remote.known(),
+          ...this.#shared.remote.ids.known(),
         ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));

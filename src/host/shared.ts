@@ -125,7 +125,7 @@ export class Shared {
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));
-      watch.listElsewhere((source) => source.session ? this.remote.listed(source.session) : []);
+      watch.listElsewhere((source) => source.session ? this.remote.ids.listed(source.session) : []);
       this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
     } catch (error) {
       this.#file.release();

@@ -1,28 +1,22 @@
 /**
- * Where a tool call goes: to this server's processes, or to another
- * machine's Portal. `process_start` with `host` starts the program there;
- * a call whose `id` is a remote process's is relayed with the remote id,
- * and its reply comes back with the local id (and `host`); `process_list`
- * adds the remote processes the session sees. Each session has its own
- * link per host (ssh multiplexes them onto one connection), so a session
- * that ends ends its unkept remote programs as a local client's would;
- * a call for a kept one after its link dropped, or from another session,
- * opens a link first (within the call: at most 15 s).
+ * Where a tool call goes, by its tool's declared target (target.ts): this
+ * server's processes or another machine's Portal, both a {@link ProcessSource}.
+ * `process_start` with `host` starts the program there; a call whose `id` is a
+ * remote process's is relayed with the remote id, its reply back in local ids
+ * (and `host`); `process_list` and `process_kill_all` merge every machine's.
+ * Each session has its own link per host (ssh multiplexes them onto one
+ * connection), so a session that ends ends its unkept remote programs as a
+ * local client's would; a call for a kept one after its link dropped, or from
+ * another session, opens a link first (within the call: at most 15 s). A
+ * remote watch page's link (and its token) is never asked for.
  *
- * A remote watch page's link (and so its token) is never asked for: it
- * stays on that machine.
- *
- * Each remote process has its row in the records database, as a local one
- * (`host`, `remote_id`: where it runs), so a later host of the same database
- * takes the kept ones over (they outlive it there), with the same ids.
- *
- * What is known of a remote process is refreshed, never assumed: each
- * process_list asks its host, and while kept remote processes are known the
- * host asks their machines itself every minute (or a quarter of the window
- * below, if shorter), through a link of its own closed after each look. A
- * machine that does not answer leaves its processes listed as last seen,
- * marked `unreachable` (since when, why); after `PORTAL_REMOTE_UNREACHABLE_S`
- * without an answer they no longer keep this host up.
+ * What is known of a remote process (remote_ids.ts) is refreshed, never
+ * assumed: each process_list asks its host, and while kept remote processes
+ * are known the host looks at their machines itself every minute (or a
+ * quarter of the window, if shorter), through a link of its own closed after
+ * each look. Unanswered, they are listed as last seen, marked `unreachable`;
+ * after `PORTAL_REMOTE_UNREACHABLE_S` without an answer they no longer keep
+ * this host up.
  *
  * @module
  */
@@ -36,7 +30,6 @@ import {
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
-import type { ListedProcess } from "../watch/scope.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds, type RemoteRows } from "./remote_ids.ts";
 import { RemoteLink, RemoteRefusal } from "./remote_link.ts";
@@ -46,6 +39,14 @@ import { transportOf } from "./transports.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
+
+/**
+ * Where a call's answer comes from: this server's own processes (the tool's handler), or one
+ * machine's Portal (through the session's link there); each answers in this server's ids.
+ */
+export interface ProcessSource {
+  answer(tool: RoutedTool, args: Args, control: CallControl): Promise<Result>;
+}
 
 /** process_list as this server asks it of a host by itself (to refresh what it knows). */
 const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
@@ -102,8 +103,9 @@ export class Remotes {
   }
 
   /**
-   * Runs the call `tool(args)` of `session`: relayed when it concerns
-   * another machine, else `local()`.
+   * Runs the call `tool(args)` of `session` where its target is: on this server (`local()`),
+   * on one machine, or on this server and each machine its processes run on, the answers
+   * merged (their lists one after the other).
    */
   async route(
     tool: RoutedTool,
@@ -112,23 +114,70 @@ export class Remotes {
     control: CallControl,
     local: () => Promise<Result>,
   ): Promise<Result> {
-    const { target } = tool;
-    if (target === "start" && typeof args.host === "string") {
-      return await this.#start(tool, args, session, control);
+    const here: ProcessSource = { answer: local };
+    const sources = this.#sources(tool, args, session, here);
+    const replies = await Promise.all(sources.map((source) => source.answer(tool, args, control)));
+    const merged = { ...replies[0] };
+    for (const reply of replies.slice(1)) {
+      for (const [key, list] of Object.entries(reply)) {
+        if (Array.isArray(list)) merged[key] = [...merged[key] as unknown[] ?? [], ...list];
+      }
     }
-    const named = target === "process" || target === "process_removed" ||
-      target === "process_here";
-    const entry = named && typeof args.id === "number" ? this.ids.get(args.id) : undefined;
-    if (entry && this.ids.sees(session, entry)) {
-      return await this.#relay(tool, args, entry, session, control);
+    return merged;
+  }
+
+  /** Where `tool(args)` of `session` is answered, by the tool's declared target. */
+  #sources(tool: RoutedTool, args: Args, session: Session, here: ProcessSource): ProcessSource[] {
+    const machine = (host: string): ProcessSource => ({
+      answer: (tool, args, control) => this.#onMachine(host, tool, args, session, control),
+    });
+    const visible = this.ids.visibleTo(session);
+    switch (tool.target) {
+      case "start":
+        return typeof args.host === "string" ? [machine(args.host)] : [here];
+      case "process":
+      case "process_removed":
+      case "process_here": {
+        const entry = visible.find((entry) => entry.id === args.id);
+        return entry ? [machine(entry.host)] : [here];
+      }
+      case "list":
+      case "kill_all": {
+        // A kill_all there ends what this session's link started; a list shows all it sees.
+        const mine = visible.filter((e) => tool.target === "list" || e.owner === session);
+        return [here, ...new Set(mine.map((entry) => entry.host))].map((source) =>
+          typeof source === "string" ? machine(source) : source
+        );
+      }
+      case "none":
+        return [here];
     }
-    const result = await local();
-    if (target === "list") {
-      const processes = result.processes as Result[];
-      return { ...result, processes: [...processes, ...await this.#list(tool, session, control)] };
+  }
+
+  /** `tool(args)` of `session` answered by the Portal on `host`, in this server's ids. */
+  async #onMachine(
+    host: string,
+    tool: RoutedTool,
+    args: Args,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
+    switch (tool.target) {
+      case "start":
+        return await this.#start(tool, args, session, control);
+      case "list": {
+        // What the host no longer lists is gone there (an unkept one whose link dropped, one
+        // cleaned up): forgotten here too; what it cannot be asked about is as last seen.
+        const entries = this.ids.visibleTo(session).filter((entry) => entry.host === host);
+        await this.#refresh(host, entries, session, control, tool);
+        const known = entries.filter((entry) => this.ids.get(entry.id));
+        return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
+      }
+      case "kill_all":
+        return await this.#killAll(host, tool, session, control);
+      default:
+        return await this.#relay(tool, args, this.ids.get(args.id as number)!, session, control);
     }
-    if (target === "kill_all") return await this.#killAll(tool, result, session, control);
-    return result;
   }
 
   /** The links of the session that ended are closed: its unkept remote programs end there. */
@@ -172,13 +221,8 @@ export class Remotes {
       (id) => {
         if (id !== remoteId) return undefined;
         entry ??= this.ids.add({
-          host,
-          remoteId: id,
-          owner: session,
-          keep: rest.keep === true,
-          policy,
-          startedAt: new Date().toISOString(),
-          environment: session.environment,
+          ...{ host, remoteId: id, owner: session, keep: rest.keep === true, policy },
+          ...{ startedAt: new Date().toISOString(), environment: session.environment },
           seenAt: Date.now(),
         });
         return entry.id;
@@ -214,16 +258,6 @@ export class Remotes {
     }, every);
     // The looks keep nothing alive: the host decides on what they find.
     Deno.unrefTimer(this.#checks);
-  }
-
-  /** The rows a watch page of `session` lists for its remote processes, as last seen. */
-  listed(session: Session): ListedProcess[] {
-    return this.ids.listed(session);
-  }
-
-  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
-  known(): Record<string, unknown>[] {
-    return this.ids.known();
   }
 
   async #relay(
@@ -272,50 +306,23 @@ export class Remotes {
   }
 
   /**
-   * process_kill_all: after this server's, each machine where `session` has started programs
-   * kills those of its link there; the outcomes merged, with local ids.
+   * process_kill_all on `host`: it kills what `session`'s link there started; if it cannot be
+   * reached, each of those is a failure, saying why.
    */
   async #killAll(
+    host: string,
     tool: RoutedTool,
-    local: Result,
     session: Session,
     control: CallControl,
   ): Promise<Result> {
-    const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
-    const merged = { ...local } as Record<string, unknown[]>;
-    for (const host of new Set(mine.map((entry) => entry.host))) {
-      let outcome: Result;
-      try {
-        const link = await this.#link(session, host);
-        outcome = this.#toLocal(tool, await link.call(tool.name, {}, control), host);
-      } catch (error) {
-        const failed = mine.filter((entry) => entry.host === host)
-          .map((entry) => ({ id: entry.id, error: (error as Error).message }));
-        outcome = { failed };
-      }
-      for (const [key, list] of Object.entries(outcome)) {
-        if (Array.isArray(list)) merged[key] = [...merged[key] ?? [], ...list];
-      }
+    try {
+      const link = await this.#link(session, host);
+      return this.#toLocal(tool, await link.call(tool.name, {}, control), host);
+    } catch (error) {
+      const mine = this.ids.visibleTo(session)
+        .filter((entry) => entry.owner === session && entry.host === host);
+      return { failed: mine.map((entry) => ({ id: entry.id, error: (error as Error).message })) };
     }
-    return merged;
-  }
-
-  /**
-   * The remote processes `session` sees, as each host's process_list tells (last seen if
-   * unreachable). One the host no longer lists is gone there (an unkept one whose link
-   * dropped, one cleaned up): it is forgotten here too.
-   */
-  async #list(tool: RoutedTool, session: Session, control: CallControl): Promise<Result[]> {
-    const entries = this.ids.visibleTo(session);
-    const hosts = [...new Set(entries.map((entry) => entry.host))];
-    await Promise.all(
-      hosts.map((host) =>
-        this.#refresh(host, entries.filter((entry) => entry.host === host), session, control, tool)
-      ),
-    );
-    return entries.filter((entry) => this.ids.get(entry.id)).flatMap((entry) =>
-      this.ids.shown(entry)
-    );
   }
 
   /**
