@@ -170,6 +170,11 @@ Deno.test({
     assertMatch(step.output, /\b42\b/);
     const ps = await runCli(portal.dir, ["ps"]);
     assertMatch(ps.stdout, new RegExp(`^${started.id}\\s+again\\s.*${machine.alias}$`, "m"));
+    // The watch page lists it too, on its machine.
+    const { url } = await next.call("process_watch");
+    await using page = openWatchSocket(new URL(url).origin, linkToken(url));
+    const { processes: rows } = await page.next("processes") as { processes: Json[] };
+    assertEquals(rows.find((p) => p.id === started.id)?.host, machine.alias);
     await next.call("process_kill", { id: started.id });
   },
 });
