@@ -5,21 +5,61 @@
  * in a local PTY (no Portal there: readiness falls back to a quiet period);
  * then 10 hosts (aliases of that machine, each its own ssh connection) × 5
  * pythons driven round-robin by one client: ssh connections counted, and the
- * step's median beside one host's.
+ * step's median beside one host's. First (no sshd needed), a hostile remote
+ * (dev/hostile_remote.ts) answering with a 200 MB line: how long another
+ * client's calls take meanwhile, how much the host grows, when the error comes.
  *
  * Run: deno run -A --lock=dev/deno.lock bench/remote.ts [steps]
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { pidsByCommandLine } from "../dev/process_table.ts";
-import { Portal } from "../dev/portal_client.ts";
+import { hostPid, Portal } from "../dev/portal_client.ts";
 import { remoteMachine } from "../dev/remote_machine.ts";
 import { sshdAvailable } from "../dev/sshd.ts";
-import { median, ms, row } from "./lib.ts";
+import { mb, median, ms, procStatus, row } from "./lib.ts";
 
 const STEPS = Number(Deno.args[0] ?? 20);
 const HOSTS = 10;
 const PER_HOST = 5;
+
+/** A hostile remote's 200 MB line: the other client's slowest call, the host's growth, the error. */
+async function hostileLine(): Promise<void> {
+  const script = fileURLToPath(new URL("../dev/hostile_remote.ts", import.meta.url));
+  await using portal = await Portal.start({
+    env: { PORTAL_HOST_evil: `${Deno.execPath()} run --no-config --quiet ${script} flood` },
+  });
+  await using other = await Portal.start({ dir: portal.dir });
+  await other.call("process_list");
+  const host = hostPid(portal.dir)!;
+  const before = procStatus(host, "VmRSS");
+  const began = performance.now();
+  let settled = false;
+  const failing = portal.fail("process_start", { command: "true", host: "evil" })
+    .finally(() => settled = true);
+  const took: number[] = [];
+  let peak = before;
+  while (!settled) {
+    const call = performance.now();
+    await other.call("process_list");
+    took.push(performance.now() - call);
+    peak = Math.max(peak, procStatus(host, "VmRSS"));
+  }
+  const message = await failing;
+  const errorMs = performance.now() - began;
+  // Sampled at each call (VmHWM would hold the host's start-up peak too).
+  const grew = peak - before;
+  const slowest = Math.max(...took);
+  row(
+    "37 remote",
+    `hostile remote's 200 MB line: other client's slowest of ${took.length} calls; host growth; error`,
+    `${ms(slowest)}; ${mb(grew)}; after ${ms(errorMs)}`,
+    "< 100 ms; < 100 MB; < 15 s",
+    slowest < 100 && grew < 100e6 && errorMs < 15_000 && /line over/.test(message),
+  );
+}
+if (Deno.build.os === "linux") await hostileLine();
 
 if (Deno.build.os !== "linux" || !sshdAvailable()) {
   row("31 remote", "steps on another machine", "not run: needs root and sshd", "-", true);

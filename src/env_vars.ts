@@ -201,6 +201,14 @@ export const HOST_FAMILY: EnvVar<string | undefined> = {
   parse: text,
 };
 
+export const REMOTE_UNREACHABLE_S: EnvVar<number> = {
+  name: "PORTAL_REMOTE_UNREACHABLE_S",
+  default: "600 (10 minutes)",
+  help: "A machine silent this long no longer keeps the host up for its kept programs " +
+    "(docs/remote.md).",
+  parse: whole("PORTAL_REMOTE_UNREACHABLE_S", 600, 1, "seconds", MAX_TIMEOUT_MS / 1000),
+};
+
 /** Every variable, in the order `--help` and docs/environment.md list them. */
 export const ENV_VARS: readonly EnvVar[] = [
   DB_PATH,
@@ -219,6 +227,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   REMOTE_COMMAND,
   REMOTE_INSTALL,
   HOST_FAMILY,
+  REMOTE_UNREACHABLE_S,
 ];
 
 /** The table's entry for `name`: its own, or its family's (`PORTAL_SECRET_DB`). */

@@ -2,12 +2,13 @@
  * `portal ps`: the processes of this user's host (of the database `--db` or
  * `PORTAL_DB_PATH` names, else the user's), every client's, for a person: id,
  * name, keep, state, command; and those it runs on other machines, as last
- * seen, with their HOST (`portal attach HOST:NAME` joins one). It never
+ * seen, with their HOST (`portal attach HOST:NAME` joins one; STATUS
+ * `unreachable` while that machine does not answer). It never
  * starts a host: with none running, it says so.
  *
  * @module
  */
-import type { ProcessSummary } from "../core/model/schema.ts";
+import type { ProcessLine } from "../core/model/schema.ts";
 import { reachHost } from "../host/door.ts";
 import { VERSION } from "../version.ts";
 import { visible } from "./visible.ts";
@@ -25,14 +26,14 @@ export async function ps(env: Record<string, string>): Promise<number> {
     console.log("No Portal host is running for this records database: no processes.");
     return 0;
   }
-  const { processes } = await host.lines.json<{ processes: ProcessSummary[] }>();
+  const { processes } = await host.lines.json<{ processes: ProcessLine[] }>();
   host.conn.close();
   console.log(table(processes));
   return 0;
 }
 
 /** The processes as aligned columns under a header; what programs supplied, made {@link visible}. */
-export function table(processes: ProcessSummary[]): string {
+export function table(processes: ProcessLine[]): string {
   const remote = processes.some((p) => p.host !== undefined);
   const rows = [
     ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND", ...remote ? ["HOST"] : []],
@@ -40,7 +41,8 @@ export function table(processes: ProcessSummary[]): string {
       String(p.id),
       visible(p.name ?? "-"),
       p.keep ? "yes" : "no",
-      p.status,
+      // A machine that did not answer the host's last look: its status is only as last seen.
+      p.unreachable ? "unreachable" : p.status,
       p.state,
       String(p.os_pid),
       visible(p.command),

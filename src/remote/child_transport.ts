@@ -6,19 +6,26 @@
  * stdin (the remote door's client has left: its unkept programs end), then
  * ends the child if it lingers.
  *
+ * What the other side sends is bounded: a line (one message) longer than
+ * {@link LINE_MAX_BYTES} ends the link at once (the child is killed), and
+ * {@link ChildTransport.failure} says so; lines are split in linear time
+ * (line_splitter.ts), so a flood costs this process no more than the bound.
+ *
  * @module
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { delay } from "../async.ts";
+import { LineSplitter, LineTooLong } from "./line_splitter.ts";
 
 /** The end of stderr kept for the error messages. */
 const STDERR_KEPT = 4096;
 
 /**
- * The longest line read from the other side: a Portal's reply stays far under it (it spends at
- * most 4 MiB of output, twice); past it the link is ended rather than held in memory.
+ * The longest line read from the other side, in bytes: a Portal's reply stays far under it (a
+ * read holds at most 1,000,000 characters, 6 bytes each when JSON escapes them all); past it
+ * the link is ended rather than held in memory.
  */
-const LINE_MAX_CHARS = 32 * 1024 * 1024;
+export const LINE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** How long a closed link's command may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2000;
@@ -31,6 +38,7 @@ export class ChildTransport implements Transport {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   #stderr = "";
   #exit: Deno.CommandStatus | undefined;
+  #failure: string | undefined;
   readonly exited: Promise<Deno.CommandStatus>;
 
   constructor(argv: string[], env: Record<string, string>) {
@@ -49,6 +57,11 @@ export class ChildTransport implements Transport {
   /** How the child ended, once it has. */
   get exit(): Deno.CommandStatus | undefined {
     return this.#exit;
+  }
+
+  /** Why this side ended the link, if it did (what the other side sent broke a bound). */
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   /** The last of what the child wrote to stderr, trimmed. */
@@ -78,29 +91,27 @@ export class ChildTransport implements Transport {
   }
 
   async #readStdout(): Promise<void> {
-    const decoder = new TextDecoder();
-    let pending = "";
+    const lines = new LineSplitter(LINE_MAX_BYTES);
     try {
       for await (const chunk of this.#child.stdout) {
-        pending += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = pending.indexOf("\n")) >= 0) {
-          const line = pending.slice(0, end).trim();
-          pending = pending.slice(end + 1);
-          if (line === "") continue;
+        for (const line of lines.push(chunk)) {
+          if (line.trim() === "") continue;
           try {
             this.onmessage?.(JSON.parse(line));
           } catch (error) {
             this.onerror?.(error as Error);
           }
         }
-        if (pending.length > LINE_MAX_CHARS) {
-          this.onerror?.(new Error(`a line over ${LINE_MAX_CHARS} characters: the link ends`));
-          this.#child.kill("SIGTERM");
-          break;
-        }
       }
     } catch (error) {
+      if (error instanceof LineTooLong) {
+        // Leaving the loop cancels the stream: nothing more is read or held.
+        this.#failure = `it sent a line over ${LINE_MAX_BYTES / 1024 / 1024} MiB, ` +
+          "longer than any Portal reply";
+        try {
+          this.#child.kill("SIGKILL");
+        } catch { /* ended meanwhile */ }
+      }
       this.onerror?.(error as Error);
     }
     await this.exited;

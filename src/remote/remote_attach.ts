@@ -3,10 +3,13 @@
  * by running `portal attach NAME` there, through the same transport as the
  * tools (ssh with a terminal: `ssh -t`, multiplexed on the same connection).
  * The remote Portal does the rest; Ctrl+] detaches there as here (ssh's own
- * escape is `~.` after Enter).
+ * escape is `~.` after Enter). NAME must be an id or a name as the agent's
+ * are ({@link processName}): ssh hands the command to the remote shell, so
+ * nothing else reaches it (`db1:x;touch f` runs nothing there).
  *
  * @module
  */
+import { processName } from "../core/model/schema.ts";
 import { runtimeDir } from "../runtime_dir.ts";
 import { transportOf } from "./transports.ts";
 
@@ -21,6 +24,14 @@ export async function remoteAttach(
   target: { host: string; name: string },
   env: Record<string, string>,
 ): Promise<number> {
+  if (!/^[1-9]\d{0,15}$/.test(target.name) && !processName.safeParse(target.name).success) {
+    console.error(
+      `portal: ${JSON.stringify(target.name)} is neither a process id nor a name (1 to 64 ` +
+        `letters, digits, '.', '_' or '-'): nothing was run on ${target.host}. ` +
+        `\`ssh ${target.host} portal ps\` lists its processes.`,
+    );
+    return 1;
+  }
   let argv;
   try {
     argv =

@@ -13,20 +13,38 @@
  * @module
  */
 import { Client, type Progress } from "@modelcontextprotocol/client";
-import { processState } from "../core/model/schema.ts";
+import { processState, PROGRESS_STATE_META } from "../core/model/schema.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { ERROR_META_KEY, type ErrorData, type ErrorKind, PortalError } from "../errors.ts";
-import { WAIT_MS } from "../limits.ts";
+import { MAX_TIMEOUT_MS, WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
-import { linkFailure } from "./link_errors.ts";
 import { SecretRelay } from "./secret_relay.ts";
 import type { Transport } from "./transports.ts";
+
+/**
+ * The remote Portal's own tool error: its words, unchanged (they name its own ids), its kind and
+ * data as it sent them (ids still its own), and the machine that said them.
+ */
+export class RemoteRefusal extends PortalError {
+  readonly host: string;
+  readonly said: string;
+
+  constructor(host: string, said: string, kind: ErrorKind, data: ErrorData) {
+    super(`${host}: ${said}`, kind, { ...data, host });
+    this.host = host;
+    this.said = said;
+  }
+}
 
 /** The bound on opening a link (ssh's ConnectTimeout is 10 s of it): the issue's 15 s. */
 export const OPEN_TIMEOUT_MS = 14_000;
 
-/** The longest a relayed call may take: the longest wait, and then some for the link. */
-const CALL_TIMEOUT_MS = WAIT_MS.max + 60_000;
+/**
+ * What a relayed call may take beyond its own wait (`wait_ms`, else the default): the remote's
+ * work around the wait and the reply's way back. A remote that says nothing longer than that
+ * (while no person is being asked for a secret) fails the call.
+ */
+export const CALL_MARGIN_MS = 10_000;
 
 export class RemoteLink {
   readonly host: string;
@@ -110,7 +128,9 @@ export class RemoteLink {
     }
     const status = await child.exited;
     throw new PortalError(
-      linkFailure(host, transport.ssh, status.code, child.stderr),
+      child.failure
+        ? brokenLink(host, child.failure)
+        : linkFailure(host, transport.ssh, status.code, child.stderr),
       "unreachable",
       { host },
     );
@@ -123,7 +143,9 @@ export class RemoteLink {
 
   /**
    * Calls `name` on the remote Portal: its structured result, or a
-   * {@link PortalError} with its error text (or with why the link ended).
+   * {@link PortalError} with its error text (or with why the link ended),
+   * within the call's wait and {@link CALL_MARGIN_MS} (time a person spends
+   * answering the remote's secret_prompt aside).
    * A wait on process `id` (the local id) reports its progress through `control`.
    */
   async call(
@@ -132,30 +154,42 @@ export class RemoteLink {
     control: CallControl = {},
     id?: number,
   ): Promise<Record<string, unknown>> {
-    const { signal, onProgress, askSecret } = control;
-    // The remote's progress (a long wait) goes on to this call's client, in the same words.
+    const { onProgress, askSecret } = control;
+    // The remote's progress (a long wait) goes on to this call's client; the program's state
+    // comes structured (a remote too old to send it reads as running).
     const onprogress = onProgress && id !== undefined &&
-      (({ progress, total, message }: Progress) =>
+      (({ progress, total, _meta }: Progress & { _meta?: Record<string, unknown> }) => {
+        const state = processState.safeParse(_meta?.[PROGRESS_STATE_META]);
         onProgress({
           id,
           elapsedMs: progress,
           totalMs: total ?? 0,
-          state: processState.options.find((state) => message?.includes(`; ${state}`)) ?? "running",
-        }));
+          state: state.success ? state.data : "running",
+        });
+      });
+    const waitMs = typeof args.wait_ms === "number" ? args.wait_ms : WAIT_MS.default;
+    const late = this.#deadline(waitMs + CALL_MARGIN_MS);
+    const signal = control.signal ? AbortSignal.any([control.signal, late.signal]) : late.signal;
     return await this.#secrets.during(askSecret, async () => {
       let result;
       try {
         result = await this.#client.callTool(
           { name, arguments: args },
-          {
-            signal,
-            timeout: CALL_TIMEOUT_MS,
-            onprogress: onprogress || undefined,
-            resetTimeoutOnProgress: true,
-          },
+          // The deadline is this link's own (it stops while a person is asked), not the SDK's.
+          { signal, timeout: MAX_TIMEOUT_MS, onprogress: onprogress || undefined },
         );
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (control.signal?.aborted) throw error;
+        if (late.signal.aborted) {
+          throw new PortalError(
+            `${this.host} did not answer ${name} within ${(waitMs + CALL_MARGIN_MS) / 1000} s ` +
+              `(its wait of ${waitMs / 1000} s and ${CALL_MARGIN_MS / 1000} s for the link): the ` +
+              "call there was cancelled. Try again; if it keeps failing, that machine or its " +
+              "Portal is stuck.",
+            "timeout",
+            { host: this.host },
+          );
+        }
         if (this.alive) {
           throw new PortalError(`${this.host}: ${(error as Error).message}`, "unreachable", {
             host: this.host,
@@ -163,10 +197,14 @@ export class RemoteLink {
         }
         const status = await this.#transport.exited;
         throw new PortalError(
-          linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
+          this.#transport.failure
+            ? brokenLink(this.host, this.#transport.failure)
+            : linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
           "unreachable",
           { host: this.host },
         );
+      } finally {
+        late.clear();
       }
       const text = (result.content as { type: string; text?: string }[])
         .map((block) => block.text ?? "").join("\n");
@@ -175,10 +213,28 @@ export class RemoteLink {
         const { kind = "invalid", ...data } = (result._meta?.[ERROR_META_KEY] ?? {}) as {
           kind?: ErrorKind;
         } & ErrorData;
-        throw new PortalError(`${this.host}: ${text}`, kind, { ...data, host: this.host });
+        throw new RemoteRefusal(this.host, text, kind, data);
       }
       return (result.structuredContent ?? {}) as Record<string, unknown>;
     });
+  }
+
+  /**
+   * A signal that aborts after `ms`, the time a person spends answering one of the remote's
+   * questions aside (each answer gives the call its `ms` again).
+   */
+  #deadline(ms: number): { signal: AbortSignal; clear(): void } {
+    const late = new AbortController();
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (after: number, asked: number) => {
+      timer = setTimeout(() => {
+        if (this.#secrets.asking) arm(1000, asked);
+        else if (this.#secrets.asked !== asked) arm(ms, this.#secrets.asked);
+        else late.abort();
+      }, after);
+    };
+    arm(ms, this.#secrets.asked);
+    return { signal: late.signal, clear: () => clearTimeout(timer) };
   }
 
   /** Ends the link: the remote door's client has left. */
@@ -187,4 +243,65 @@ export class RemoteLink {
     await this.#client.close().catch(() => {});
     await this.#transport.close();
   }
+}
+
+/** The message for a link this side ended because of what `host` sent (`failure`). */
+function brokenLink(host: string, failure: string): string {
+  return `The link to ${host} is ended: ${failure}. Check what answers there (PORTAL_HOST_` +
+    `${host} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`;
+}
+
+/** Where the docs say how to set a machine up. */
+const DOCS = "docs/remote.md";
+
+/**
+ * The message for a link to `host` whose command exited with `code`, having said `stderr`:
+ * why a link to another machine's Portal could not open or has ended, in words an agent can
+ * act on (ssh's own message and the host, then what to do: set up a key, install Portal
+ * there, name its path).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { linkFailure } from "./remote_link.ts";
+ *
+ * const auth = linkFailure("db1", true, 255, "me@db1: Permission denied (publickey,password).");
+ * assert.match(auth, /Permission denied.*ssh-copy-id/s);
+ * assert.match(linkFailure("db1", true, 127, "bash: line 1: portal: command not found"), /remote install db1/);
+ * ```
+ */
+export function linkFailure(
+  host: string,
+  ssh: boolean,
+  code: number | null,
+  stderr: string,
+): string {
+  const said = stderr === "" ? "" : `: ${lastLines(stderr)}`;
+  if (
+    ssh && /permission denied|no more authentication methods|host key verification/i.test(stderr)
+  ) {
+    return `ssh could not log in to ${host}${said}. Portal's ssh runs with BatchMode=yes: it ` +
+      "cannot type a password or accept a new host key. Set up a key (ssh-keygen, then " +
+      `ssh-copy-id ${host}; accept the host key once with ssh ${host} true) or start \`ssh\` ` +
+      "itself with process_start (pty: true) and answer its prompts with secret_prompt. " +
+      `See ${DOCS}.`;
+  }
+  if (code === 127 || /command not found|not found|no such file/i.test(stderr)) {
+    return `${host} has no Portal to run${said}. Set it up with one command, run by a person ` +
+      `here: \`portal remote install ${host}\` (it copies Portal, and Deno if the machine has ` +
+      "none, through ssh; nothing is downloaded there), or PORTAL_REMOTE_INSTALL=auto in " +
+      "Portal's environment to do so at first use; or set PORTAL_REMOTE_COMMAND to Portal's " +
+      `path there. See ${DOCS}.`;
+  }
+  if (ssh && code === 255) {
+    return `ssh cannot reach ${host}${said}. Check the name (an alias of your ssh config, ` +
+      `user@host or user@host:port) and that the machine is up.`;
+  }
+  return `The link to ${host} ended (exit ${code ?? "by a signal"})${said}.`;
+}
+
+/** The last three lines of `text`, joined: what ssh said last says why. */
+function lastLines(text: string): string {
+  return text.split("\n").map((line) => line.trim()).filter((line) => line !== "").slice(-3)
+    .join(" ");
 }

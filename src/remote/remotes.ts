@@ -1,72 +1,184 @@
 /**
- * Where a tool call goes: to this server's processes, or to another
- * machine's Portal. `process_start` with `host` starts the program there;
- * a call whose `id` is a remote process's is relayed with the remote id,
- * and its reply comes back with the local id (and `host`); `process_list`
- * adds the remote processes the session sees. Each session has its own
- * link per host (ssh multiplexes them onto one connection), so a session
- * that ends ends its unkept remote programs as a local client's would;
- * a call for a kept one after its link dropped, or from another session,
- * opens a link first (within the call: at most 15 s).
+ * Where a tool call goes, by its tool's declared target (target.ts): this
+ * server's processes or another machine's Portal, both a {@link ProcessSource}.
+ * `process_start` with `host` starts the program there; a call whose `id` is a
+ * remote process's is relayed with the remote id, its reply back in local ids
+ * (and `host`); `process_list` and `process_kill_all` merge every machine's.
+ * Each session has its own link per host (ssh multiplexes them onto one
+ * connection), so a session that ends ends its unkept remote programs as a
+ * local client's would; a call for a kept one after its link dropped, or from
+ * another session, opens a link first (within the call: at most 15 s). A
+ * remote watch page's link (and its token) is never asked for.
  *
- * A remote watch page's link (and so its token) is never asked for: it
- * stays on that machine.
+ * What is known of a remote process (remote_ids.ts) is refreshed, never
+ * assumed: each process_list asks its host, and while kept remote processes
+ * are known the host looks at their machines itself every minute (or a
+ * quarter of the window, if shorter), through a link of its own closed after
+ * each look. Unanswered, they are listed as last seen, marked `unreachable`;
+ * after `PORTAL_REMOTE_UNREACHABLE_S` without an answer they no longer keep
+ * this host up.
  *
  * @module
  */
-import { type ProcessSummary, processSummary, project } from "../core/model/schema.ts";
+import {
+  processDetails,
+  processList,
+  type ProcessSummary,
+  processSummary,
+  project,
+} from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
 import type { CallControl } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
-import type { ListedProcess } from "../core/watch/watched_process.ts";
 import { PortalError } from "../errors.ts";
-import { type RemoteEntry, RemoteIds } from "./remote_ids.ts";
-import { RemoteLink } from "./remote_link.ts";
+import { type RemoteEntry, RemoteIds, type RemoteRows } from "./remote_ids.ts";
+import { RemoteLink, RemoteRefusal } from "./remote_link.ts";
+import { relayedReply } from "./relayed_reply.ts";
+import type { RoutedTool } from "./target.ts";
 import { transportOf } from "./transports.ts";
 import { installedAtFirstUse } from "./install.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
 
-/** Reply fields that list process ids. */
-const ID_LISTS = ["killed", "leftovers_killed", "left_running"];
+/**
+ * Where a call's answer comes from: this server's own processes (the tool's handler), or one
+ * machine's Portal (through the session's link there); each answers in this server's ids.
+ */
+export interface ProcessSource {
+  answer(tool: RoutedTool, args: Args, control: CallControl): Promise<Result>;
+}
+
+/** process_list as this server asks it of a host by itself (to refresh what it knows). */
+const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
+
+/** The longest between two looks at the machines of kept remote processes. */
+const CHECK_MS = 60_000;
 
 export class Remotes {
   readonly ids: RemoteIds;
   readonly #controlDir: () => string;
+  readonly #unreachableMs: number;
   readonly #links = new Map<Session, Map<string, Promise<RemoteLink>>>();
+  readonly #listeners = new Set<() => void>();
+  #checks: ReturnType<typeof setInterval> | undefined;
 
-  /** Ids from `takeId` (the server's one counter); ssh's control sockets in `controlDir()`. */
-  constructor(takeId: () => number, controlDir: () => string) {
-    this.ids = new RemoteIds(takeId);
+  /**
+   * Ids from `takeId` (the server's one counter), rows kept in `rows`; ssh's control sockets
+   * in `controlDir()`; a machine silent `unreachableMs` no longer keeps the host up for its
+   * kept processes.
+   */
+  constructor(
+    takeId: () => number,
+    rows: RemoteRows,
+    controlDir: () => string,
+    unreachableMs: number,
+  ) {
+    this.ids = new RemoteIds(takeId, rows);
     this.#controlDir = controlDir;
+    this.#unreachableMs = unreachableMs;
   }
 
   /**
-   * Runs the call `tool(args)` of `session`: relayed when it concerns
-   * another machine, else `local()`.
+   * Takes over the kept remote processes an earlier host left in the database (see
+   * RemoteIds.adoptEarlier); returns how many.
+   */
+  adoptEarlier(): number {
+    const adopted = this.ids.adoptEarlier();
+    if (adopted > 0) this.#checkKept();
+    return adopted;
+  }
+
+  /**
+   * Whether a kept remote process runs, as its machine said within the window: this host
+   * stays up to reach it.
+   */
+  get keepsRunning(): boolean {
+    return this.ids.keepsRunning(this.#unreachableMs);
+  }
+
+  /** Calls `listener` whenever what keeps the host up may have changed; returns how to stop. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Runs the call `tool(args)` of `session` where its target is: on this server (`local()`),
+   * on one machine, or on this server and each machine its processes run on, the answers
+   * merged (their lists one after the other).
    */
   async route(
-    tool: string,
+    tool: RoutedTool,
     args: Args,
     session: Session,
     control: CallControl,
     local: () => Promise<Result>,
   ): Promise<Result> {
-    if (tool === "process_start" && typeof args.host === "string") {
-      return await this.#start(args, session, control);
+    const here: ProcessSource = { answer: local };
+    const sources = this.#sources(tool, args, session, here);
+    const replies = await Promise.all(sources.map((source) => source.answer(tool, args, control)));
+    const merged = { ...replies[0] };
+    for (const reply of replies.slice(1)) {
+      for (const [key, list] of Object.entries(reply)) {
+        if (Array.isArray(list)) merged[key] = [...merged[key] as unknown[] ?? [], ...list];
+      }
     }
-    const entry = typeof args.id === "number" ? this.ids.get(args.id) : undefined;
-    if (entry && this.ids.sees(session, entry)) {
-      return await this.#relay(tool, args, entry, session, control);
+    return merged;
+  }
+
+  /** Where `tool(args)` of `session` is answered, by the tool's declared target. */
+  #sources(tool: RoutedTool, args: Args, session: Session, here: ProcessSource): ProcessSource[] {
+    const machine = (host: string): ProcessSource => ({
+      answer: (tool, args, control) => this.#onMachine(host, tool, args, session, control),
+    });
+    const visible = this.ids.visibleTo(session);
+    switch (tool.target) {
+      case "start":
+        return typeof args.host === "string" ? [machine(args.host)] : [here];
+      case "process":
+      case "process_removed":
+      case "process_here": {
+        const entry = visible.find((entry) => entry.id === args.id);
+        return entry ? [machine(entry.host)] : [here];
+      }
+      case "list":
+      case "kill_all": {
+        // A kill_all there ends what this session's link started; a list shows all it sees.
+        const mine = visible.filter((e) => tool.target === "list" || e.owner === session);
+        return [here, ...new Set(mine.map((entry) => entry.host))].map((source) =>
+          typeof source === "string" ? machine(source) : source
+        );
+      }
+      case "none":
+        return [here];
     }
-    const result = await local();
-    if (tool === "process_list") {
-      const processes = result.processes as Result[];
-      return { ...result, processes: [...processes, ...await this.#list(session, control)] };
+  }
+
+  /** `tool(args)` of `session` answered by the Portal on `host`, in this server's ids. */
+  async #onMachine(
+    host: string,
+    tool: RoutedTool,
+    args: Args,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
+    switch (tool.target) {
+      case "start":
+        return await this.#start(tool, args, session, control);
+      case "list": {
+        // What the host no longer lists is gone there (an unkept one whose link dropped, one
+        // cleaned up): forgotten here too; what it cannot be asked about is as last seen.
+        const entries = this.ids.visibleTo(session).filter((entry) => entry.host === host);
+        await this.#refresh(host, entries, session, control, tool);
+        const known = entries.filter((entry) => this.ids.get(entry.id));
+        return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
+      }
+      case "kill_all":
+        return await this.#killAll(host, tool, session, control);
+      default:
+        return await this.#relay(tool, args, this.ids.get(args.id as number)!, session, control);
     }
-    if (tool === "process_kill_all") return await this.#killAll(result, session, control);
-    return result;
   }
 
   /** The links of the session that ended are closed: its unkept remote programs end there. */
@@ -84,7 +196,12 @@ export class Remotes {
     await Promise.all([...this.#links.keys()].map((session) => this.leave(session)));
   }
 
-  async #start(args: Args, session: Session, control: CallControl): Promise<Result> {
+  async #start(
+    tool: RoutedTool,
+    args: Args,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
     const { host, ...rest } = args as Args & { host: string };
     const policy = session.policy;
     if (policy?.file && !policy.hosts.includes(host)) {
@@ -95,55 +212,63 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, host);
-    const result = await link.call("process_start", rest, control);
-    const entry = this.ids.add({
+    const reply = await link.call(tool.name, rest, control);
+    // The new process's id is the reply's: it is the one id it may name.
+    const remoteId = (reply as { id?: unknown }).id;
+    let entry: RemoteEntry | undefined;
+    const local = relayedReply(
+      tool.output,
+      reply,
+      (id) => {
+        if (id !== remoteId) return undefined;
+        entry ??= this.ids.add({
+          ...{ host, remoteId: id, owner: session, keep: rest.keep === true, policy },
+          ...{ startedAt: new Date().toISOString(), environment: session.environment },
+          seenAt: Date.now(),
+        });
+        return entry.id;
+      },
       host,
-      remoteId: result.id as number,
-      owner: session,
-      keep: rest.keep === true,
-      policy,
-      startedAt: new Date().toISOString(),
-    });
-    const local = this.#toLocal(result, entry.host);
-    entry.summary = project(processSummary, local as ProcessSummary);
+      tool.name,
+    );
+    entry!.summary = project(processSummary, local as ProcessSummary);
+    // Its id, once handed out, must outlive a crash of this host, as a local one's.
+    this.ids.save(entry!, { now: true });
+    if (entry!.keep) this.#checkKept();
     return local;
   }
 
-  /** Whether a kept remote process runs, as last seen (this host stays up to reach it). */
-  get keepsRunning(): boolean {
-    return this.ids.visibleTo({ seesAll: true })
-      .some((entry) => entry.keep && entry.summary?.status === "running");
-  }
-
-  /** The rows a watch page of `session` lists for its remote processes, as last seen. */
-  listed(session: Session): ListedProcess[] {
-    return this.ids.visibleTo(session).flatMap((entry) => {
-      const s = entry.summary as ProcessSummary | undefined;
-      if (s === undefined) return [];
-      return [{
-        ...{ id: entry.id, name: s.name, command: s.command, args: [], pty: s.pty },
-        ...{ status: s.status, state: s.state, controlled_by: s.controlled_by },
-        ...{ started_at: entry.startedAt, ended_at: null, exit_code: null, exit_signal: null },
-        ...{ cols: null, rows: null, policy: null, host: entry.host },
-      }];
-    });
-  }
-
-  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
-  known(): Record<string, unknown>[] {
-    return this.ids.visibleTo({ seesAll: true }).flatMap((entry) =>
-      entry.summary ? [entry.summary] : []
-    );
+  /** Looks at the machines of kept processes now and then, while there are any. */
+  #checkKept(): void {
+    if (this.#checks !== undefined) return;
+    const every = Math.max(100, Math.min(CHECK_MS, this.#unreachableMs / 4));
+    this.#checks = setInterval(async () => {
+      const kept = this.ids.visibleTo({ seesAll: true }).filter((entry) => entry.keep);
+      if (kept.length === 0) {
+        clearInterval(this.#checks);
+        this.#checks = undefined;
+      }
+      for (const host of new Set(kept.map((entry) => entry.host))) {
+        const mine = kept.filter((entry) => entry.host === host);
+        // A link of its own, as the first of them was reached; closed after the look.
+        const looker: Session = { environment: mine[0].environment, seesAll: true };
+        await this.#refresh(host, mine, looker, {});
+        await this.leave(looker);
+      }
+      for (const listener of this.#listeners) listener();
+    }, every);
+    // The looks keep nothing alive: the host decides on what they find.
+    Deno.unrefTimer(this.#checks);
   }
 
   async #relay(
-    tool: string,
+    tool: RoutedTool,
     args: Args,
     entry: RemoteEntry,
     session: Session,
     control: CallControl,
   ): Promise<Result> {
-    if (tool === "process_watch") {
+    if (tool.target === "process_here") {
       throw new PortalError(
         `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
           `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
@@ -151,81 +276,93 @@ export class Remotes {
       );
     }
     const link = await this.#link(session, entry.host);
-    const result = await link.call(tool, { ...args, id: entry.remoteId }, control, entry.id).catch(
-      (error) => {
-        // The remote words its own id: the agent knows this one.
-        if (!(error instanceof PortalError)) throw error;
-        const named = new RegExp(`\\bprocess ${entry.remoteId}\\b`, "g");
-        const data = error.data.id === entry.remoteId
-          ? { ...error.data, id: entry.id }
-          : error.data;
+    const reply = await link.call(tool.name, { ...args, id: entry.remoteId }, control, entry.id)
+      .catch((error) => {
+        // The remote words its own ids: its words stay as they are, said to be about this one.
+        if (!(error instanceof RemoteRefusal)) throw error;
         throw new PortalError(
-          error.message.replace(named, `process ${entry.id}`),
+          `Process ${entry.id} is process ${entry.remoteId} on ${entry.host}, which answered: ` +
+            error.said,
           error.kind,
-          data,
+          error.data.id === entry.remoteId ? { ...error.data, id: entry.id } : error.data,
         );
-      },
+      });
+    // The reply is about this process: its id is the one it may name.
+    const local = relayedReply(
+      tool.output,
+      reply,
+      (id) => id === entry.remoteId ? entry.id : undefined,
+      entry.host,
+      tool.name,
     );
-    if (tool === "process_cleanup") this.ids.remove(entry.id);
-    const local = this.#toLocal(result, entry.host);
+    if (tool.target === "process_removed") this.ids.remove(entry.id);
     // What the reply tells of the process (a kill's status, a step's state) is its latest.
-    if (entry.summary) {
+    if (entry.summary && this.ids.get(entry.id)) {
       for (const key of ["status", "state"]) {
         if (typeof local[key] === "string") entry.summary[key] = local[key];
       }
+      this.ids.save(entry);
     }
-    return tool === "process_inspect" ? { ...local, remote_version: link.version } : local;
+    // Everything known of a process (process_inspect's schema) says which Portal answered: its
+    // version may word things differently.
+    return tool.output === processDetails ? { ...local, remote_version: link.version } : local;
   }
 
   /**
-   * process_kill_all: after this server's, each machine where `session` has started programs
-   * kills those of its link there; the outcomes merged, with local ids.
+   * process_kill_all on `host`: it kills what `session`'s link there started; if it cannot be
+   * reached, each of those is a failure, saying why.
    */
-  async #killAll(local: Result, session: Session, control: CallControl): Promise<Result> {
-    const mine = this.ids.visibleTo(session).filter((entry) => entry.owner === session);
-    const merged = { ...local } as Record<string, unknown[]>;
-    for (const host of new Set(mine.map((entry) => entry.host))) {
-      let outcome: Result;
-      try {
-        const link = await this.#link(session, host);
-        outcome = this.#toLocal(await link.call("process_kill_all", {}, control), host);
-      } catch (error) {
-        const failed = mine.filter((entry) => entry.host === host)
-          .map((entry) => ({ id: entry.id, error: (error as Error).message }));
-        outcome = { failed };
-      }
-      for (const key of [...ID_LISTS, "failed"]) {
-        merged[key] = [...merged[key] ?? [], ...(outcome[key] as unknown[] | undefined) ?? []];
-      }
+  async #killAll(
+    host: string,
+    tool: RoutedTool,
+    session: Session,
+    control: CallControl,
+  ): Promise<Result> {
+    try {
+      const link = await this.#link(session, host);
+      return this.#toLocal(tool, await link.call(tool.name, {}, control), host);
+    } catch (error) {
+      const mine = this.ids.visibleTo(session)
+        .filter((entry) => entry.owner === session && entry.host === host);
+      return { failed: mine.map((entry) => ({ id: entry.id, error: (error as Error).message })) };
     }
-    return merged;
   }
 
   /**
-   * The remote processes `session` sees, as each host's process_list tells (last seen if
-   * unreachable). One the host no longer lists is gone there (an unkept one whose link
-   * dropped, one cleaned up): it is forgotten here too.
+   * `entries` (all on `host`) as its process_list, asked through `session`'s link, tells: each
+   * listed one's latest line; one no longer listed is gone there (an unkept one whose link
+   * dropped, one cleaned up) and forgotten here too. A host that does not answer (or whose
+   * reply is refused) leaves them as last seen, marked unreachable.
    */
-  async #list(session: Session, control: CallControl): Promise<Result[]> {
-    const entries = this.ids.visibleTo(session);
-    const hosts = [...new Set(entries.map((entry) => entry.host))];
-    await Promise.all(hosts.map(async (host) => {
-      let processes: Result[];
-      try {
-        const link = await this.#link(session, host);
-        processes = (await link.call("process_list", {}, control)).processes as Result[];
-      } catch {
-        return; // Unreachable now: listed as last seen; a call on one says why.
+  async #refresh(
+    host: string,
+    entries: RemoteEntry[],
+    session: Session,
+    control: CallControl,
+    tool = LIST,
+  ): Promise<void> {
+    let processes: Result[];
+    try {
+      const link = await this.#link(session, host);
+      const reply = await link.call(tool.name, {}, control);
+      processes = this.#toLocal(tool, reply, host).processes as Result[];
+    } catch (error) {
+      const since = new Date().toISOString();
+      for (const entry of entries) entry.unreachable ??= { since, why: (error as Error).message };
+      return;
+    }
+    const listed = new Map(processes.map((line) => [line.id as number, line]));
+    for (const entry of entries) {
+      const line = listed.get(entry.id);
+      if (line === undefined) {
+        this.ids.remove(entry.id);
+        continue;
       }
-      const listed = new Map(processes.map((line) => [line.id as number, line]));
-      for (const entry of entries.filter((entry) => entry.host === host)) {
-        const line = listed.get(entry.remoteId);
-        if (line) entry.summary = { ...line, id: entry.id, host };
-        else this.ids.remove(entry.id);
-      }
-    }));
-    return entries.filter((entry) => this.ids.get(entry.id))
-      .flatMap((entry) => entry.summary ? [entry.summary] : []);
+      entry.summary = line;
+      entry.seenAt = Date.now();
+      entry.unreachable = undefined;
+      this.ids.save(entry);
+    }
   }
 
   /**
@@ -257,21 +394,16 @@ export class Remotes {
   }
 
   /**
-   * A remote reply with its process ids made local (and `host` beside a process's own); in a
-   * list, a process this server did not start there (another client's) is left out.
+   * `host`'s reply to `tool` with its process ids made local (and `host` beside a process's
+   * own); in a list, a process this server did not start there (another client's) is left out.
    */
-  #toLocal(result: Result, host: string): Result {
-    const local = (id: unknown) => this.ids.localOf(host, id as number);
-    const out: Result = { ...result };
-    if (typeof out.id === "number") Object.assign(out, { id: local(out.id) ?? out.id, host });
-    for (const key of ID_LISTS) {
-      if (!Array.isArray(out[key])) continue;
-      out[key] = (out[key] as unknown[]).map(local).filter((id) => id !== undefined);
-    }
-    if (Array.isArray(out.failed)) {
-      out.failed = (out.failed as Result[]).map((f) => ({ ...f, id: local(f.id) }))
-        .filter((f) => f.id !== undefined);
-    }
-    return out;
+  #toLocal(tool: RoutedTool, reply: Result, host: string): Result {
+    return relayedReply(
+      tool.output,
+      reply,
+      (id) => this.ids.localOf(host, id),
+      host,
+      tool.name,
+    );
   }
 }

@@ -25,6 +25,18 @@ interface Asker {
 export class SecretRelay {
   /** The calls in flight that can ask, newest last: a question goes to the newest. */
   readonly #askers: Asker[] = [];
+  #asking = 0;
+  #asked = 0;
+
+  /** Whether a question is with a person now (a relayed call's deadline waits for it). */
+  get asking(): boolean {
+    return this.#asking > 0;
+  }
+
+  /** How many questions were answered (or failed) so far. */
+  get asked(): number {
+    return this.#asked;
+  }
 
   /** Runs `call` with `ask` as where the remote's questions go during it. */
   async during<T>(ask: Ask | undefined, call: () => Promise<T>): Promise<T> {
@@ -51,11 +63,15 @@ export class SecretRelay {
     };
     const label = params.requestedSchema?.properties?.secret?.title;
     if (asker === undefined || label === undefined) return { action: "decline" };
+    this.#asking++;
     try {
       return { action: "accept", content: { secret: await asker.ask(label) } };
     } catch (error) {
       asker.thrown = error;
       return { action: "cancel" };
+    } finally {
+      this.#asking--;
+      this.#asked++;
     }
   }
 }

@@ -93,6 +93,8 @@ class Host {
   #inbox: FdInbox | undefined;
   #holds = 0;
   #grace: ReturnType<typeof setTimeout> | undefined;
+  /** Whether only kept processes hold the host now (no caller): logged when it becomes so. */
+  #keptOnly = false;
   #stopping: Promise<void> | undefined;
 
   constructor(
@@ -124,6 +126,7 @@ class Host {
     }
     onShutdown(() => this.#stop());
     this.#shared.pool.onChange(() => this.#checkIdle());
+    this.#shared.remote.onChange(() => this.#checkIdle());
     this.#inbox = FdInbox.open(this.#address.socket);
     this.#listener = listenAt(this.#address.socket);
     console.error(
@@ -163,7 +166,7 @@ class Host {
       } else if (hello.role === "ps") {
         const processes = [
           ...this.#shared.manager({ seesAll: true }).list(),
-          ...this.#shared.remote.known(),
+          ...this.#shared.remote.ids.known(),
         ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));
@@ -191,8 +194,22 @@ class Host {
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
   #checkIdle(): void {
-    const idle = this.#holds === 0 && !this.#shared.pool.keepsRunning &&
-      !this.#shared.remote.keepsRunning;
+    const keptHere = this.#shared.pool.keepsRunning;
+    const keptThere = this.#shared.remote.keepsRunning;
+    const idle = this.#holds === 0 && !keptHere && !keptThere;
+    // Said once each time the last caller leaves with kept processes running: why it stays.
+    const keptOnly = this.#holds === 0 && !idle;
+    if (keptOnly && !this.#keptOnly) {
+      this.#log.stderr(
+        "info",
+        "host",
+        `no client: the host stays for its kept processes (${
+          [keptHere ? "here" : "", keptThere ? "on other machines" : ""].filter(Boolean)
+            .join(" and ")
+        })`,
+      );
+    }
+    this.#keptOnly = keptOnly;
     if (!idle) {
       clearTimeout(this.#grace);
       this.#grace = undefined;

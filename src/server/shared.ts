@@ -18,7 +18,7 @@ import {
 } from "../core/store/database_file.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
 import { RecordStore } from "../core/store/record_store.ts";
-import { retentionDays } from "../env_vars.ts";
+import { readVar, REMOTE_UNREACHABLE_S, retentionDays } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { Tasks } from "../mcp/tasks/tasks.ts";
@@ -47,7 +47,7 @@ export function openShared(
       // One file for every client: ended processes leave it after the retention period, as
       // old per-server files do.
       shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
-      const adopted = shared.pool.adoptEarlier();
+      const adopted = shared.pool.adoptEarlier() + shared.remote.adoptEarlier();
       if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
     }
     return shared;
@@ -104,13 +104,18 @@ export class Shared {
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).
       this.#pool = new ProcessPool(this.store, portalPlace(paths, this.dbPath));
-      this.remote = new Remotes(() => this.#pool.takeId(), () => runtimeDir(paths));
+      this.remote = new Remotes(
+        () => this.#pool.takeId(),
+        this.store,
+        () => runtimeDir(paths),
+        readVar(REMOTE_UNREACHABLE_S, paths) * 1000,
+      );
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
       this.tasks = Tasks.open(this.#tasks, paths);
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));
-      watch.listElsewhere((source) => source.session ? this.remote.listed(source.session) : []);
+      watch.listElsewhere((source) => source.session ? this.remote.ids.listed(source.session) : []);
       this.#unpublish = publishLink(this.dbPath, watch.link(watch.everything));
     } catch (error) {
       this.#file.release();

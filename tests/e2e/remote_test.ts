@@ -9,9 +9,15 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostPid, type Json, MAIN, Portal, serverEnv } from "../../dev/portal_client.ts";
-import { delay } from "../../src/async.ts";
-import { HOST_GRACE_MS } from "../../src/limits.ts";
+import {
+  endHost,
+  hostLogs,
+  hostPid,
+  type Json,
+  MAIN,
+  Portal,
+  serverEnv,
+} from "../../dev/portal_client.ts";
 import { type RemoteMachine, remoteMachine } from "../../dev/remote_machine.ts";
 import { sshdAvailable } from "../../dev/sshd.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -38,20 +44,26 @@ Deno.test.afterAll(async () => {
 /** Its sshd outlives each test: no check for leaked ops or resources. */
 const onSharedMachine = { ignore, sanitizeOps: false, sanitizeResources: false };
 
+/** A python3 on the shared machine, started by a new client: the client and the reply. */
+async function remotePython(extra: Record<string, unknown> = {}) {
+  const machine = await sharedMachine();
+  const portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
+  const started = await portal.call("process_start", {
+    command: "python3",
+    host: machine.alias,
+    pty: true,
+    wait: "ready",
+    ...extra,
+  });
+  return { machine, portal, started };
+}
+
 Deno.test({
-  name: `${skipped}a kept python on another machine runs as its user and answers 6*7`,
+  name: `${skipped}a python on another machine runs as its user and answers 6*7, by the local id`,
   ...onSharedMachine,
   async fn() {
-    const machine = await sharedMachine();
-    await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
-    const started = await portal.call("process_start", {
-      command: "python3",
-      host: machine.alias,
-      pty: true,
-      keep: true,
-      name: "calc",
-      wait: "ready",
-    });
+    const { machine, portal, started } = await remotePython();
+    await using _ = portal;
     assertEquals(started.host, machine.alias);
     const uid = await portal.call("process_write", {
       id: started.id,
@@ -59,45 +71,111 @@ Deno.test({
     });
     assertMatch(uid.output, new RegExp(`\\b${machine.uid}\\b`));
     const answer = await portal.call("process_write", { id: started.id, content: "6*7\n" });
-    assertEquals(answer.id, started.id);
+    assertEquals([answer.id, answer.host], [started.id, machine.alias]);
     assertMatch(answer.output, /\b42\b/);
-    // Readiness is the remote kernel's: a pause is not the end of a step.
+  },
+});
+
+Deno.test({
+  name: `${skipped}readiness on another machine is its kernel's: a pause does not end a step`,
+  ...onSharedMachine,
+  async fn() {
+    const { portal, started } = await remotePython();
+    await using _ = portal;
     const paused = await portal.call("process_write", {
       id: started.id,
       content: "import time; print('a'); time.sleep(0.8); print('b')\n",
     });
     assertMatch(paused.output, /a\s+b/);
-    // A long wait there reports its progress here, as a local one does.
-    const notes: { message?: string }[] = [];
+  },
+});
+
+Deno.test({
+  name: `${skipped}a long wait on another machine reports its progress here, its state structured`,
+  ...onSharedMachine,
+  async fn() {
+    const { portal, started } = await remotePython();
+    await using _ = portal;
+    const notes: { message?: string; _meta?: Record<string, unknown> }[] = [];
     await portal.client.callTool(
-      { name: "process_write", arguments: { id: started.id, content: "time.sleep(2.5)\n" } },
+      {
+        name: "process_write",
+        arguments: { id: started.id, content: "import time; time.sleep(2.5)\n" },
+      },
       undefined,
       { onprogress: (note: { message?: string }) => notes.push(note) },
     );
     assert(notes.length > 0, "progress came through");
     assertMatch(notes[0].message ?? "", /^waited \d s of 10 s; running/);
+    assertEquals(notes[0]._meta?.["io.portal/state"], "running");
+  },
+});
+
+Deno.test({
+  name: `${skipped}a kept remote program is in process_list and portal ps, with its host`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "calc" });
+    await using _ = portal;
     const { processes } = await portal.call("process_list");
     const calc = processes.find((p: { id: number }) => p.id === started.id);
-    assert(calc, JSON.stringify(processes));
-    assertEquals([calc.host, calc.name, calc.status], [machine.alias, "calc", "running"]);
-
-    // A person sees it in `portal ps` and joins it with `portal attach HOST:NAME` (ssh -t there).
+    assertEquals([calc?.host, calc?.name, calc?.status], [machine.alias, "calc", "running"]);
     const ps = await runCli(portal.dir, ["ps"]);
     assertMatch(
       ps.stdout,
       new RegExp(`^${started.id}\\s+calc\\s.*python3\\s+${machine.alias}$`, "m"),
     );
+    await portal.call("process_kill", { id: started.id });
+  },
+});
+
+Deno.test({
+  name: `${skipped}portal attach HOST:NAME joins a remote program from a terminal; Ctrl+] leaves`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "joined" });
+    await using _ = portal;
     const env = await serverEnv(portal.dir, { env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
     await using pane = await Pane.open(portal.dir, [
       Deno.execPath(),
-      ...["run", "-A", MAIN, "attach", `${machine.alias}:calc`],
+      ...["run", "-A", MAIN, "attach", `${machine.alias}:joined`],
     ], env);
-    await pane.until("the banner and the prompt", (t) => t.includes("attached to calc"));
+    await pane.until("the banner and the prompt", (t) => t.includes("attached to joined"));
     await pane.keys("print(6*7+1)", "Enter");
     await pane.until("python's answer", (t) => /^43$/m.test(t));
     await pane.keys("C-]");
     await pane.until("the detach", (t) => /\[exit 0\]/.test(t));
     await portal.call("process_kill", { id: started.id });
+  },
+});
+
+Deno.test({
+  name: `${skipped}a restarted host finds a kept remote program again, by the same id`,
+  ...onSharedMachine,
+  async fn() {
+    const { machine, portal, started } = await remotePython({ keep: true, name: "again" });
+    await using _ = portal;
+    await portal.call("process_write", { id: started.id, content: "x = 6*7\n" });
+    await portal.client.close();
+    await endHost(portal.dir);
+    // A new host of the same database: the row says where the program runs.
+    await using next = await Portal.start({
+      dir: portal.dir,
+      env: { PORTAL_SSH_COMMAND: machine.sshCommand },
+    });
+    const { processes } = await next.call("process_list");
+    const found = processes.find((p: Json) => p.id === started.id);
+    assertEquals([found?.host, found?.name, found?.status], [machine.alias, "again", "running"]);
+    const step = await next.call("process_write", { id: started.id, content: "x\n" });
+    assertMatch(step.output, /\b42\b/);
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(ps.stdout, new RegExp(`^${started.id}\\s+again\\s.*${machine.alias}$`, "m"));
+    // The watch page lists it too, on its machine.
+    const { url } = await next.call("process_watch");
+    await using page = openWatchSocket(new URL(url).origin, linkToken(url));
+    const { processes: rows } = await page.next("processes") as { processes: Json[] };
+    assertEquals(rows.find((p) => p.id === started.id)?.host, machine.alias);
+    await next.call("process_kill", { id: started.id });
   },
 });
 
@@ -201,11 +279,13 @@ Deno.test({
     assertEquals([listed.includes(calc.id), listed.includes(nap.id)], [true, false]);
     const localHost = hostPid(portal.dir)!;
     await portal.client.close();
-    // No client, no kept local process: the host stays for the kept remote one, past its grace.
-    await delay(HOST_GRACE_MS + 1000);
-    assert(pidAlive(localHost), "the host outlived its grace for calc");
+    // No client, no kept local process: the host stays for the kept remote one, and says so.
+    await waitFor("the host to stay for calc", () => hostLogs(portal.dir), {
+      until: (log) => log.includes("no client: the host stays for its kept processes (on other"),
+    });
 
     await using next = await Portal.start({ env, dir: portal.dir });
+    assertEquals(hostPid(portal.dir), localHost, "the same host: it stayed");
     const { processes } = await next.call("process_list");
     const found = processes.find((p: { name: string }) => p.name === "calc");
     assertEquals([found?.host, found?.status], [host, "running"]);
@@ -221,6 +301,35 @@ Deno.test({
     await machine[Symbol.asyncDispose]();
     const gone = await next.fail("process_write", { id: kept.id, content: "x\n" });
     assertMatch(gone, /ssh cannot reach calcbox: .*Connection refused/);
+  },
+});
+
+Deno.test({
+  name: `${skipped}a kept program whose machine is gone is unreachable; the host ends after all`,
+  ignore,
+  async fn() {
+    await using machine = await remoteMachine();
+    const env = { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_REMOTE_UNREACHABLE_S: "2" };
+    await using portal = await Portal.start({ env });
+    const kept = await portal.call("process_start", {
+      command: "sleep",
+      args: ["600"],
+      host: machine.alias,
+      keep: true,
+    });
+    await machine[Symbol.asyncDispose]();
+    // process_list asks the machine: it says since when and why it is unreachable.
+    const { processes } = await portal.call("process_list");
+    const line = processes.find((p: Json) => p.id === kept.id);
+    assertEquals(line?.status, "running");
+    assertMatch(line?.unreachable ?? "", /^since \S+: ssh cannot reach calcbox/);
+    // A person's `portal ps` says so too.
+    const ps = await runCli(portal.dir, ["ps"]);
+    assertMatch(ps.stdout, new RegExp(`^${kept.id}\\s+-\\s+yes\\s+unreachable\\s`, "m"));
+    // With no client, the host looks again, and ends once the machine was silent 2 s.
+    const host = hostPid(portal.dir)!;
+    await portal.client.close();
+    await waitFor("the host to end", () => !pidAlive(host), { timeoutMs: 15_000 });
   },
 });
 
@@ -293,9 +402,35 @@ Deno.test({
     const killed = await portal.call("process_kill_all");
     assertEquals(killed.killed, [nap.id]);
     assert(!pidAlive(nap.os_pid), "the remote sleep is gone");
-    // An error about the remote process names the id this client knows.
+    // An error about the remote process says which it is here, the remote's words unchanged.
     const ended = await portal.fail("process_write", { id: nap.id, content: "x" });
-    assertMatch(ended, new RegExp(`process ${nap.id}\\b`));
+    assertMatch(
+      ended,
+      new RegExp(`^Process ${nap.id} is process \\d+ on calcbox, which answered: `),
+    );
+  },
+});
+
+Deno.test({
+  name: `${skipped}portal attach HOST:NAME runs nothing but portal attach there`,
+  ...onSharedMachine,
+  async fn() {
+    const machine = await sharedMachine();
+    const dir = await Deno.makeTempDir({ prefix: "portal-attach-" });
+    const marker = `/tmp/portal-attach-${crypto.randomUUID()}`;
+    try {
+      const run = await runCli(dir, ["attach", `${machine.alias}:nosuch;touch ${marker}`], {
+        PORTAL_SSH_COMMAND: machine.sshCommand,
+      });
+      assertEquals(run.code, 1, run.stderr);
+      assertMatch(run.stderr, /is neither a process id nor a name .*nothing was run on calcbox/);
+      // The command ended: had the name reached the remote shell, the file would be there now.
+      const made = await Deno.stat(marker).then(() => true, () => false);
+      assert(!made, `the remote shell ran: ${marker} exists`);
+    } finally {
+      await Deno.remove(marker).catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
 
@@ -309,6 +444,8 @@ Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Porta
     dir: portal.dir,
     env: { PORTAL_HOST_box: box, PORTAL_SECRET_PW: "hunter2" },
   });
+  // A local process first: the ids here and there differ.
+  await client.spawn("true");
   const reply = await client.call("process_start", {
     command: "sh",
     args: ["-c", "echo from the box"],
@@ -319,6 +456,9 @@ Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Porta
   assertMatch(reply.output, /from the box/);
   const { processes } = await client.call("process_list");
   assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.host, "box");
+  // Every reply names the process by the id this client knows, the last one too.
+  const cleaned = await client.call("process_cleanup", { id: reply.id });
+  assertEquals([cleaned.id, cleaned.host], [reply.id, "box"]);
   // Unset, the same name is an ssh destination, which ssh cannot resolve.
   const unknown = await portal.fail("process_start", { command: "true", host: "box" });
   assertMatch(unknown, /ssh cannot reach box/);

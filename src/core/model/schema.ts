@@ -69,6 +69,9 @@ export const processState = z.enum([
 ]);
 export type ProcessState = z.infer<typeof processState>;
 
+/** The `_meta` key of a wait's progress that carries the state (never read from its words). */
+export const PROGRESS_STATE_META = "io.portal/state";
+
 /** Why a call returned: the program became ready, expect matched, it exited, the bound passed. */
 export const waitReason = z.enum(["ready", "expect", "exit", "timeout", "none"]);
 export type WaitReason = z.infer<typeof waitReason>;
@@ -263,6 +266,18 @@ export const processSummary = z.object({
   host: z.string().optional(),
 });
 export type ProcessSummary = z.infer<typeof processSummary>;
+
+/** A line of `process_list`: a process's summary, and for one on another machine, its reach. */
+export const processLine = processSummary.extend({
+  unreachable: z.string().optional().describe(
+    "On another machine that did not answer the last look: since when and why; status and " +
+      "state are as last seen.",
+  ),
+});
+export type ProcessLine = z.infer<typeof processLine>;
+
+/** What `process_list` answers. */
+export const processList = z.object({ processes: z.array(processLine) });
 
 /** Everything known about a process (`process_inspect`; also what the store keeps). */
 export const processDetails = processSummary.extend({

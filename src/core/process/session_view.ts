@@ -7,7 +7,7 @@
  * @module
  */
 import { PortalError, quote } from "../../errors.ts";
-import { samePolicy } from "../policy/policy.ts";
+import { type Policy, samePolicy } from "../policy/policy.ts";
 import type { ManagedProcess } from "./managed_process.ts";
 import type { PoolEntry, ProcessPool, Session } from "./pool.ts";
 
@@ -97,10 +97,8 @@ export class SessionView {
   }
 
   #sees(entry: PoolEntry): boolean {
-    if (this.#session.seesAll === true || entry.owner === this.#session) return true;
-    const { policy } = this.#session;
-    if (policy && !samePolicy(policy, entry.process.policy)) return false;
-    return entry.owner === null || entry.process.spec.keep;
+    const { owner, process } = entry;
+    return sees(this.#session, { owner, keep: process.spec.keep, policy: process.policy });
   }
 }
 
@@ -116,4 +114,24 @@ export function notRunning(process: ManagedProcess, verb: string, more = ""): Po
     "ended",
     { id: process.id },
   );
+}
+
+/** What decides who sees a process, wherever it runs (here, or on another machine). */
+export interface Held {
+  /** The session that started it; null once that one has left (a kept process lives on). */
+  owner: Session | null;
+  keep: boolean;
+  /** The rules it was started under (undefined: none known). */
+  policy: Policy | undefined;
+}
+
+/**
+ * Whether `session` sees a process `held` so, local or remote: a session sees its own and
+ * the kept ones (and those no live session owns), one that sees all every one; a session
+ * under a policy only those started under the same rules.
+ */
+export function sees(session: Session, held: Held): boolean {
+  if (session.seesAll === true || held.owner === session) return true;
+  if (session.policy && !(held.policy && samePolicy(session.policy, held.policy))) return false;
+  return held.owner === null || held.keep;
 }

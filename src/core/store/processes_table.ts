@@ -3,7 +3,9 @@
  * memory until the store's next commit writes it with the records (so a row
  * waits, like a record, while the file cannot be written), and the highest id
  * the file has seen, from which a reopened database's new ids go on. A PTY's
- * sizes (`terminal_sizes`) are kept and written the same way.
+ * sizes (`terminal_sizes`) are kept and written the same way. A process on
+ * another machine has its row too (`host`, `remote_id`: where it runs), so a
+ * later host finds it again.
  *
  * @example
  * ```ts
@@ -24,6 +26,9 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ProcessDetails } from "../model/schema.ts";
 
+/** A row: a process's details, and for one on another machine its id there. */
+export type ProcessRow = ProcessDetails & { remote_id?: number };
+
 /** A terminal's size from `timestamp` (ns since its process started) on. */
 export interface TerminalSize {
   timestamp: number;
@@ -35,7 +40,7 @@ export interface TerminalSize {
 export class ProcessesTable {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
-  readonly #unsaved = new Map<number, ProcessDetails>();
+  readonly #unsaved = new Map<number, ProcessRow>();
   readonly #unsavedSizes: (TerminalSize & { processId: number })[] = [];
   readonly #insertSize: StatementSync;
   readonly #sizes: StatementSync;
@@ -45,8 +50,8 @@ export class ProcessesTable {
     addMissingColumns(db);
     this.#upsert = db.prepare(
       `INSERT OR REPLACE INTO processes (id, command, args, cwd, env, pty, timeout_ms, os_pid,
-        status, exit_code, exit_signal, started_at, ended_at, keep, name, policy)
-        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        status, exit_code, exit_signal, started_at, ended_at, keep, name, policy, host, remote_id)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
     );
     this.#insertSize = db.prepare("INSERT INTO terminal_sizes VALUES (?, ?, ?, ?)");
     this.#sizes = db.prepare(
@@ -55,7 +60,7 @@ export class ProcessesTable {
   }
 
   /** Keeps `row` for the next commit (a later one for the same id replaces it). */
-  save(row: ProcessDetails): void {
+  save(row: ProcessRow): void {
     this.#unsaved.set(row.id, row);
   }
 
@@ -83,6 +88,7 @@ export class ProcessesTable {
       values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
       values.push(r.exit_code, r.exit_signal, r.started_at, r.ended_at, r.keep ? 1 : 0, r.name);
       values.push(r.policy ? JSON.stringify(r.policy) : null);
+      values.push(r.host ?? null, r.remote_id ?? null);
       this.#upsert.run(...values);
     }
     for (const s of this.#unsavedSizes) {
@@ -107,13 +113,16 @@ export class ProcessesTable {
 
   /**
    * The rows a new host takes over from an earlier one: kept processes, and
-   * those still `running` (their host died holding them), oldest first.
+   * those still `running` (their host died holding them), oldest first; with
+   * `remote`, those on other machines instead (which outlive a host).
    */
-  restorable(): ProcessDetails[] {
+  restorable(remote = false): ProcessRow[] {
     const rows = this.#db.prepare(
-      "SELECT * FROM processes WHERE keep = 1 OR status = 'running' ORDER BY id",
+      `SELECT * FROM processes WHERE (keep = 1 OR status = 'running')
+        AND host IS ${remote ? "NOT NULL" : "NULL"} ORDER BY id`,
     ).all() as Record<string, string | number | null>[];
     return rows.map((row) => ({
+      ...row.host === null ? {} : { host: String(row.host), remote_id: Number(row.remote_id) },
       id: Number(row.id),
       name: row.name === null ? null : String(row.name),
       command: String(row.command),
@@ -164,7 +173,8 @@ export class ProcessesTable {
 
 /**
  * Columns a database made by an earlier Portal lacks: `keep` and `name`
- * came with the host, `policy` (the rules as shown, JSON) later.
+ * came with the host, `policy` (the rules as shown, JSON) later, `host` and
+ * `remote_id` with remote processes' rows.
  */
 function addMissingColumns(db: DatabaseSync): void {
   const columns = new Set(
@@ -175,4 +185,6 @@ function addMissingColumns(db: DatabaseSync): void {
   }
   if (!columns.has("name")) db.exec("ALTER TABLE processes ADD COLUMN name TEXT");
   if (!columns.has("policy")) db.exec("ALTER TABLE processes ADD COLUMN policy TEXT");
+  if (!columns.has("host")) db.exec("ALTER TABLE processes ADD COLUMN host TEXT");
+  if (!columns.has("remote_id")) db.exec("ALTER TABLE processes ADD COLUMN remote_id INTEGER");
 }

@@ -60,8 +60,8 @@ import {
   TRUNCATE_JOURNAL,
 } from "./tables.ts";
 import { PendingRecords } from "./pending_records.ts";
-import { ProcessesTable, type TerminalSize } from "./processes_table.ts";
-import type { ProcessDetails, Source } from "../model/schema.ts";
+import { ProcessesTable, type ProcessRow, type TerminalSize } from "./processes_table.ts";
+import type { Source } from "../model/schema.ts";
 import { HELD_BYTES, RETRY_MS, WriteFailure } from "./write_failure.ts";
 
 /**
@@ -318,7 +318,7 @@ export class RecordStore {
    * this server, or the next one would hand it out again). A row that cannot
    * be written now waits, as records do.
    */
-  saveProcess(row: ProcessDetails, options: { now?: boolean } = {}): void {
+  saveProcess(row: ProcessRow, options: { now?: boolean } = {}): void {
     this.#processes.save(row);
     if (this.#writes.failing) return;
     if (!options.now) return this.#commitSoon(COMMIT_INTERVAL_MS);
@@ -331,9 +331,9 @@ export class RecordStore {
     Deno.unrefTimer(this.#prepareSoon);
   }
 
-  /** The processes an earlier host left in the file for the next (see ProcessesTable.restorable). */
-  restorableProcesses(): ProcessDetails[] {
-    return this.#processes.restorable();
+  /** What an earlier host left in the file for the next (see ProcessesTable.restorable). */
+  restorableProcesses(remote = false): ProcessRow[] {
+    return this.#processes.restorable(remote);
   }
 
   /** Deletes every process (row and records) that ended more than `ms` ago; returns how many. */

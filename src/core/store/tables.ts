@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS processes (
   id INTEGER PRIMARY KEY, command TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,
   env TEXT NOT NULL, pty INTEGER NOT NULL, timeout_ms INTEGER NOT NULL, os_pid INTEGER NOT NULL,
   status TEXT NOT NULL, exit_code INTEGER, exit_signal TEXT, started_at TEXT NOT NULL,
-  ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT, policy TEXT
+  ended_at TEXT, keep INTEGER NOT NULL DEFAULT 0, name TEXT, policy TEXT, host TEXT,
+  remote_id INTEGER
 );
 CREATE TABLE IF NOT EXISTS terminal_sizes (
   process_id INTEGER NOT NULL, timestamp INTEGER NOT NULL, cols INTEGER NOT NULL,

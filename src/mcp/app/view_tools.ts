@@ -26,12 +26,14 @@ const events = z.object({
   cursor: z.number(),
   events: z.array(z.unknown()),
 });
+// A view's token names its process, on this server: its tools have no target to route (`none`).
 const hints = { destructiveHint: false, openWorldHint: false };
 const reads = { ...hints, readOnlyHint: true, idempotentHint: true };
 const acts = { ...hints, readOnlyHint: false, idempotentHint: false };
 
 const poll = defineTool({
   name: "view_poll",
+  target: "none",
   title: "Terminal view: what changed",
   description: "The terminal view's events after cursor (screen, output as base64, resize, " +
     "control, end), waiting up to wait_ms (default and most 1000) for one.",
@@ -48,6 +50,7 @@ const poll = defineTool({
 
 const screen = defineTool({
   name: "view_screen",
+  target: "none",
   title: "Terminal view: the screen",
   description: "Starts the terminal view over: its events from the current screen on.",
   input: z.object({ token }),
@@ -65,6 +68,7 @@ const screen = defineTool({
 
 const keys = defineTool({
   name: "view_keys",
+  target: "none",
   title: "Terminal view: keys",
   description: "Keys the person typed in the terminal view, as a terminal sends them; only " +
     "after Take over.",
@@ -81,6 +85,7 @@ const keys = defineTool({
 const size = z.number().int().min(TERMINAL_SIZE.min).max(TERMINAL_SIZE.max);
 const resize = defineTool({
   name: "view_resize",
+  target: "none",
   title: "Terminal view: resize",
   description: "Resizes the program's terminal to the view; only while the person holds the " +
     "keyboard.",
@@ -102,6 +107,7 @@ const resize = defineTool({
 
 const control = defineTool({
   name: "view_control",
+  target: "none",
   title: "Terminal view: Take over, Give back",
   description: "take_over: the person's keys go to the program and the agent's writes are " +
     "refused; give_back: the keyboard returns to the agent.",
@@ -118,6 +124,7 @@ const control = defineTool({
 
 const recording = defineTool({
   name: "view_recording",
+  target: "none",
   title: "Terminal view: recording",
   description: "The PTY process's recording as asciicast v2 text, for the view's download.",
   input: z.object({ token }),

@@ -4,6 +4,7 @@ import { id, processId } from "../../core/model/schema.ts";
 
 export const processCleanup = defineTool({
   name: "process_cleanup",
+  target: "process_removed",
   title: "Remove an ended process",
   description:
     "Remove an ended process and all its data for good; what it left running is killed " +

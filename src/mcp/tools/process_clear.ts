@@ -4,6 +4,7 @@ import { id, processId } from "../../core/model/schema.ts";
 
 export const processClear = defineTool({
   name: "process_clear",
+  target: "process",
   title: "Clear records",
   description:
     "Delete a process's records and reset its read cursors; the process and screen stay.",

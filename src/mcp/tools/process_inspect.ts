@@ -4,6 +4,7 @@ import { id, processDetails } from "../../core/model/schema.ts";
 
 export const processInspect = defineTool({
   name: "process_inspect",
+  target: "process",
   title: "Inspect a process",
   description:
     "All about one process: launch, end, times, record counts, policy; a shell's cwd and " +

@@ -4,6 +4,7 @@ import { id, killResult } from "../../core/model/schema.ts";
 
 export const processKill = defineTool({
   name: "process_kill",
+  target: "process",
   title: "Kill a process",
   description: "End a process and all it started (PTY: its session; exited: what it left " +
     "running); returns once gone. Records stay (process_cleanup).",

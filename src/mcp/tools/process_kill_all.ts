@@ -4,6 +4,7 @@ import { killAllResult } from "../../core/model/schema.ts";
 
 export const processKillAll = defineTool({
   name: "process_kill_all",
+  target: "kill_all",
   title: "Kill ALL processes",
   description: "WARNING: immediately kills EVERY running process this client started (kept " +
     "too); other clients' kept ones run on.",

@@ -1,14 +1,15 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
-import { processSummary } from "../../core/model/schema.ts";
+import { processList as output } from "../../core/model/schema.ts";
 
 export const processList = defineTool({
   name: "process_list",
+  target: "list",
   title: "List processes",
   description:
     "The processes this client sees (its own, kept ones; sessionless HTTP: all): status and state.",
   input: z.object({}),
-  output: z.object({ processes: z.array(processSummary) }),
+  output,
   annotations: {
     readOnlyHint: true,
     destructiveHint: false,

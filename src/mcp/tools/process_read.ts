@@ -13,6 +13,7 @@ import { DEFAULT_READ_WINDOW_MS, MAX_CHARS, READ_LINES } from "../../limits.ts";
 
 export const processRead = defineTool({
   name: "process_read",
+  target: "process",
   title: "Read a time window",
   description:
     "Records (stdout, stderr, stdin) from the last duration, to look back; base64: exact " +

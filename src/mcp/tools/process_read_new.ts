@@ -12,6 +12,7 @@ import {
 
 export const processReadNew = defineTool({
   name: "process_read_new",
+  target: "process",
   title: "Read new output",
   description: "Output since your last read, each record once (waiting calls' output counts as " +
     "read). With wait: replies like process_write.",

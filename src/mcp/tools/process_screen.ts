@@ -3,6 +3,7 @@ import { id, screenRequest, screenSnapshot } from "../../core/model/schema.ts";
 
 export const processScreen = defineTool({
   name: "process_screen",
+  target: "process",
   title: "Read a terminal screen",
   description:
     "A PTY process's rendered screen (lines, cursor, title), also after exit; cols/rows " +

@@ -5,6 +5,7 @@ import { SIGNAL_NAME_MAX_CHARS } from "../../limits.ts";
 
 export const processSignal = defineTool({
   name: "process_signal",
+  target: "process",
   title: "Send a signal",
   description: "A signal (name or number): PTY: to the foreground group, as a keypress; " +
     "pipes: to the program's group.",

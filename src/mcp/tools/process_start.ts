@@ -11,6 +11,7 @@ import { STEP_MAX_CHARS } from "../../limits.ts";
 
 export const processStart = defineTool({
   name: "process_start",
+  target: "start",
   title: "Start a program",
   description: "Start a program (ssh, gdb, psql, REPLs). No shell: sh -c for pipes. " +
     "pty: true if interactive/full-screen (program_query first; in doubt, true), false " +

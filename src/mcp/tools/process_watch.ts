@@ -5,6 +5,7 @@ import { id } from "../../core/model/schema.ts";
 
 export const processWatch = defineTool({
   name: "process_watch",
+  target: "process_here",
   title: "Let a person watch",
   description: "A link for your user's browser: watch your and kept processes live, take over (a " +
     "password); id: that one first.",

@@ -19,6 +19,7 @@ import {
 
 export const processWrite = defineTool({
   name: "process_write",
+  target: "process",
   title: "Type and get the answer",
   description:
     "Type into a running process and wait until it reads again: one call per step, the reply " +

@@ -4,6 +4,7 @@ import { programFact, programName } from "../../core/model/schema.ts";
 
 export const programQuery = defineTool({
   name: "program_query",
+  target: "none",
   title: "Does a program need a PTY?",
   description:
     "Before process_start: does this program need pty: true? (this machine's registry; " +

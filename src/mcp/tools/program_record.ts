@@ -5,6 +5,7 @@ import { NOTES_MAX } from "../../limits.ts";
 
 export const programRecord = defineTool({
   name: "program_record",
+  target: "none",
   title: "Record a program's PTY need",
   description:
     "Record whether a program needed a PTY (a TTY error, a hang on pipes, a TUI), for later " +

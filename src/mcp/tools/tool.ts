@@ -39,7 +39,9 @@ import {
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { Remotes } from "../../remote/remotes.ts";
+import type { Target } from "../../remote/target.ts";
 import type { CallControl } from "../../core/steps/step.ts";
+import { PROGRESS_STATE_META } from "../../core/model/schema.ts";
 import type { SessionLog } from "../logging.ts";
 import { speaksModern } from "../envelope.ts";
 import { secretPrompt } from "../secret_prompt.ts";
@@ -59,6 +61,8 @@ export interface ToolContext {
 /** One tool: its agent-facing text, its schemas and its handler. */
 export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   name: string;
+  /** What the call acts on, wherever it runs (as tmux's command table declares `.target`). */
+  target: Target;
   title: string;
   description: string;
   input: In;
@@ -110,6 +114,7 @@ function callControl(
           total: totalMs,
           message: `waited ${(elapsedMs / 1000).toFixed(0)} s of ${totalMs / 1000} s; ${state}` +
             shownLine(lastLine),
+          _meta: { [PROGRESS_STATE_META]: state },
         },
       }).catch(() => {/* The client is gone; the wait ends with the call. */});
     },
@@ -143,7 +148,7 @@ export async function callTool(
     const run = async () => await tool.run(context, args, control) as Record<string, unknown>;
     const result = context.remote
       ? await context.remote.route(
-        tool.name,
+        tool,
         args as Record<string, unknown>,
         context.manager.session,
         control,
