@@ -63,6 +63,8 @@ import {
 import { Pattern } from "../pattern/pattern.ts";
 import {
   type CallControl,
+  type NeedsInput,
+  needsInput,
   prepareStep,
   runStep,
   type Step,
@@ -180,15 +182,24 @@ export class ProcessManager {
    * step waits for nothing; or pasted), a secret (secret_request.ts), then
    * `keys` (recorded as `stdin`, secrets masked); `eof` then ends the input.
    * Waits as asked (default: until the program reads again) and replies
-   * with the new output.
+   * with the new output; or, when the person is asked by the call's reply
+   * (secret_prompt over rounds), with the question, nothing typed.
    */
   async write(
     id: number,
     request: WriteRequest,
     control: CallControl = {},
   ): Promise<
-    & { id: number; bytes_written: number; pasted?: boolean; shell_integration?: "active" | "off" }
-    & StepReply
+    | (
+      & {
+        id: number;
+        bytes_written: number;
+        pasted?: boolean;
+        shell_integration?: "active" | "off";
+      }
+      & StepReply
+    )
+    | NeedsInput
   > {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
     checkWriteRequest(request);
@@ -203,6 +214,8 @@ export class ProcessManager {
       });
     }
     const secret = await secretOf(request, control, process, this.session.environment?.env);
+    // The person is asked by the call's reply: nothing is typed in this one.
+    if (needsInput(secret)) return secret;
     return await this.#pool.holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {
