@@ -9,7 +9,7 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import type { Answer } from "../../src/core/steps/step.ts";
 import { askingWay } from "../../src/mcp/asker.ts";
-import { type TaskAsker, TaskQuestions } from "../../src/mcp/tasks/questions.ts";
+import { type TaskAsker, TaskQuestions, TaskRounds } from "../../src/mcp/tasks/questions.ts";
 
 Deno.test("a 2025-11-25 client is asked by elicitation, in the mode it named (URL first)", () => {
   for (const task of [false, true]) {
@@ -114,5 +114,21 @@ Deno.test("an answer that cannot be typed is noted, and asked again", async () =
   assertEquals(questions.note, "the answer was not typed: process 7 ended");
   questions.see({ id: 7, state: "waiting_for_secret" });
   assertEquals(asked.length, 2);
+  questions.withdraw();
+});
+
+Deno.test("a 2026-07-28 task's question is in inputRequests when the task is told", () => {
+  const seen: unknown[] = [];
+  const questions: TaskQuestions = new TaskQuestions(new TaskRounds(false), {
+    label: (id) => `Password (process ${id})`,
+    type: async () => {},
+  }, {
+    asking: (open) => seen.push(open && Object.keys(questions.inputRequests ?? {})),
+    declined: () => {},
+  });
+  questions.see({ id: 7, state: "waiting_for_secret" });
+  questions.see({ id: 7, state: "running" });
+  questions.see({ id: 7, state: "waiting_for_secret" });
+  assertEquals(seen, [["secret-1"], false, ["secret-2"]], "a key unique over the task's life");
   questions.withdraw();
 });

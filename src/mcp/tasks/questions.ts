@@ -109,8 +109,10 @@ export class TaskQuestions implements Questions {
     if (this.#open || this.#answered) return;
     const open = { id, label: this.#prompt.label(id), withdrawn: new AbortController() };
     this.#open = open;
+    const asked = this.#asker.ask(open.label, open.withdrawn.signal);
+    // After the asking: the task's status, told at once, shows the question.
     this.#listener.asking(true);
-    this.#asker.ask(open.label, open.withdrawn.signal).then(async (answer) => {
+    asked.then(async (answer) => {
       if (this.#open !== open || !("secret" in answer)) return;
       this.#open = undefined;
       this.#answered = true; // Not asked again before the program was seen past the prompt.
