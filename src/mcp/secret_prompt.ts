@@ -9,8 +9,10 @@
  * client is told (`notifications/elicitation/complete`). A client that only
  * declared form mode gets a form: the value then passes through the client
  * application, but not the model (asker.ts chooses the mode). A task's
- * question is tied to its task (`_meta`). The person has {@link SECRET_PROMPT_MS} either way; a decline, the
- * deadline or the call's cancellation ends the question, and nothing is typed.
+ * question is tied to its task (`_meta`). The person has
+ * {@link SECRET_PROMPT_MS} either way; a decline, the deadline or the call's
+ * cancellation (or the task's withdrawal) ends the question, and nothing is
+ * typed.
  *
  * @module
  */

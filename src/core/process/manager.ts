@@ -20,6 +20,7 @@
  * assert.equal(status, "running");
  * const sh = await manager.start({ command: "sh", args: ["-c", "read x; echo got $x"] });
  * const step = await manager.write(sh.id, { content: "hi\n", wait: "exit" });
+ * assert.ok("reason" in step); // A reply, not a question for the person (secret_prompt).
  * assert.deepEqual([step.reason, step.output, step.exit_code], ["exit", "got hi\n", 0]);
  * assert.equal((await manager.kill(id)).status, "killed");
  * await manager.shutdown();
