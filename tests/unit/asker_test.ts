@@ -132,3 +132,23 @@ Deno.test("a 2026-07-28 task's question is in inputRequests when the task is tol
   assertEquals(seen, [["secret-1"], false, ["secret-2"]], "a key unique over the task's life");
   questions.withdraw();
 });
+
+Deno.test("tasks/update's answer puts the task back to work at once; a stray key is ignored", async () => {
+  const told: unknown[] = [];
+  const typed: string[] = [];
+  const questions = new TaskQuestions(new TaskRounds(false), {
+    label: (id) => `Password (process ${id})`,
+    type: async (id, secret) => void typed.push(`${id}:${secret}`),
+  }, { asking: (open) => told.push(open), declined: (why) => told.push(why) });
+  questions.see({ id: 7, state: "waiting_for_secret" });
+  const signal = new AbortController().signal;
+  const accept = (secret: string) => ({ action: "accept", content: { secret } });
+  questions.answer({ "secret-9": accept("no") }, signal);
+  assertEquals(told, [true], "an answer to no open question is ignored");
+  questions.answer({ "secret-1": accept("s3cret") }, signal);
+  assertEquals(told, [true, false]);
+  await settled();
+  assertEquals(typed, ["7:s3cret"]);
+  questions.see({ id: 7, state: "running" });
+  assertEquals(told, [true, false], "told once");
+});

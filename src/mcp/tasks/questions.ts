@@ -42,8 +42,8 @@ export interface TaskAsker extends Asker {
   readonly how: string;
   /** The open question, 2026-07-28's way (`inputRequests`); none the other way. */
   readonly inputRequests?: Record<string, InputRequest>;
-  /** 2026-07-28's `tasks/update`: the answer to the open question, if there is one. */
-  answer?(inputResponses: unknown, signal: AbortSignal): void;
+  /** 2026-07-28's `tasks/update`: takes the answer to the open question, if there is one. */
+  answer?(inputResponses: unknown, signal: AbortSignal): boolean;
 }
 
 /** What the questions tell their task. */
@@ -74,7 +74,8 @@ export interface Questions {
 export class TaskQuestions implements Questions {
   /** What went wrong with the last answer, for the status message. */
   note?: string;
-  #open?: { id: number; label: string; withdrawn: AbortController };
+  /** The open question; `told` while its task is told it asks (not once an answer came). */
+  #open?: { id: number; label: string; withdrawn: AbortController; told: boolean };
   #answered = false;
   readonly #asker: TaskAsker;
   readonly #prompt: PromptAt;
@@ -100,14 +101,14 @@ export class TaskQuestions implements Questions {
   see({ id, state }: { id: number; state: string }): void {
     if (state !== "waiting_for_secret") {
       this.#answered = false;
-      if (this.#open) {
-        this.withdraw();
-        this.#listener.asking(false);
-      }
+      const told = this.#open?.told;
+      this.withdraw();
+      if (told) this.#listener.asking(false);
       return;
     }
     if (this.#open || this.#answered) return;
-    const open = { id, label: this.#prompt.label(id), withdrawn: new AbortController() };
+    const label = this.#prompt.label(id);
+    const open = { id, label, withdrawn: new AbortController(), told: true };
     this.#open = open;
     const asked = this.#asker.ask(open.label, open.withdrawn.signal);
     // After the asking: the task's status, told at once, shows the question.
@@ -116,7 +117,7 @@ export class TaskQuestions implements Questions {
       if (this.#open !== open || !("secret" in answer)) return;
       this.#open = undefined;
       this.#answered = true; // Not asked again before the program was seen past the prompt.
-      this.#listener.asking(false);
+      if (open.told) this.#listener.asking(false);
       try {
         await this.#prompt.type(open.id, answer.secret);
         this.note = undefined;
@@ -131,9 +132,15 @@ export class TaskQuestions implements Questions {
     });
   }
 
-  /** 2026-07-28's `tasks/update`: the answer to the open question, if there is one. */
+  /**
+   * 2026-07-28's `tasks/update`: the answer to the open question, if there
+   * is one; once taken, the task works again while it is had (from the page).
+   */
   answer(inputResponses: unknown, signal: AbortSignal): void {
-    this.#asker.answer?.(inputResponses, signal);
+    const open = this.#open;
+    if (!open?.told || !this.#asker.answer?.(inputResponses, signal)) return;
+    open.told = false;
+    this.#listener.asking(false);
   }
 
   /** Drops the open question (and closes its page). */
@@ -184,14 +191,18 @@ export class TaskRounds implements TaskAsker {
     return open.answer.promise;
   }
 
-  /** Takes the answer to the open question from `inputResponses`; `signal` ends a wait for the page. */
-  answer(inputResponses: unknown, signal: AbortSignal): void {
+  /**
+   * Takes the answer to the open question from `inputResponses`, if there is
+   * one (whether it did); `signal` ends a wait for the page.
+   */
+  answer(inputResponses: unknown, signal: AbortSignal): boolean {
     const open = this.#open;
-    if (open === undefined) return;
+    if (open === undefined) return false;
     const answer = inputResponse(inputResponses as InputResponses, open.key);
-    if (answer.kind === "missing") return;
+    if (answer.kind === "missing") return false;
     this.#open = undefined;
     secretIn(answer, open.page, { signal })
       .then((secret) => open.answer.resolve({ secret }), open.answer.reject);
+    return true;
   }
 }
