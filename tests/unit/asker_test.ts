@@ -138,7 +138,7 @@ Deno.test("tasks/update's answer puts the task back to work at once; a stray key
   const typed: string[] = [];
   const questions = new TaskQuestions(new TaskRounds(false), {
     label: (id) => `Password (process ${id})`,
-    type: async (id, secret) => void typed.push(`${id}:${secret}`),
+    type: (id, secret) => Promise.resolve(void typed.push(`${id}:${secret}`)),
   }, { asking: (open) => told.push(open), declined: (why) => told.push(why) });
   questions.see({ id: 7, state: "waiting_for_secret" });
   const signal = new AbortController().signal;
