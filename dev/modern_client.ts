@@ -65,18 +65,24 @@ export class ModernPortal implements AsyncDisposable {
   }
 
   /**
-   * Starts a server (a door, or `noHost`) and connects; the client declares
-   * `capabilities`, and speaks 2025-11-25 if `legacy`.
+   * Starts a server (a door, or `noHost`; `env` added to its environment)
+   * and connects; the client declares `capabilities`, and speaks 2025-11-25
+   * if `legacy`.
    */
   static async start(
-    options: { noHost?: boolean; capabilities?: ClientCapabilities; legacy?: boolean } = {},
+    options: {
+      noHost?: boolean;
+      capabilities?: ClientCapabilities;
+      legacy?: boolean;
+      env?: Record<string, string>;
+    } = {},
   ): Promise<ModernPortal> {
     const temp = await tempDir("portal-server-");
     try {
       const transport = new ProbeInPlace({
         command: Deno.execPath(),
         args: ["run", "-A", MAIN, ...options.noHost ? ["--no-host"] : []],
-        env: await serverEnv(temp.path),
+        env: await serverEnv(temp.path, { env: options.env }),
         stderr: "inherit",
       });
       const client = await modernClient(transport, options.capabilities, undefined, options.legacy);

@@ -1,16 +1,18 @@
 /**
- * `secret_prompt`: the person at the client is asked for a secret through MCP
- * elicitation, and the answer goes to the program, never to the model.
+ * `secret_prompt` on MCP 2025-11-25 (the `elicitation` {@link Asker}): the
+ * person at the client is asked for a secret through an elicitation request,
+ * and the answer goes to the program, never to the model.
  *
  * URL mode first, as MCP 2025-11-25 requires for credentials: the client
  * opens a {@link openSecretPage | page of Portal's own} on 127.0.0.1, so the
  * value passes neither the model nor the client; once the page has it, the
  * client is told (`notifications/elicitation/complete`). A client that only
  * declared form mode gets a form: the value then passes through the client
- * application, but not the model. A client that declared neither cannot be
- * asked: the call control has no `askSecret`, and the core says what to use
- * instead. The person has {@link SECRET_PROMPT_MS} either way; a decline, the
- * deadline or the call's cancellation ends the question, and nothing is typed.
+ * application, but not the model (asker.ts chooses the mode). A task's
+ * question is tied to its task (`_meta`). The person has
+ * {@link SECRET_PROMPT_MS} either way; a decline, the deadline or the call's
+ * cancellation (or the task's withdrawal) ends the question, and nothing is
+ * typed.
  *
  * @module
  */
@@ -25,6 +27,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
+import type { Asker } from "./asker.ts";
 import { openSecretPage } from "./secret_page.ts";
 
 /** One question to the person: where it goes, and when it ends. */
@@ -39,36 +42,37 @@ interface Question {
 }
 
 /**
- * Asks the person at `server`'s client during the call `request`, or
- * undefined when that client cannot be asked; `meta` goes with the question.
+ * The {@link Asker} of a 2025-11-25 call to `server` (`requestId`), or of
+ * its task (`meta`: the question's, tying it to the task): an elicitation
+ * request that shows Portal's page (`url`) or a form.
  */
-export function secretPrompt(
+export function elicitationAsker(
   server: Server,
-  request: { signal: AbortSignal; id?: RequestId },
-  meta?: Record<string, unknown>,
-): ((label: string) => Promise<string>) | undefined {
-  const modes = server.getClientCapabilities()?.elicitation;
-  const ask = modes?.url ? askOnPage : modes?.form ? askInForm : undefined;
-  if (ask === undefined) return undefined;
-  const { signal, id: requestId } = request;
-  return async (label) => {
-    const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
-    try {
-      const until = AbortSignal.any([signal, deadline]);
-      return await ask({ server, requestId, meta, until }, label);
-    } catch (error) {
-      if (signal.aborted || error instanceof PortalError) throw error;
-      // The client's message is not passed on: it might quote what the person typed.
-      const timedOut = deadline.aborted ||
-        error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-      const why = timedOut
-        ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
-        : "the client reported an error";
-      throw new PortalError(
-        `The person was asked (secret_prompt), but ${why}; nothing was typed.`,
-        "declined",
-      );
-    }
+  url: boolean,
+  on: { requestId?: RequestId; meta?: Record<string, unknown> },
+): Asker {
+  const ask = url ? askOnPage : askInForm;
+  const { requestId, meta } = on;
+  return {
+    ask: async (label, signal) => {
+      const deadline = AbortSignal.timeout(SECRET_PROMPT_MS);
+      try {
+        const until = AbortSignal.any([signal, deadline]);
+        return { secret: await ask({ server, requestId, meta, until }, label) };
+      } catch (error) {
+        if (signal.aborted || error instanceof PortalError) throw error;
+        // The client's message is not passed on: it might quote what the person typed.
+        const timedOut = deadline.aborted ||
+          error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+        const why = timedOut
+          ? `no answer within ${SECRET_PROMPT_MS / 1000} s`
+          : "the client reported an error";
+        throw new PortalError(
+          `The person was asked (secret_prompt), but ${why}; nothing was typed.`,
+          "declined",
+        );
+      }
+    },
   };
 }
 

@@ -1,14 +1,13 @@
 /**
- * `secret_prompt` on MCP 2026-07-28, where a server cannot send the client a
- * request: the call answers `resultType: "input_required"` with the
+ * `secret_prompt` on MCP 2026-07-28 (the `rounds` {@link Asker}), where a
+ * server cannot send the client a request: the call answers `resultType: "input_required"` with the
  * question in `inputRequests` and an opaque `requestState`, before anything
  * is typed; the client asks its person and calls again with the answer in
  * `inputResponses`, and that call types it and carries on with the step.
  *
  * URL mode when the request's `_meta` declares it (the person enters the
  * secret on {@link openSecretPage | Portal's own page}, so it passes neither
- * the model nor the client), form mode otherwise, nothing when the client
- * declares no elicitation. The `requestState` is signed (HMAC, a key made
+ * the model nor the client), form mode otherwise (asker.ts chooses). The `requestState` is signed (HMAC, a key made
  * at each start), expires after {@link SECRET_PROMPT_MS}, and names one
  * question the server holds: the same call (the same arguments) may answer
  * it once. A forged or expired one is refused by the SDK (`-32602`), a
@@ -17,7 +16,7 @@
  * @module
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
+  type CallToolResult,
   createRequestStateCodec,
   type InputRequest,
   inputRequired,
@@ -27,7 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
-import { envelope } from "./envelope.ts";
+import type { Asker } from "./asker.ts";
 import { openSecretPage, type SecretPage } from "./secret_page.ts";
 import { FORM_TEXT, intro, notGiven, PAGE_TEXT } from "./secret_prompt.ts";
 
@@ -58,55 +57,33 @@ export const verifyRequestState = codec.verify;
 
 const open = new Map<string, Question>();
 
-/** Thrown by the ask of a first round: the call answers with {@link result}. */
-export class InputNeeded extends Error {
-  constructor(readonly result: InputRequiredResult) {
-    super("input required");
-  }
-}
-
 /**
- * The way to ask for a secret during the 2026-07-28 call `ctx` whose
- * arguments are `args`, or undefined when its client declares no elicitation.
+ * The {@link Asker} of the 2026-07-28 call `ctx` whose arguments are
+ * `args`: a first round says `asking` (the call replies with its
+ * {@link Asker.question | question}, on Portal's page if `url`), the round
+ * that brings the answer gives the secret.
  */
-export function secretByRounds(
-  ctx: ServerContext,
-  args: unknown,
-): ((label: string) => Promise<string>) | undefined {
-  const mode = elicitationMode(ctx);
-  if (mode === undefined) return undefined;
-  return async (label) => {
-    const call = JSON.stringify(args);
-    const state = ctx.mcpReq.requestState<QuestionState>();
-    if (state === undefined) throw new InputNeeded(await ask(label, mode === "url", call, ctx));
-    const question = open.get(state.question);
-    if (question === undefined || question.call !== call) {
-      throw new PortalError(
-        "This answer is to a question already answered, withdrawn, or asked by another call " +
-          "(requestState): nothing was typed. Call process_write with secret_prompt again.",
-        "conflict",
-      );
-    }
-    open.delete(state.question);
-    clearTimeout(question.timer);
-    return await secretIn(inputResponse(ctx.mcpReq.inputResponses, "secret"), question.page, {
-      signal: ctx.mcpReq.signal,
-    });
+export function roundsAsker(ctx: ServerContext, args: unknown, url: boolean): Asker {
+  const call = JSON.stringify(args);
+  return {
+    ask: async (_label, signal) => {
+      const state = ctx.mcpReq.requestState<QuestionState>();
+      if (state === undefined) return { asking: true };
+      const question = open.get(state.question);
+      if (question === undefined || question.call !== call) {
+        throw new PortalError(
+          "This answer is to a question already answered, withdrawn, or asked by another call " +
+            "(requestState): nothing was typed. Call process_write with secret_prompt again.",
+          "conflict",
+        );
+      }
+      open.delete(state.question);
+      clearTimeout(question.timer);
+      const answer = inputResponse(ctx.mcpReq.inputResponses, "secret");
+      return { secret: await secretIn(answer, question.page, { signal }) };
+    },
+    question: async (label) => await ask(label, url, call, ctx) as unknown as CallToolResult,
   };
-}
-
-/**
- * How the person at the client of the 2026-07-28 request `ctx` can be asked:
- * on Portal's page (`url`), in a form, or not at all (no elicitation declared).
- */
-export function elicitationMode(ctx: ServerContext): "url" | "form" | undefined {
-  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: { url?: object; form?: object } }
-    | undefined;
-  const modes = capabilities?.elicitation;
-  if (modes === undefined) return undefined;
-  // A bare `elicitation: {}` is form mode, as before modes had names.
-  return modes.url !== undefined ? "url" : "form";
 }
 
 /** The elicitation that asks for a secret labelled `label`: on a page of its own in URL mode. */

@@ -28,7 +28,7 @@ import {
   project,
 } from "../core/model/schema.ts";
 import type { Session } from "../core/process/pool.ts";
-import type { CallControl } from "../core/steps/step.ts";
+import { type CallControl, needsInput } from "../core/steps/step.ts";
 import { childEnvironment } from "../environment.ts";
 import { PortalError } from "../errors.ts";
 import { type RemoteEntry, RemoteIds, type RemoteRows } from "./remote_ids.ts";
@@ -287,6 +287,8 @@ export class Remotes {
           error.data.id === entry.remoteId ? { ...error.data, id: entry.id } : error.data,
         );
       });
+    // The remote's question for this side's person (secret_relay.ts): this call asks it.
+    if (needsInput(reply)) return reply;
     // The reply is about this process: its id is the one it may name.
     const local = relayedReply(
       tool.output,

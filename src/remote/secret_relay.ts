@@ -1,25 +1,30 @@
 /**
  * A remote process's `secret_prompt`, asked of this side's person: the
  * remote Portal asks its client (the link) with a form, and the link asks
- * the person through the call that is waiting on it (`askSecret`: a page or
- * a form of this client, or 2026-07-28's input_required rounds). The secret
+ * the person through the call that is waiting on it (`askSecret`: the call's
+ * asker, src/mcp/asker.ts: a page or a form of this client, or 2026-07-28's
+ * input_required rounds). The secret
  * then goes over the link to the remote Portal, which types it at the
  * prompt and keeps it out of its records; it is stored nowhere here.
  *
- * When the asking fails or must end the call first (input_required), the
- * remote is told no (`cancel`: nothing is typed there) and the call ends
- * with the asker's own outcome.
+ * When the asking fails, or must end the call first (input_required: the
+ * asker's answer is `asking`), the remote is told no (`cancel`: nothing is
+ * typed there) and the call ends with the asker's own outcome: its error,
+ * or the question ({@link NeedsInput}) the call's reply puts.
  *
  * @module
  */
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import type { Answer, NeedsInput } from "../core/steps/step.ts";
 
-type Ask = (label: string) => Promise<string>;
+type Ask = (label: string) => Promise<Answer>;
 
-/** One call in flight that can ask its person, and what its asking threw. */
+/** One call in flight that can ask its person, and what its asking threw or left to its reply. */
 interface Asker {
   ask: Ask;
   thrown?: unknown;
+  /** The label of the question the call's reply puts. */
+  asking?: string;
 }
 
 export class SecretRelay {
@@ -39,17 +44,21 @@ export class SecretRelay {
   }
 
   /** Runs `call` with `ask` as where the remote's questions go during it. */
-  async during<T>(ask: Ask | undefined, call: () => Promise<T>): Promise<T> {
+  async during<T>(ask: Ask | undefined, call: () => Promise<T>): Promise<T | NeedsInput> {
     if (ask === undefined) return await call();
     const asker: Asker = { ask };
     this.#askers.push(asker);
+    const outcome = () => {
+      if ("thrown" in asker) throw asker.thrown;
+      return asker.asking === undefined ? undefined : { needsInput: { secret: asker.asking } };
+    };
     try {
       const result = await call().catch((error) => {
-        if ("thrown" in asker) throw asker.thrown;
+        const asked = outcome();
+        if (asked) return asked;
         throw error;
       });
-      if ("thrown" in asker) throw asker.thrown;
-      return result;
+      return outcome() ?? result;
     } finally {
       this.#askers.splice(this.#askers.indexOf(asker), 1);
     }
@@ -65,7 +74,10 @@ export class SecretRelay {
     if (asker === undefined || label === undefined) return { action: "decline" };
     this.#asking++;
     try {
-      return { action: "accept", content: { secret: await asker.ask(label) } };
+      const answer = await asker.ask(label);
+      if ("secret" in answer) return { action: "accept", content: { secret: answer.secret } };
+      asker.asking = label;
+      return { action: "cancel" };
     } catch (error) {
       asker.thrown = error;
       return { action: "cancel" };

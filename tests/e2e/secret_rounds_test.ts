@@ -9,6 +9,7 @@
  */
 import type { ElicitRequest } from "@modelcontextprotocol/client";
 import { ModernPortal } from "../../dev/modern_client.ts";
+import { MAIN } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
@@ -171,3 +172,41 @@ posixTest("2026-07-28 requestState: single-use, bound to its call, unforgeable",
   assert(!server.stderr.includes(secret), "the secret is on stderr");
   assertEquals(await filesHolding(dir.path, secret), []);
 }, { only: "linux" });
+
+posixTest(
+  "2026-07-28 secret_prompt at a remote's prompt: the call asks, the remote types it",
+  async () => {
+    const secret = newSecret();
+    await using box = await tempDir("portal-box-");
+    // The remote: a second Portal on stdio (PORTAL_HOST_<name>), which asks its link by a form.
+    const remote = `env PORTAL_DB_PATH=${box.path}/box.db ${Deno.execPath()} run -A ${MAIN} ` +
+      "--no-host";
+    await using portal = await ModernPortal.start({
+      noHost: true,
+      capabilities: { elicitation: { form: {} } },
+      env: { PORTAL_HOST_box: remote },
+    });
+    const asked = onElicit(portal, () => ({ action: "accept", content: { secret } }));
+    const started = await portal.call("process_start", {
+      command: "python3",
+      args: ["-c", "import getpass; print('got', len(getpass.getpass('Password: ')))"],
+      host: "box",
+      pty: true,
+      wait: "ready",
+    });
+    assertEquals([started.host, started.state], ["box", "waiting_for_secret"]);
+    // The first round tells the remote no and answers input_required; the SDK client answers it.
+    const done = await portal.call("process_write", {
+      id: started.id,
+      secret_prompt: "Password on box",
+      keys: ["Enter"],
+      wait: "exit",
+    });
+    assertEquals(asked.length, 1);
+    assertStringIncludes(asked[0].message, "Password on box");
+    assertStringIncludes(done.output, `got ${secret.length}`);
+    assertEquals(await filesHolding(portal.dir, secret), []);
+    assertEquals(await filesHolding(box.path, secret), []);
+  },
+  { only: "linux" },
+);

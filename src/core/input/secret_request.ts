@@ -26,7 +26,7 @@
 import { isMarkedSecret, SECRET_LIST, SECRET_PREFIX, secretValue } from "../../environment.ts";
 import { PortalError } from "../../errors.ts";
 import { SECRET_MAX_CHARS } from "../../limits.ts";
-import type { CallControl } from "../steps/step.ts";
+import type { CallControl, NeedsInput } from "../steps/step.ts";
 
 /** The secret fields of process_write. */
 export interface SecretRequest {
@@ -51,8 +51,8 @@ export function hasSecret(request: SecretRequest): boolean {
 }
 
 /**
- * The secret `request` asks to type into `target`, or undefined for none.
- * Throws a {@link PortalError} (that never quotes a secret) when it cannot
+ * The secret `request` asks to type into `target`, or undefined for none, or
+ * {@link NeedsInput} when the person is asked by the call's reply. Throws a {@link PortalError} (that never quotes a secret) when it cannot
  * be had, or may not be typed there now.
  */
 export async function secretOf(
@@ -60,7 +60,7 @@ export async function secretOf(
   control: CallControl,
   target: SecretTarget,
   env?: Record<string, string>,
-): Promise<string | undefined> {
+): Promise<string | undefined | NeedsInput> {
   const { secret, secret_env, secret_prompt } = request;
   const given = [secret, secret_env, secret_prompt].filter((s) => s !== undefined).length;
   if (given === 0) return undefined;
@@ -79,7 +79,9 @@ export async function secretOf(
         "unsupported",
       );
     }
-    value = await control.askSecret(secret_prompt);
+    const answer = await control.askSecret(secret_prompt);
+    if ("asking" in answer) return { needsInput: { secret: secret_prompt } };
+    value = answer.secret;
     // The person may have taken a while: the prompt may be gone.
     checkPrompt(request, target);
   } else value = secret!;

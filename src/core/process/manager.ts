@@ -20,6 +20,7 @@
  * assert.equal(status, "running");
  * const sh = await manager.start({ command: "sh", args: ["-c", "read x; echo got $x"] });
  * const step = await manager.write(sh.id, { content: "hi\n", wait: "exit" });
+ * assert.ok("reason" in step); // A reply, not a question for the person (secret_prompt).
  * assert.deepEqual([step.reason, step.output, step.exit_code], ["exit", "got hi\n", 0]);
  * assert.equal((await manager.kill(id)).status, "killed");
  * await manager.shutdown();
@@ -63,6 +64,8 @@ import {
 import { Pattern } from "../pattern/pattern.ts";
 import {
   type CallControl,
+  type NeedsInput,
+  needsInput,
   prepareStep,
   runStep,
   type Step,
@@ -180,15 +183,24 @@ export class ProcessManager {
    * step waits for nothing; or pasted), a secret (secret_request.ts), then
    * `keys` (recorded as `stdin`, secrets masked); `eof` then ends the input.
    * Waits as asked (default: until the program reads again) and replies
-   * with the new output.
+   * with the new output; or, when the person is asked by the call's reply
+   * (secret_prompt over rounds), with the question, nothing typed.
    */
   async write(
     id: number,
     request: WriteRequest,
     control: CallControl = {},
   ): Promise<
-    & { id: number; bytes_written: number; pasted?: boolean; shell_integration?: "active" | "off" }
-    & StepReply
+    | (
+      & {
+        id: number;
+        bytes_written: number;
+        pasted?: boolean;
+        shell_integration?: "active" | "off";
+      }
+      & StepReply
+    )
+    | NeedsInput
   > {
     const { content = "", keys = [], eof = false, paste, integrate = false } = request;
     checkWriteRequest(request);
@@ -203,6 +215,8 @@ export class ProcessManager {
       });
     }
     const secret = await secretOf(request, control, process, this.session.environment?.env);
+    // The person is asked by the call's reply: nothing is typed in this one.
+    if (needsInput(secret)) return secret;
     return await this.#pool.holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {

@@ -26,6 +26,24 @@ import { leaveOutEcho } from "../output/echo.ts";
 import { compactRows } from "../output/screen_rows.ts";
 
 /**
+ * What asking the person for a secret gives: the secret, or `asking` when
+ * this call can only put the question (the client asks its person, and a
+ * later call brings the answer).
+ */
+export type Answer = { secret: string } | { asking: true };
+
+/**
+ * A call's outcome when the person must answer first: nothing was done, and
+ * the call replies with the question (the secret's label) instead.
+ */
+export type NeedsInput = { needsInput: { secret: string } };
+
+/** Whether a call's outcome is a question for the person ({@link NeedsInput}). */
+export function needsInput(outcome: unknown): outcome is NeedsInput {
+  return typeof outcome === "object" && outcome !== null && "needsInput" in outcome;
+}
+
+/**
  * How the MCP layer steers a long call: cancellation, progress for the
  * client, and asking the person (never the model) for a secret, where the
  * client can ask (`secret_prompt`).
@@ -36,7 +54,7 @@ export interface CallControl {
   onProgress?: (
     progress: { id: number; elapsedMs: number; totalMs: number; state: ProcessState },
   ) => void;
-  askSecret?: (label: string) => Promise<string>;
+  askSecret?: (label: string) => Promise<Answer>;
 }
 
 /** A waiting call's request: the wait, and the cap on its output. */

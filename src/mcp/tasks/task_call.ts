@@ -2,8 +2,9 @@
  * A `tools/call` as a task: whether it is one ({@link taskMode}: 2026-07-28's
  * extension declared, or 2025-11-25's `params.task`), and running it on the
  * server's {@link Tasks} ({@link runAsTask}) with the questions its client
- * can be asked (an `inputRequests` round on 2026-07-28, an elicitation
- * request tied to the task on 2025-11-25), answered in its revision's shape.
+ * can be asked (asker.ts: an `inputRequests` round on 2026-07-28, an
+ * elicitation request tied to the task on 2025-11-25), answered in its
+ * revision's shape.
  *
  * @module
  */
@@ -13,13 +14,12 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { PortalError } from "../../errors.ts";
-import { secretPrompt } from "../secret_prompt.ts";
-import { elicitationMode } from "../secret_rounds.ts";
+import { askingWay, clientModes } from "../asker.ts";
+import { elicitationAsker } from "../secret_prompt.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import { legacyTaskCreated, refuseTask } from "./legacy.ts";
 import { declaresTasks, modernTaskCreated } from "./modern.ts";
-import { ElicitedQuestions, type SecretAsker, TaskQuestions } from "./questions.ts";
+import { type PromptAt, TaskQuestions, TaskRounds } from "./questions.ts";
 import { TASK_TOOLS } from "./task_input.ts";
 import type { Tasks, TaskWork } from "./tasks.ts";
 
@@ -57,39 +57,32 @@ export async function runAsTask(
 ): Promise<CallToolResult> {
   const { tasks, context, server, ctx } = on;
   const modern = when === "later";
-  const url = modern ? elicitationMode(ctx) : legacyMode(server);
-  const asker = url === undefined ? undefined : secretAsker(context, url === "url");
+  // How the person is asked, chosen once: the task's inputRequests, or an elicitation tied to it.
+  const way = askingWay(modern, clientModes(server, ctx, modern), true);
+  const prompt = promptAt(context);
   const started = await tasks.start(work, {
     tool: call.tool,
     processId: call.args.id,
     waitMs: call.args.wait_ms,
     lastLine: (id) => context.manager.lastLine(id),
     owner: modern ? undefined : server,
-    questions: asker &&
-      ((listener, taskId) =>
-        modern
-          ? new TaskQuestions(asker, listener)
-          : new ElicitedQuestions(asker, (label, signal) => {
-            const ask = secretPrompt(server, { signal }, { [RELATED_TASK_META_KEY]: { taskId } });
-            return ask?.(label) ??
-              Promise.reject(new PortalError("The client can no longer be asked."));
-          }, listener)),
+    questions: way &&
+      ((listener, taskId) => {
+        const asker = way.by === "task" ? new TaskRounds(way.url) : {
+          how: "an elicitation request tied to this task",
+          ...elicitationAsker(server, way.url, { meta: { [RELATED_TASK_META_KEY]: { taskId } } }),
+        };
+        return new TaskQuestions(asker, prompt, listener);
+      }),
   }, when);
   if ("result" in started) return started.result;
   const created = modern ? modernTaskCreated(started.task) : legacyTaskCreated(started.task);
   return created as CallToolResult;
 }
 
-/** Which way a 2025-11-25 client can be asked: the capabilities of its `initialize`. */
-function legacyMode(server: Server): "url" | "form" | undefined {
-  const modes = server.getClientCapabilities()?.elicitation;
-  return modes?.url ? "url" : modes?.form ? "form" : undefined;
-}
-
-/** How a task asks for the secret its program waits for, and types it. */
-function secretAsker(context: ToolContext, url: boolean): SecretAsker {
+/** What a task's question says it is for, and how its answer is typed. */
+function promptAt(context: ToolContext): PromptAt {
   return {
-    url,
     label: (id) => {
       const line = context.manager.lastLine(id).trim();
       return `${line ? line.slice(0, 80) : "a password"} (process ${id})`;

@@ -11,7 +11,9 @@
  * `notifications/progress` every second of a wait (the time waited, the
  * program's state and last line: a client that hears nothing for minutes
  * may give up on the call), and a client that can ask its person as a
- * callback that does (`secret_prompt`): the core takes them without knowing MCP.
+ * callback that does (`secret_prompt`, asker.ts: the way chosen once per
+ * call): the core takes them without knowing MCP, and answers a question
+ * the call's reply must put (2026-07-28's rounds) as a value.
  *
  * Arguments are checked at the door: the schemas' types and limits, and no
  * argument the tool does not know (`additionalProperties: false`), each
@@ -40,12 +42,13 @@ import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProgramRegistry } from "../../core/registry/program_registry.ts";
 import type { Remotes } from "../../remote/remotes.ts";
 import type { Target } from "../../remote/target.ts";
-import type { CallControl } from "../../core/steps/step.ts";
+import { type CallControl, type NeedsInput, needsInput } from "../../core/steps/step.ts";
 import { PROGRESS_STATE_META } from "../../core/model/schema.ts";
 import type { SessionLog } from "../logging.ts";
+import { type Asker, askingWay, clientModes } from "../asker.ts";
 import { speaksModern } from "../envelope.ts";
-import { secretPrompt } from "../secret_prompt.ts";
-import { InputNeeded, secretByRounds } from "../secret_rounds.ts";
+import { elicitationAsker } from "../secret_prompt.ts";
+import { roundsAsker } from "../secret_rounds.ts";
 import { replyText } from "./reply_text.ts";
 
 /** What a tool handler may use. */
@@ -69,11 +72,12 @@ export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   output: Out;
   /** Every hint is stated, so no client falls back to a default. */
   annotations: Required<Omit<ToolAnnotations, "title">>;
+  /** Its reply; or, when the person is asked by the call's reply, the question. */
   run(
     context: ToolContext,
     args: z.infer<In>,
     control: CallControl,
-  ): z.infer<Out> | Promise<z.infer<Out>>;
+  ): z.infer<Out> | NeedsInput | Promise<z.infer<Out> | NeedsInput>;
 }
 
 /** Any tool, whatever its schemas: the element type of the tool list. */
@@ -88,20 +92,27 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
 }
 
 /**
- * The request's cancellation, a way to ask the person for a secret if the
- * client can, and, if the client gave a token, progress notifications.
+ * How the call `ctx` (of `server`, on `args`) asks the person for a secret:
+ * chosen once, from what its client speaks (asker.ts); none if it cannot.
  */
-function callControl(
-  ctx: ServerContext,
-  server: Server,
-  args: unknown,
-  lastLine?: () => string,
-): CallControl {
+function callAsker(server: Server, ctx: ServerContext, args: unknown): Asker | undefined {
+  const modern = speaksModern(server);
+  const way = askingWay(modern, clientModes(server, ctx, modern), false);
+  if (way === undefined) return undefined;
+  return way.by === "rounds"
+    ? roundsAsker(ctx, args, way.url)
+    : elicitationAsker(server, way.url, { requestId: ctx.mcpReq.id });
+}
+
+/**
+ * The request's cancellation, its `asker` as the way to ask the person for
+ * a secret, and, if the client gave a token, progress notifications.
+ */
+function callControl(ctx: ServerContext, asker?: Asker, lastLine?: () => string): CallControl {
   const token = ctx.mcpReq._meta?.progressToken;
-  const askSecret = speaksModern(server)
-    ? secretByRounds(ctx, args)
-    : secretPrompt(server, ctx.mcpReq);
-  const control = { signal: ctx.mcpReq.signal, askSecret };
+  const { signal } = ctx.mcpReq;
+  const askSecret = asker && ((label: string) => asker.ask(label, signal));
+  const control = { signal, askSecret };
   if (token === undefined) return control;
   return {
     ...control,
@@ -142,7 +153,8 @@ export async function callTool(
   const requestId = ctx.mcpReq.id;
   const id = (args as { id?: unknown } | undefined)?.id;
   const lastLine = typeof id === "number" ? () => context.manager.lastLine(id) : undefined;
-  const control = { ...callControl(ctx, server, args, lastLine), ...call.control };
+  const asker = callAsker(server, ctx, args);
+  const control = { ...callControl(ctx, asker, lastLine), ...call.control };
   try {
     checkText(args, "");
     const run = async () => await tool.run(context, args, control) as Record<string, unknown>;
@@ -155,14 +167,16 @@ export async function callTool(
         run,
       )
       : await run();
+    // A question for the person (2026-07-28's rounds): the call answers with it; nothing was done.
+    if (needsInput(result) && asker?.question) {
+      return await asker.question(result.needsInput.secret);
+    }
     log.log("debug", "tools", `${callName(tool, args)}: ok`, requestId);
     return {
       content: [{ type: "text", text: replyText(result, tool.name === "process_start") }],
       structuredContent: result,
     };
   } catch (error) {
-    // A question for the person, in 2026-07-28: the call answers with it; nothing was done.
-    if (error instanceof InputNeeded) return error.result as unknown as CallToolResult;
     if (error instanceof PortalError) {
       const message = bounded(error.message);
       log.log("info", "tools", `${callName(tool, args)} refused: ${message}`, requestId);
