@@ -14,6 +14,7 @@ import { pythonAnswers } from "../helpers/python_repl.ts";
 import { sessionMembers } from "../helpers/processes.ts";
 import { HAS_CHROMIUM, newPage, openBrowser, screenshot } from "../helpers/browser.ts";
 import { places, policyTest, run, startUnder } from "../helpers/policy.ts";
+import { exists } from "../../dev/exists.ts";
 
 /**
  * One server under the rules most tests need, for those that keep no state
@@ -49,15 +50,6 @@ async function startBoxed() {
     hide: [ssh, `${at.workspace}/token`],
   }, { cwd: at.workspace });
   return { ...at, ssh, file, portal };
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 policyTest("workspace-write: no way of writing outside the workspace succeeds", async () => {

@@ -12,6 +12,7 @@ import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
 import { holds, places, run, startUnder } from "../helpers/policy.ts";
 import { VERSION } from "../../src/version.ts";
+import { exists } from "../../dev/exists.ts";
 
 /** What the review wrote (the same values back), and what else a root program could change. */
 const WRITES = String.raw`
@@ -161,15 +162,6 @@ holds("no program under a policy reaches another Portal host of its user, or its
     for (const dir of made) await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 holds("network none and loopback refuse vsock; netlink stays, per namespace", async (runner) => {
   await using at = await places(runner.runAs);

@@ -8,6 +8,7 @@
 import { denoDir } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { exists } from "../../dev/exists.ts";
 
 /** A user made for one test. */
 export interface OtherUser extends AsyncDisposable {
@@ -96,14 +97,4 @@ export async function copyServerPackages(npm: string): Promise<void> {
     stderr: "piped",
   }).outputSync();
   if (!success) throw new Error(`cp: ${new TextDecoder().decode(stderr)}`);
-}
-
-/** Whether `path` exists. */
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
