@@ -50,13 +50,7 @@ function serveOverStdio(
 ): void {
   const shared = openShared(paths, log, watch);
   const manager = shared.manager({ policy });
-  const scope = watch.open(manager);
-  const context = {
-    manager,
-    registry: shared.registry,
-    remote: shared.remote,
-    watch: { link: (id?: number) => watch.link(scope, id) },
-  };
+  const { context } = shared.toolContext(manager, watch);
   const shutdown = onShutdown(() => shared.close());
   // The client closing our stdin is the normal way an MCP stdio server is told to stop.
   process.stdin.on("end", shutdown);
@@ -117,15 +111,8 @@ function serveOverHttp(
   const serverOwned: Session = { policy };
   let stopping = false;
   const openSession = (): SessionContext => {
-    const { registry } = shared;
     const manager = shared.manager(options.shareProcesses ? everyone : { policy });
-    const scope = watch.open(manager);
-    const context = {
-      manager,
-      registry,
-      remote: shared.remote,
-      watch: { link: (id?: number) => watch.link(scope, id) },
-    };
+    const { context, scope } = shared.toolContext(manager, watch);
     // At shutdown the records stay, as a stdio server's do; a session that ends before takes them.
     const endProcesses = () =>
       options.shareProcesses || stopping ? Promise.resolve() : shared.endSession(manager.session);
@@ -135,13 +122,7 @@ function serveOverHttp(
   // session that never ends, seen by every such request (any client with the token).
   const modernContext = () => {
     const manager = shared.manager(options.shareProcesses ? everyone : serverOwned);
-    const scope = watch.open(manager);
-    return {
-      manager,
-      registry: shared.registry,
-      remote: shared.remote,
-      watch: { link: (id?: number) => watch.link(scope, id) },
-    };
+    return shared.toolContext(manager, watch).context;
   };
   onShutdown(() => {
     stopping = true;

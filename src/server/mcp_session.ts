@@ -38,14 +38,7 @@ export async function serveMcpSession(
   const link = await openClientLink(conn, lines, opening);
   if (link === undefined) return; // The door went away before its session began.
   const { port, ended } = link;
-  const manager = shared.manager(session);
-  const scope = watch.open(manager);
-  const context = {
-    manager,
-    registry: shared.registry,
-    remote: shared.remote,
-    watch: { link: (id?: number) => watch.link(scope, id) },
-  };
+  const { context, scope } = shared.toolContext(shared.manager(session), watch);
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is ended as if it had left: its stdout closes.
   const transport = new LineTransport(port, note, { overflow: () => link.close() });

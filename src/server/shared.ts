@@ -25,6 +25,8 @@ import { Tasks } from "../mcp/tasks/tasks.ts";
 import { TaskFile, taskFilePath } from "../core/steps/task_file.ts";
 import { publishLink } from "../watch/link_file.ts";
 import { WatchService } from "../watch/service.ts";
+import type { WatchScope } from "../watch/scope.ts";
+import type { ToolContext } from "../mcp/tools/tool.ts";
 import { Remotes } from "../remote/remotes.ts";
 import { runtimeDir } from "../runtime_dir.ts";
 import { portalPlace } from "../core/policy/sandbox_rules.ts";
@@ -134,6 +136,24 @@ export class Shared {
   /** The view of `session` (a new one by default: a client of stdio, or an HTTP session). */
   manager(session: Session = {}): ProcessManager {
     return new ProcessManager(this.#pool, session);
+  }
+
+  /**
+   * What the tool calls of one client use: its view of the processes (`manager`), the registry,
+   * the other machines, and its watch page, whose `scope` ends with the client (`watch.end`).
+   */
+  toolContext(manager: ProcessManager, watch: WatchService): {
+    context: ToolContext;
+    scope: WatchScope;
+  } {
+    const scope = watch.open(manager);
+    const context = {
+      manager,
+      registry: this.registry,
+      remote: this.remote,
+      watch: { link: (id?: number) => watch.link(scope, id) },
+    };
+    return { context, scope };
   }
 
   /**
