@@ -1,14 +1,13 @@
 /**
  * What one commit writes to the `records` table, and the transaction that
- * writes it: the same code on the server's thread (an in-memory database)
- * and in the commit Worker (worker.ts).
+ * writes it.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
- * import { writeBatch } from "./batch.ts";
- * import { prepareStatements, SCHEMA } from "../tables.ts";
+ * import { writeBatch } from "./commit_batch.ts";
+ * import { prepareStatements, SCHEMA } from "./tables.ts";
  *
  * const db = new DatabaseSync(":memory:");
  * db.exec(SCHEMA);
@@ -24,8 +23,8 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { FrameRow } from "../frames/packing.ts";
-import type { RecordStatements } from "../tables.ts";
+import type { FrameRow } from "./frames/packing.ts";
+import type { RecordStatements } from "./tables.ts";
 
 /** New rows, then the key ranges `(from, to]` that the cap drops. */
 export interface CommitBatch {
