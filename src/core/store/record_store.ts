@@ -43,7 +43,6 @@ import { maxOutputBytes } from "../../env_vars.ts";
 import { RecordDecoder } from "./record_decoder.ts";
 import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
 import { packFrames } from "./frames/packing.ts";
-import { transaction, writeBatch } from "./commit_batch.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
 import { type RecordStats, StoredFrames } from "./frames/stored_frames.ts";
 import {
@@ -176,7 +175,12 @@ export class RecordStore {
     const byProcess = Map.groupBy(this.#pending.take(), (p) => p.processId);
     const frames = [...byProcess.values()].flatMap((records) => packFrames(records));
     try {
-      writeBatch(this.#db, this.#sql, { frames, deletes });
+      transaction(this.#db, () => {
+        for (const f of frames) {
+          this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
+        }
+        for (const [from, to] of deletes) this.#sql.deleteRange.run(from, to);
+      });
     } catch (error) {
       this.#writes.failed(error);
       this.#pending.restore();
@@ -356,5 +360,18 @@ export class RecordStore {
     return stored && base + stored.seq > this.#retention.droppedThrough(processId)
       ? stored
       : undefined;
+  }
+}
+
+/** Runs `work` in one transaction; rolls back (if SQLite has not already) when it throws. */
+function transaction(db: DatabaseSync, work: () => void): void {
+  db.exec("BEGIN");
+  try {
+    work();
+    db.exec("COMMIT");
+  } catch (error) {
+    // SQLite may have rolled back already (a full disk does).
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
   }
 }
