@@ -47,14 +47,13 @@ if (import.meta.main) {
     const output = `dist/portal-${name}${name.startsWith("windows") ? ".exe" : ""}`;
     console.error(`== ${output} (${target})`);
     const { success } = await new Deno.Command(Deno.execPath(), {
-      // The Workers (terminal emulators, commits) are loaded by URL, which deno compile does not follow.
+      // The emulator Worker is loaded by URL, which deno compile does not follow.
       args: [
         "compile",
         ...PERMISSIONS,
         // Built in, for every way the binary runs (a host, a door, --no-host).
         `--v8-flags=${V8_FLAGS}`,
         ...["--include", "src/core/screen/emulator_worker.ts"],
-        ...["--include", "src/core/store/commit/worker.ts"],
         ...["--target", target, "--output", output, "main.ts"],
       ],
       cwd: root,

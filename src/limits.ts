@@ -31,7 +31,7 @@ export const LIVE_SCREENS = 16;
 
 /**
  * V8's flags for a host (and a compiled binary): each isolate's young
- * generation (the server's thread, the emulator and commit Workers) holds
+ * generation (the server's thread, the emulator Worker) holds
  * 1 MiB per semi-space, not V8's default that grows to 32 MiB under churn and
  * stays: 100 idle PTYs cost the host about 25 MB less (docs/performance.md).
  */

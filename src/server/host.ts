@@ -28,7 +28,6 @@ import { FdInbox } from "../host/handoff/fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt, type Listener } from "../host/listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
-import { HOST_SERVICES, type HostContext, type HostService } from "./services.ts";
 import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
 import { removeDeadInjections } from "../core/shell/injection.ts";
@@ -81,14 +80,13 @@ export async function serveHost(
   });
 }
 
-/** The host's state: who holds it, its services, and how it stops. */
+/** The host's state: who holds it, and how it stops. */
 class Host {
   readonly #shared: Shared;
   readonly #watch: WatchService;
   readonly #address: HostAddress;
   readonly #log: Log;
   readonly #releaseLock: () => void;
-  readonly #services: HostService[] = [];
   #listener: Listener | undefined;
   #inbox: FdInbox | undefined;
   #holds = 0;
@@ -112,18 +110,6 @@ class Host {
   }
 
   async run(): Promise<void> {
-    const context: HostContext = {
-      pool: this.#shared.pool,
-      registry: this.#shared.registry,
-      log: this.#log,
-      address: this.#address,
-      hold: () => this.#hold(),
-    };
-    for (const make of HOST_SERVICES) {
-      const service = make();
-      await service.start(context);
-      this.#services.push(service);
-    }
     onShutdown(() => this.#stop());
     this.#shared.pool.onChange(() => this.#checkIdle());
     this.#shared.remote.onChange(() => this.#checkIdle());
@@ -221,7 +207,7 @@ class Host {
     }
   }
 
-  /** Stops the services, stops listening, kills every program, closes the files. */
+  /** Stops listening, kills every program, closes the files. */
   #stop(): Promise<void> {
     return this.#stopping ??= (async () => {
       clearTimeout(this.#grace);
@@ -230,11 +216,6 @@ class Host {
       try {
         Deno.removeSync(this.#address.socket);
       } catch { /* gone already */ }
-      for (const service of this.#services.reverse()) {
-        await service.stop().catch((error) =>
-          this.#log.stderr("error", "host", `${service.name} did not stop: ${error}`)
-        );
-      }
       await this.#shared.close();
       this.#releaseLock();
     })();

@@ -47,9 +47,8 @@ posixTest(
     await using portal = await Portal.start();
     const server = portal.serverPid;
     // Warm up what is made once (the sentinel with the first program, the readiness loop, the
-    // commit Worker with the first commit), twice: the runtime keeps an eventfd and an epoll of
-    // its own from the first time a Worker (the emulators') ends while another (the commit
-    // Worker) runs.
+    // emulator Worker), twice: the runtime keeps an eventfd and an epoll of its own from the
+    // first time a Worker ends.
     for (let round = 0; round < 2; round++) {
       for (const pty of [false, true]) {
         const id = await portal.spawn("cat", [], { pty });

@@ -3,10 +3,7 @@
  * sources, small ones packed into frames and big ones alone, committed in
  * batches of every size, then read through every kind of query. Each answer
  * must equal the same query over the records kept in an array. Each test runs
- * on an in-memory database (commits on the test's thread) and on a file
- * (commits in the commit Worker, which the test lets finish at random points:
- * queries run while a commit is being written, written but not yet heard of,
- * and done).
+ * on an in-memory database and on a file.
  */
 import { RecordStore } from "../../src/core/store/record_store.ts";
 import type { RawRecord } from "../../src/core/store/records.ts";
@@ -22,10 +19,6 @@ async function* stores(): AsyncGenerator<(name: string) => string> {
   await using dir = await tempDir("portal-store-test-");
   yield (name) => `${dir.path}/${name}.db`;
 }
-
-/** Lets the commit Worker's message in, now and then. */
-const now_and_then = (rand: Random) =>
-  rand.next() < 0.3 ? new Promise((r) => setTimeout(r, rand.int(3))) : undefined;
 
 const SOURCES: Source[] = ["stdin", "stdout", "stderr"];
 const encoder = new TextEncoder();
@@ -86,10 +79,7 @@ Deno.test("record store: every query over packed frames equals the same query ov
         store.append(id, record);
         if (!model.records.has(id)) model.records.set(id, []);
         model.records.get(id)!.push(record);
-        if (rand.next() < 0.6 * mixed) {
-          store.flush();
-          await now_and_then(rand);
-        }
+        if (rand.next() < 0.6 * mixed) store.flush();
       }
       const ids = [...seqs.keys()];
       for (let i = 0; i < 200; i++) {
@@ -115,7 +105,6 @@ Deno.test("record store: every query over packed frames equals the same query ov
           `seed ${seed}, ${JSON.stringify(q)}`,
         );
         if (i % 3 === 0) store.flush();
-        await now_and_then(rand);
         const from = cursor();
         const raw = store.raw(id, "stdout", from, 1 + rand.int(100_000));
         const expected = model.records.get(id)!.filter((r) =>
@@ -148,12 +137,10 @@ Deno.test("record store: the cap drops whole frames oldest first, never past kee
       if (seq % 50 === 0) {
         keepAfter = seq - 100;
         store.flush();
-        await now_and_then(rand);
       }
     }
-    store.commit();
+    store.flush();
     store.flush(); // Trims what the last commit wrote.
-    store.commit();
     // Dropped: a prefix of the records, in order, each once, none past what was protected.
     assertEquals(dropped.map((d) => d.seq), dropped.map((_, i) => i + 1));
     assertEquals(dropped.map((d) => d.bytes), sizes.slice(0, dropped.length));

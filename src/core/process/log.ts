@@ -168,7 +168,7 @@ export class ProcessLog {
   /** The program ended: its age stops, and everything is committed (written, once this returns). */
   end(): void {
     this.#release();
-    this.#store.commit();
+    this.#store.flush();
     this.#endNs = this.#nextTimestamp();
   }
 

@@ -11,9 +11,6 @@
  *   {@link COMMIT_INTERVAL_MS} or once {@link COMMIT_BYTES} are waiting;
  *   queries see them without committing. So a flood costs one transaction per
  *   MiB, a chatty program one per interval, and a read never writes.
- * - **Off the server's thread.** A file's commits are written by a Worker
- *   (commit/thread.ts), one at a time; the records stay in memory, where
- *   queries find them, until it has written them.
  * - **Capped.** Past `maxOutputBytes` per process, the oldest records are
  *   dropped at commit time and the owner is told which ({@link Retention}).
  *
@@ -46,8 +43,6 @@ import { maxOutputBytes } from "../../env_vars.ts";
 import { RecordDecoder } from "./record_decoder.ts";
 import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
 import { packFrames } from "./frames/packing.ts";
-import { transaction } from "./commit/batch.ts";
-import { type CommitThread, commitThread } from "./commit/thread.ts";
 import { Retention, type RetentionHooks } from "./retention.ts";
 import { type RecordStats, StoredFrames } from "./frames/stored_frames.ts";
 import {
@@ -75,8 +70,6 @@ export const COMMIT_INTERVAL_MS = 200;
  * cost is per page, not per commit, so small batches cost nothing more.
  */
 export const COMMIT_BYTES = 1 << 20;
-/** While a commit is being written, appends wait for it past this many bytes waiting. */
-const WAITING_BYTES = 2 * COMMIT_BYTES;
 
 /** Process ids whose keys stay exact in a double. */
 const MAX_PROCESS_ID = 2 ** 21 - 1;
@@ -102,11 +95,6 @@ export class RecordStore {
   readonly #retention: Retention;
   readonly #sql: RecordStatements;
   readonly #frames: StoredFrames;
-  readonly #thread: CommitThread;
-  /** A flush asked for while a commit was being written: it runs when that one is done. */
-  #flushAgain = false;
-  /** Gets the commit thread ready once a process was started (see saveProcess). */
-  #prepareSoon: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
@@ -128,7 +116,6 @@ export class RecordStore {
     this.#writes.onChange = options.onWritesChange;
     this.#sql = prepareStatements(this.#db);
     this.#frames = new StoredFrames(this.#sql);
-    this.#thread = commitThread(path, this.#db, this.#sql);
   }
 
   /** The per-process cap on stored bytes; 0: none. */
@@ -162,11 +149,8 @@ export class RecordStore {
     this.#pending.push({ processId, key: processId * SEQ_SPAN + record.seq, record });
     this.#retention.added(processId, record.bytes.length);
     if (this.#writes.failing) this.#hold();
-    else if (this.#pending.bytes >= this.#commitBytes) {
-      this.flush();
-      // The program outruns the disk: it waits (its reads pause) rather than memory grows.
-      if (this.#pending.bytes >= WAITING_BYTES) this.#thread.wait();
-    } else this.#commitSoon(COMMIT_INTERVAL_MS);
+    else if (this.#pending.bytes >= this.#commitBytes) this.flush();
+    else this.#commitSoon(COMMIT_INTERVAL_MS);
   }
 
   #commitSoon(ms: number): void {
@@ -177,17 +161,11 @@ export class RecordStore {
 
   /**
    * Commits every buffered record and process row, and drops what is past the cap; if the
-   * file cannot be written, they wait (see write_failure.ts). The process rows are written
-   * here, the records by the commit thread: once it is done, they leave memory.
+   * file cannot be written, they wait (see write_failure.ts).
    */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#thread.busy) {
-      this.#flushAgain = true;
-      return;
-    }
-    this.#flushAgain = false;
     if (this.#pending.empty && !this.#processes.waiting) {
       return this.#writes.succeeded(); // Nothing waits to be written.
     }
@@ -196,7 +174,21 @@ export class RecordStore {
     // Each process's records in order, so that its runs of small records pack into frames.
     const byProcess = Map.groupBy(this.#pending.take(), (p) => p.processId);
     const frames = [...byProcess.values()].flatMap((records) => packFrames(records));
-    this.#thread.write({ frames, deletes }, (error) => this.#written(error, deletes));
+    try {
+      transaction(this.#db, () => {
+        for (const f of frames) {
+          this.#sql.insert.run(f.key, f.timestamp, f.source, f.content, f.count, f.layout);
+        }
+        for (const [from, to] of deletes) this.#sql.deleteRange.run(from, to);
+      });
+    } catch (error) {
+      this.#writes.failed(error);
+      this.#pending.restore();
+      return this.#hold();
+    }
+    this.#pending.confirm();
+    this.#retention.deleted(deletes);
+    this.#writes.succeeded();
   }
 
   /** Writes the process rows that wait, on this connection; false when the file cannot be written. */
@@ -209,19 +201,6 @@ export class RecordStore {
     }
     this.#processes.written();
     return true;
-  }
-
-  /** A commit was written (`error` null) or not. */
-  #written(error: Error | null, deletes: [number, number][]): void {
-    if (error) {
-      this.#writes.failed(error);
-      this.#pending.restore();
-      return this.#hold();
-    }
-    this.#pending.confirm();
-    this.#retention.deleted(deletes);
-    this.#writes.succeeded();
-    if (this.#flushAgain) this.flush();
   }
 
   /** While writes fail: the oldest waiting records past {@link HELD_BYTES} go; retries later. */
@@ -292,7 +271,6 @@ export class RecordStore {
 
   /** Deletes the records of a process (the process row stays). */
   deleteRecords(processId: number): void {
-    this.#thread.wait(); // This connection writes: no commit may be under way.
     const base = processId * SEQ_SPAN;
     // The journal of the delete and of the vacuum holds the deleted pages: emptied after each.
     this.#db.exec(TRUNCATE_JOURNAL.on);
@@ -322,13 +300,7 @@ export class RecordStore {
     this.#processes.save(row);
     if (this.#writes.failing) return;
     if (!options.now) return this.#commitSoon(COMMIT_INTERVAL_MS);
-    // This connection writes: no commit may be under way (each may start the next).
-    while (this.#thread.busy) this.#thread.wait();
-    if (!this.#writeRows()) return this.#hold();
-    // The process's first output is committed by the commit thread: it gets ready meanwhile
-    // (its start would otherwise hold up that first commit), off the reply's path.
-    this.#prepareSoon ??= setTimeout(() => this.#thread.prepare(), COMMIT_INTERVAL_MS);
-    Deno.unrefTimer(this.#prepareSoon);
+    if (!this.#writeRows()) this.#hold();
   }
 
   /** What an earlier host left in the file for the next (see ProcessesTable.restorable). */
@@ -355,18 +327,10 @@ export class RecordStore {
     this.#processes.delete(processId);
   }
 
-  /** Commits everything buffered, and returns once it is written (or could not be). */
-  commit(): void {
-    this.flush();
-    while (this.#thread.busy) this.#thread.wait(); // Each may start the next.
-  }
-
   /** Commits what is buffered and closes the file. */
   close(): void {
-    this.commit();
+    this.flush();
     clearTimeout(this.#timer); // A retry after a failed commit: too late now.
-    clearTimeout(this.#prepareSoon);
-    this.#thread.close();
     this.#db.close();
   }
 
@@ -396,5 +360,18 @@ export class RecordStore {
     return stored && base + stored.seq > this.#retention.droppedThrough(processId)
       ? stored
       : undefined;
+  }
+}
+
+/** Runs `work` in one transaction; rolls back (if SQLite has not already) when it throws. */
+function transaction(db: DatabaseSync, work: () => void): void {
+  db.exec("BEGIN");
+  try {
+    work();
+    db.exec("COMMIT");
+  } catch (error) {
+    // SQLite may have rolled back already (a full disk does).
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
   }
 }

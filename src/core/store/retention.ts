@@ -4,8 +4,8 @@
  * (records a screen has not parsed yet), and what the owner learns of each
  * record dropped. Drops come at commit time and in batches: a process past
  * the cap loses its oldest records until it holds 7/8 of it. Reads skip
- * them at once; their rows are deleted by the commit (in the commit Worker,
- * see commit/thread.ts), and by the next if that one fails.
+ * them at once; their rows are deleted by the commit, and by the next if
+ * that one fails.
  *
  * @module
  */

@@ -29,8 +29,8 @@ export const PORTAL_APPLICATION_ID = 0x506f7274;
  * journal truncated at every commit makes ext4 write it out at once; only a commit that
  * deleted records empties it ({@link TRUNCATE_JOURNAL}). No fsync (see record_store.ts).
  * Deleted records leave no text in the file: their cells are zeroed (secure_delete FAST, no
- * extra I/O) and freed pages leave at the vacuum ({@link markFile}). The busy timeout first: a
- * second connection (the commit Worker's) may find the file locked for its journal mode.
+ * extra I/O) and freed pages leave at the vacuum ({@link markFile}). The busy timeout first: the
+ * journal mode takes a lock that a reader of the file (`portal export`) may hold a moment.
  */
 export const PRAGMAS = `PRAGMA busy_timeout = 2000; PRAGMA page_size = 4096;
   PRAGMA journal_mode = PERSIST; PRAGMA synchronous = OFF; PRAGMA secure_delete = FAST;`;

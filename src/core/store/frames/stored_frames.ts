@@ -70,8 +70,8 @@ export class StoredFrames {
     const statement = desc ? this.#sql.desc : this.#sql.asc;
     let [start, end] = [from, high];
     // Pages of rows, each read at once (all()): between them, no statement holds the file's
-    // shared lock, which would keep the commit Worker from writing (a consumer may stop, or
-    // wait, anywhere). Small at first (most reads want a row or two), growing for long reads.
+    // shared lock, which would keep the server from committing (this reader may be another
+    // process's, portal export's; a consumer may stop, or wait, anywhere). Small at first (most reads want a row or two), growing for long reads.
     for (let size = 2;; size = Math.min(2 * size, MAX_PAGE_ROWS)) {
       // Each page is a read of its own, so each may meet a commit starting (live_reads.ts).
       const rows = readLive(() =>
