@@ -21,7 +21,6 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** The Workers: source (each an entry point of its own) and the URL its starter gives it. */
 const WORKERS: [source: string, url: string][] = [
   ["src/core/screen/emulator_worker.ts", "./emulator_worker.ts"],
-  ["src/core/store/commit/worker.ts", "./worker.ts"],
 ];
 
 /** What a build directory holds: its version and the SHA-256 (hex) of each file. */
