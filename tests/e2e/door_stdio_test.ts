@@ -74,10 +74,13 @@ posixTest("the client closing stdin ends its session: its programs, its stdout",
   await using dir = await hostDir();
   await using door = await rawDoor(dir.path);
   const sleep = await sleepIn(door);
+  const host = hostPid(dir.path);
+  assert(host !== undefined, "a host serves the door");
   await door.closeInput();
   await ends(door, "stdin closed");
   await waitFor("the session's sleep to die", () => !pidAlive(sleep));
-  assert(hostPid(dir.path) !== undefined, "the host stays");
+  // The same host, not one a later look started: the session ended, the host did not.
+  assertEquals(hostPid(dir.path), host, "the host stays");
 });
 
 posixTest("SIGKILL of a handed-over door ends its session and its client's stdout", async () => {
