@@ -111,6 +111,27 @@ Deno.test("a line longer than 64 KiB is searched in pieces, under one number", a
   assertEquals(found.lines[0].text.slice(101, 107), "needle");
 });
 
+Deno.test("a flood's large record, decoded in pieces, loses no character or sequence", async () => {
+  // Lines of 3-byte and 4-byte characters and colours; one line of 100 KB without a newline,
+  // so that a piece is cut inside a character (and perhaps a sequence).
+  const line = (i: number) => `日本 🙂 \x1b[1m${i}\x1b[0m: ${i % 997 === 0 ? "fail" : "ok"}\r\n`;
+  const text = Array.from({ length: 20_000 }, (_, i) => line(i)).join("") +
+    "é\x1b[31m日".repeat(10_000) + " fail\r\n" + line(20_000);
+  const bytes = new TextEncoder().encode(text);
+  const records: RawRecord[] = [{ seq: 1, timestamp: 1, source: "stdout", bytes }];
+  const lines = reference(records);
+  const found = await searchLines(records, {
+    dropCR: true,
+    pattern: Pattern.compile(": fail$|日 fail$", "pattern"),
+    context: 0,
+    maxChars: 1_000_000,
+  });
+  const matching = lines.flatMap((l, i) => /: fail$|日 fail$/.test(l) ? [i + 1] : []);
+  assertEquals([found.matches, found.totalLines], [matching.length, lines.length]);
+  assertEquals(found.lines.map((l) => l.line), matching);
+  assertEquals(found.lines.at(-2)!.text, lines[matching.at(-2)! - 1]);
+});
+
 Deno.test("a search too long for its time stops, says where, and never holds the thread", async () => {
   // 14 MB of lines and a pattern without a literal: RE2 on every line, seconds of work at its
   // size on any machine; the search stops at its budget (READ_LINES.searchMs in the server).
