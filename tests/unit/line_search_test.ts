@@ -3,14 +3,16 @@
  * lines, each tested by JavaScript's own regex): seeded random outputs of
  * small and large records, lines cut across records, colors and CRLFs, so
  * that a match at a block's edge, context reaching into the block before or
- * after, and the line numbers all agree with it; and a line too long to be
- * searched whole.
+ * after, and the line numbers all agree with it; the same search over the
+ * store's runs (a frame's records joined) and over its records; and a line
+ * too long to be searched whole.
  */
 import { Random } from "../../dev/random.ts";
 import { linesAround, searchLines, type ShownLine } from "../../src/core/output/lines/search.ts";
 import { OutputDecoder } from "../../src/core/text/decoder.ts";
 import { Pattern } from "../../src/core/pattern/pattern.ts";
 import type { RawRecord } from "../../src/core/store/records.ts";
+import { RecordStore } from "../../src/core/store/record_store.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 
 /** Random build-like output cut into records of random sizes, some large, as a PTY writes it. */
@@ -89,6 +91,36 @@ for (const seed of [1, 2, 3]) {
   });
 }
 
+Deno.test("a search over the store's runs finds what it finds over its records, window too", async () => {
+  const records = output(new Random(4));
+  const store = new RecordStore(":memory:", { maxOutputBytes: 0 });
+  for (const [i, record] of records.entries()) {
+    store.append(1, record);
+    if (i % 40 === 39) store.flush(); // Frames of up to 40 small records, large ones alone.
+  }
+  store.flush();
+  const last = records.at(-1)!.timestamp;
+  // Windows that start inside frames: a run is cut where they start.
+  for (const since of [undefined, Math.floor(last / 3) + 7, last - 20]) {
+    const q = {
+      dropCR: true,
+      pattern: Pattern.compile("^\\[\\d*7\\] CC ", "pattern"), // One line in ten.
+      context: 2,
+      maxChars: 1_000_000,
+      sinceTimestamp: since,
+    };
+    const overRuns = await searchLines(store.runs(1, since), q);
+    assertEquals(overRuns, await searchLines(records, q), `since ${since}`);
+    assert(
+      since === undefined || overRuns.matches! < (await searchLines(records, {
+            ...q,
+            sinceTimestamp: undefined,
+          })).matches!,
+    );
+  }
+  store.close();
+});
+
 /** The number of the first error line. */
 function matchingLine(lines: string[]): number {
   return lines.findIndex((line) => line.startsWith("error")) + 1;
@@ -109,6 +141,27 @@ Deno.test("a line longer than 64 KiB is searched in pieces, under one number", a
   // The match shown where it is, the cut marked.
   assertEquals(found.lines[0].text.length, 1002);
   assertEquals(found.lines[0].text.slice(101, 107), "needle");
+});
+
+Deno.test("a flood's large record, decoded in pieces, loses no character or sequence", async () => {
+  // Lines of 3-byte and 4-byte characters and colours; one line of 100 KB without a newline,
+  // so that a piece is cut inside a character (and perhaps a sequence).
+  const line = (i: number) => `日本 🙂 \x1b[1m${i}\x1b[0m: ${i % 997 === 0 ? "fail" : "ok"}\r\n`;
+  const text = Array.from({ length: 20_000 }, (_, i) => line(i)).join("") +
+    "é\x1b[31m日".repeat(10_000) + " fail\r\n" + line(20_000);
+  const bytes = new TextEncoder().encode(text);
+  const records: RawRecord[] = [{ seq: 1, timestamp: 1, source: "stdout", bytes }];
+  const lines = reference(records);
+  const found = await searchLines(records, {
+    dropCR: true,
+    pattern: Pattern.compile(": fail$|日 fail$", "pattern"),
+    context: 0,
+    maxChars: 1_000_000,
+  });
+  const matching = lines.flatMap((l, i) => /: fail$|日 fail$/.test(l) ? [i + 1] : []);
+  assertEquals([found.matches, found.totalLines], [matching.length, lines.length]);
+  assertEquals(found.lines.map((l) => l.line), matching);
+  assertEquals(found.lines.at(-2)!.text, lines[matching.at(-2)! - 1]);
 });
 
 Deno.test("a search too long for its time stops, says where, and never holds the thread", async () => {

@@ -2,7 +2,8 @@
  * The record store against a model: records of several processes and
  * sources, small ones packed into frames and big ones alone, committed in
  * batches of every size, then read through every kind of query. Each answer
- * must equal the same query over the records kept in an array. Each test runs
+ * must equal the same query over the records kept in an array (and the
+ * runs of a long read, their records joined). Each test runs
  * on an in-memory database and on a file.
  */
 import { RecordStore } from "../../src/core/store/record_store.ts";
@@ -56,6 +57,27 @@ function modelQuery(
   const text = new RecordDecoder(q.dropCR ?? false, before);
   const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
   return q.newest ? text.newest(rows.reverse(), limits) : text.oldest(rows, limits);
+}
+
+/**
+ * `runs` is `records` (each of them, in order) with records of one source in
+ * a row joined, each run's records all older than `since` or none.
+ */
+function assertRuns(runs: RawRecord[], records: RawRecord[], since: number): void {
+  let i = 0;
+  for (const run of runs) {
+    const first = records[i];
+    assertEquals([run.seq, run.timestamp, run.source], [first.seq, first.timestamp, first.source]);
+    const joined: number[] = [];
+    for (; joined.length < run.bytes.length; i++) {
+      const record = records[i];
+      assertEquals(record.source, run.source, `run at seq ${run.seq}`);
+      assertEquals(record.timestamp >= since, first.timestamp >= since, `run at seq ${run.seq}`);
+      joined.push(...record.bytes);
+    }
+    assertEquals(new Uint8Array(joined), run.bytes, `run at seq ${run.seq}`);
+  }
+  assertEquals(i, records.length);
 }
 
 Deno.test("record store: every query over packed frames equals the same query over the records", async () => {
@@ -112,6 +134,8 @@ Deno.test("record store: every query over packed frames equals the same query ov
         );
         assertEquals(raw, expected.slice(0, raw.length));
         assert(raw.length > 0 || expected.length === 0);
+        const since = rand.next() < 0.5 ? rand.int(time) : -Infinity;
+        assertRuns([...store.runs(id, since)], model.records.get(id)!, since);
       }
       store.close();
     }
@@ -150,6 +174,10 @@ Deno.test("record store: the cap drops whole frames oldest first, never past kee
     assertEquals(kept.length, 4000 - dropped.length);
     const bytes = kept.reduce((sum, r) => sum + r.bytes.length, 0);
     assert(bytes <= cap + 50 * 20, `${bytes} bytes kept`);
+    // The runs start at the first record kept, in a frame the cap cut into; one is cut at
+    // `since`, in the middle of a frame (a commit's 50 records).
+    const since = kept.find((r) => r.seq % 50 === 25)!.timestamp;
+    assertRuns([...store.runs(1, since)], kept, since);
     store.close();
   }
 });

@@ -293,12 +293,17 @@ export class ProcessLog {
   }
 
   /**
-   * Every stored record of `sources`, oldest first, whether CRs are dropped
-   * from their text, and the bytes of theirs the cap dropped before them.
+   * Every stored record of `sources`, oldest first, as runs (a frame's
+   * records joined, cut where timestamps reach `since`: RecordStore.runs),
+   * whether CRs are dropped from their text, and the bytes of theirs the cap
+   * dropped before them.
    */
-  stored(sources: Source[]): { records: Iterable<RawRecord>; dropCR: boolean; dropped: number } {
+  stored(
+    sources: Source[],
+    since = -Infinity,
+  ): { records: Iterable<RawRecord>; dropCR: boolean; dropped: number } {
     this.#release();
-    const all = this.#store.records(this.#id);
+    const all = this.#store.runs(this.#id, since);
     return {
       records: (function* () {
         for (const record of all) if (sources.includes(record.source)) yield record;

@@ -100,11 +100,11 @@ export class ProcessOutput {
       );
     }
     const log = this.#target.log;
-    const { records, dropCR, dropped } = log.stored(q.sources);
+    const since = q.windowNs && Math.max(0, log.elapsedNs() - q.windowNs);
+    const { records, dropCR, dropped } = log.stored(q.sources, since);
     const { maxChars } = q;
     let found: LinesFound;
     if (line === undefined) {
-      const since = q.windowNs && Math.max(0, log.elapsedNs() - q.windowNs);
       found = await searchLines(records, {
         dropCR,
         pattern: Pattern.compile(pattern!, "pattern"),

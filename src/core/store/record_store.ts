@@ -258,6 +258,21 @@ export class RecordStore {
     return this.#scan(processId, base, [base, base, base], false);
   }
 
+  /**
+   * Every record of a process, oldest first, as runs (StoredFrames.runs: a
+   * frame's records joined, cut where timestamps reach `since`), then the
+   * buffered ones: for a long read that wants bytes in order, not records.
+   */
+  *runs(processId: number, since = -Infinity): Generator<RawRecord> {
+    const base = processId * SEQ_SPAN;
+    const low = Math.max(base, this.#retention.droppedThrough(processId));
+    const pending = this.#pending.filter((p) => p.processId === processId && p.key > low);
+    // The file's rows from the first record in memory on are copies of those records.
+    const high = this.#pending.firstKey(processId) ?? base + SEQ_SPAN;
+    if (low < high - 1) yield* this.#frames.runs(base, low, since, high);
+    yield* pending;
+  }
+
   /** Notes a PTY's size from `size.timestamp` on (written with the next commit). */
   saveSize(processId: number, size: TerminalSize): void {
     this.#processes.saveSize(processId, size);
