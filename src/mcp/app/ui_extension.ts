@@ -29,7 +29,6 @@ import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
 import { openView } from "./views.ts";
-import { viewPage } from "./view_page.ts";
 
 /** The terminal view's resource. */
 export const VIEW_URI = "ui://portal/terminal";
@@ -141,7 +140,7 @@ export function viewResources(ui: boolean): ListResourcesResult {
 }
 
 /** `resources/read`: the view's page, which may connect nowhere and load nothing. */
-export function readViewResource(uri: string): ReadResourceResult {
+export async function readViewResource(uri: string): Promise<ReadResourceResult> {
   if (uri !== VIEW_URI) {
     throw new ProtocolError(
       RESOURCE_NOT_FOUND,
@@ -149,6 +148,8 @@ export function readViewResource(uri: string): ReadResourceResult {
         `one, ${VIEW_URI}.`,
     );
   }
+  // The page's megabyte of text imports loads at the first read, not at every server's start.
+  const { viewPage } = await import("./view_page.ts");
   return {
     contents: [{
       uri: VIEW_URI,
