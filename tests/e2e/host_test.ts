@@ -17,7 +17,7 @@ import {
   serverEnv,
 } from "../../dev/portal_client.ts";
 import { pidsOf } from "../../dev/process_table.ts";
-import { copyServerPackages } from "../helpers/other_user.ts";
+import { asRoot, copyServerPackages, otherUser } from "../helpers/other_user.ts";
 import { jsonLine, spawnServer } from "../../dev/raw_lines.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
@@ -238,20 +238,13 @@ posixTest("every start shares one database: no file per start", async () => {
   ]);
 });
 
-/** Runs `command` as root, failing with its stderr. */
-function asRoot(command: string, args: string[]): void {
-  const { success, stderr } = new Deno.Command(command, { args, stderr: "piped" }).outputSync();
-  if (!success) {
-    throw new Error(`${command} ${args.join(" ")}: ${new TextDecoder().decode(stderr)}`);
-  }
-}
-
 posixTest(
   "another user cannot reach this user's host, and gets a host of their own (root only)",
   async () => {
     if (Deno.uid() !== 0) return; // Needs root to create the other user.
-    const user = "portal-test-other";
-    asRoot("sh", ["-c", `id ${user} >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin ${user}`]);
+    // A user of its own (not a fixed name), so that a second suite on the machine meets no other.
+    await using them = otherUser();
+    const user = them.name;
     await using dir = await hostDir();
     await using other = await tempDir("portal-other-");
     try {
@@ -306,7 +299,6 @@ posixTest(
       await waitFor(`${user}'s processes to end`, () => pidsOf(user), {
         until: (pids) => pids.length === 0,
       });
-      asRoot("userdel", [user]);
     }
   },
   { only: "linux" },
