@@ -143,8 +143,9 @@ export class SessionSentinel {
     const quick = performance.now() - this.#startedAt < QUICK_DEATH_MS;
     this.#quickDeaths = quick ? this.#quickDeaths + 1 : 0;
     if (this.#quickDeaths === 0) {
-      console.error("portal: the session sentinel died; started another");
+      // Said once the new one holds the list: a server killed right after leaves nothing unguarded.
       if (this.#guarded.size > 0) this.#send("");
+      console.error("portal: the session sentinel died; started another");
       return;
     }
     const wait = Math.min(BACKOFF_MS.first * 2 ** (this.#quickDeaths - 1), BACKOFF_MS.max);
