@@ -18,6 +18,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../bytes.ts";
 
 /** A line passed the bound: what was held of it is dropped. */
 export class LineTooLong extends Error {
@@ -70,13 +71,6 @@ export class LineSplitter {
     const parts = this.#held;
     this.#held = [];
     this.#heldBytes = 0;
-    if (parts.length === 1) return parts[0];
-    const line = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      line.set(part, at);
-      at += part.length;
-    }
-    return line;
+    return concatBytes(parts);
   }
 }
