@@ -113,18 +113,6 @@ export class ReadinessLoop {
     return new Promise((done) => this.#deferred.push({ fd, done }));
   }
 
-  /**
-   * Unregisters (and closes) every fd, then the wake fd: for shutdown. Their
-   * owners are not told. Resolves when no FFI call is pending any more.
-   */
-  async close(): Promise<void> {
-    await Promise.all([...this.#entries.keys()].map((fd) => this.unregister(fd)));
-    if (this.#running || this.#wakeRead < 0) return;
-    libc().close(this.#wakeRead);
-    if (this.#wakeWrite !== this.#wakeRead) libc().close(this.#wakeWrite);
-    this.#wakeRead = this.#wakeWrite = -1;
-  }
-
   #changed(): void {
     this.#dirty = true;
     if (this.#waiting && !this.#wakePending) {
