@@ -82,6 +82,24 @@ export function checkCommand(
   }
 }
 
+/** What `path` is (its links followed), or null when it is missing or unreadable. */
+export function statOf(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** What `path` itself is (a link not followed), or null when nothing is named so. */
+export function lstatOf(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
 /** `path` with every symlink resolved, or as it is when it does not exist. */
 export function realPath(path: string): string {
   try {
