@@ -30,12 +30,10 @@ const LINUX = {
   /** Makes the terminal on the given fd the caller's controlling terminal. */
   TIOCSCTTY: 0x540e,
   EINTR: 4,
-  EIO: 5,
   EAGAIN: 11,
   ENOENT: 2,
   EACCES: 13,
   ENOEXEC: 8,
-  ECHILD: 10,
   ESRCH: 3,
   EPERM: 1,
   EEXIST: 17,
