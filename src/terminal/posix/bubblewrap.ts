@@ -137,15 +137,16 @@ export function bubblewrapArgs(
     "/proc/sysrq-trigger",
     ...sandbox.privateTmp ? ["--tmpfs", "/tmp"] : [],
   ];
-  const existing = (paths: string[]) =>
-    paths.filter((path) => lstatOf(path) !== null).map(realPath);
+  // Whether a path names anything, a link to nothing included.
+  const named = (path: string) => lstatOf(path) !== null;
+  const existing = (paths: string[]) => paths.filter(named).map(realPath);
   const writable = existing(sandbox.writable).filter((dir) => dir !== "/");
   const hidden = existing(sandbox.hidden);
   // The working directory under a private /tmp would be missing (bwrap: "Can't chdir"): it is
   // shown read-only, as a program sees it outside /tmp (unless writable or hidden, as any path).
   const inPrivateTmp = (path: string) =>
     sandbox.privateTmp && isUnder(path, "/tmp") && !writable.some((dir) => isUnder(path, dir));
-  const cwd = inPrivateTmp(launch.cwd) && lstatOf(launch.cwd) !== null ? [launch.cwd] : [];
+  const cwd = inPrivateTmp(launch.cwd) && named(launch.cwd) ? [launch.cwd] : [];
   const readable = existing([...sandbox.readable, ...cwd]);
   // What a private /tmp or /dev, or another hidden directory, already hides needs no mount.
   const visible = hidden.filter((path) =>
