@@ -71,11 +71,6 @@ export class ReadinessLoop {
     this.#mechanism = mechanism;
   }
 
-  /** Number of registered fds. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
   /**
    * Watches `fd` (which must be O_NONBLOCK) for `events` (`POLLIN`, `POLLOUT`);
    * `onReady` runs on the JS thread after each wait that reports it.

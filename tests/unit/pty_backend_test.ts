@@ -333,7 +333,6 @@ posixTest("the select mechanism (macOS default) reports readiness and closes fds
   await waitFor("POLLIN", () => got, { until: (text) => text === "ping" });
   await loop.unregister(writeEnd);
   await loop.unregister(readEnd);
-  assertEquals(loop.size, 0);
   assertEquals(fcntl(readEnd, C.F_GETFD), -1, "unregister closed the fd");
   assertEquals(fcntl(writeEnd, C.F_GETFD), -1, "unregister closed the fd");
 });
