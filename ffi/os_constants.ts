@@ -8,108 +8,8 @@
  */
 import { IS_DARWIN } from "./libc.ts";
 
-/** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
-export interface OsConstants {
-  O_RDONLY: number;
-  O_RDWR: number;
-  O_NONBLOCK: number;
-  O_CLOEXEC: number;
-  F_GETFD: number;
-  F_SETFD: number;
-  F_GETFL: number;
-  F_SETFL: number;
-  FD_CLOEXEC: number;
-  TIOCSWINSZ: bigint;
-  /** How many bytes a read would return now (FIONREAD). */
-  FIONREAD: bigint;
-  /** A new fd on a master's slave, without its path (Linux ≥ 4.13; 0n: none). */
-  TIOCGPTPEER: bigint;
-  O_NOCTTY: number;
-  /** fcntl command that sets a pipe's capacity (Linux); 0 where pipes cannot be resized. */
-  F_SETPIPE_SZ: number;
-  /** Makes the terminal on the given fd the caller's controlling terminal. */
-  TIOCSCTTY: number;
-  EINTR: number;
-  EIO: number;
-  EAGAIN: number;
-  ENOENT: number;
-  EACCES: number;
-  ENOEXEC: number;
-  ECHILD: number;
-  ESRCH: number;
-  EPERM: number;
-  POLLIN: number;
-  POLLOUT: number;
-  POLLERR: number;
-  POLLHUP: number;
-  POLLNVAL: number;
-  WNOHANG: number;
-  X_OK: number;
-  POSIX_SPAWN_SETSIGDEF: number;
-  POSIX_SPAWN_SETSIGMASK: number;
-  POSIX_SPAWN_SETSID: number;
-  /** macOS only (0 on Linux): close every fd not named in the file actions. */
-  POSIX_SPAWN_CLOEXEC_DEFAULT: number;
-  SIZEOF_SPAWNATTR: number;
-  SIZEOF_FILE_ACTIONS: number;
-  SIZEOF_SIGSET: number;
-  /** Both OSes: 128 bytes, bit `fd % 8` of byte `fd / 8` on little-endian CPUs. */
-  SIZEOF_FD_SET: number;
-  FD_SETSIZE: number;
-  /** Whether `poll` works on devices; macOS `poll` reports POLLNVAL for them (PTY masters too). */
-  POLL_HANDLES_DEVICES: boolean;
-  /**
-   * Whether opening a terminal in posix_spawn's file actions makes it the
-   * controlling terminal of the POSIX_SPAWN_SETSID session: glibc makes the
-   * session first, macOS runs the file actions first.
-   */
-  SPAWN_OPEN_ACQUIRES_CTTY: boolean;
-  /** Whether /proc/<pid>/stat exists, with each process's group and session (Linux). */
-  PROC_STAT: boolean;
-  /** `struct termios`: its size, and where `c_lflag` sits (tcflag_t: 4 bytes, macOS 8). */
-  SIZEOF_TERMIOS: number;
-  TERMIOS_LFLAG_OFFSET: number;
-  /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
-  ECHO: number;
-  ICANON: number;
-  /** open(2) flags that refuse anything but a directory, and a symbolic link (ffi/dir_fd.ts). */
-  O_DIRECTORY: number;
-  O_NOFOLLOW: number;
-  EEXIST: number;
-  ECONNREFUSED: number;
-  /**
-   * How a descriptor's owner and mode are read (ffi/dir_fd.ts): Linux's
-   * `statx` (one layout on every CPU, glibc ≥ 2.28), macOS's `fstat`
-   * (64-bit inode layout); where `st_uid` and `st_mode` sit in its buffer.
-   */
-  STAT_CALL: "statx" | "fstat";
-  STAT_UID_OFFSET: number;
-  STAT_MODE_OFFSET: number;
-  /** Unix sockets (ffi/unix_socket.ts): the same values on both but SOL_SOCKET. */
-  AF_UNIX: number;
-  SOCK_STREAM: number;
-  SOL_SOCKET: number;
-  SCM_RIGHTS: number;
-  /** getsockopt's peer credentials (Linux; 0 on macOS, which has `getpeereid`). */
-  SO_PEERCRED: number;
-  /** shutdown(2): no more writes. */
-  SHUT_WR: number;
-  /** recvmsg flag: the fds received are close-on-exec at once (Linux; 0: set them after). */
-  MSG_CMSG_CLOEXEC: number;
-  /** `struct sockaddr_un`: BSDs start it with a length byte; sun_path's size. */
-  SUN_LEN_BYTE: boolean;
-  SUN_PATH_BYTES: number;
-  /** `struct msghdr`: its size, where msg_control sits, msg_controllen's offset and size. */
-  SIZEOF_MSGHDR: number;
-  MSGHDR_CONTROL_OFFSET: number;
-  MSGHDR_CONTROLLEN_OFFSET: number;
-  MSGHDR_CONTROLLEN_BYTES: number;
-  /** `struct cmsghdr`: cmsg_len's size (size_t on Linux, socklen_t on macOS) and CMSG_ALIGN's unit. */
-  CMSG_LEN_BYTES: number;
-  CMSG_ALIGN: number;
-}
-
-const LINUX: OsConstants = {
+/** Linux glibc's values, each explained here once (macOS and aarch64 below differ in some). */
+const LINUX = {
   O_RDONLY: 0,
   O_RDWR: 2,
   O_NONBLOCK: 0o4000,
@@ -120,25 +20,33 @@ const LINUX: OsConstants = {
   F_SETFL: 4,
   FD_CLOEXEC: 1,
   TIOCSWINSZ: 0x5414n,
+  /** How many bytes a read would return now (FIONREAD). */
   FIONREAD: 0x541bn,
+  /** A new fd on a master's slave, without its path (Linux ≥ 4.13; 0n: none). */
   TIOCGPTPEER: 0x5441n,
   O_NOCTTY: 0o400,
+  /** fcntl command that sets a pipe's capacity (Linux); 0 where pipes cannot be resized. */
   F_SETPIPE_SZ: 1031,
+  /** Makes the terminal on the given fd the caller's controlling terminal. */
   TIOCSCTTY: 0x540e,
   EINTR: 4,
-  EIO: 5,
   EAGAIN: 11,
   ENOENT: 2,
   EACCES: 13,
   ENOEXEC: 8,
-  ECHILD: 10,
   ESRCH: 3,
   EPERM: 1,
   EEXIST: 17,
   ECONNREFUSED: 111,
+  /** open(2) flags that refuse anything but a directory, and a symbolic link (ffi/dir_fd.ts). */
   O_DIRECTORY: 0o200000,
   O_NOFOLLOW: 0o400000,
-  STAT_CALL: "statx",
+  /**
+   * How a descriptor's owner and mode are read (ffi/dir_fd.ts): Linux's
+   * `statx` (one layout on every CPU, glibc ≥ 2.28), macOS's `fstat`
+   * (64-bit inode layout); where `st_uid` and `st_mode` sit in its buffer.
+   */
+  STAT_CALL: "statx" as "statx" | "fstat",
   // struct statx: stx_uid at 20, stx_mode (u16) at 28.
   STAT_UID_OFFSET: 20,
   STAT_MODE_OFFSET: 28,
@@ -152,35 +60,56 @@ const LINUX: OsConstants = {
   POSIX_SPAWN_SETSIGDEF: 0x04,
   POSIX_SPAWN_SETSIGMASK: 0x08,
   POSIX_SPAWN_SETSID: 0x80,
+  /** macOS only (0 on Linux): close every fd not named in the file actions. */
   POSIX_SPAWN_CLOEXEC_DEFAULT: 0,
   SIZEOF_SPAWNATTR: 336,
   SIZEOF_FILE_ACTIONS: 80,
   SIZEOF_SIGSET: 128,
+  /** Both OSes: 128 bytes, bit `fd % 8` of byte `fd / 8` on little-endian CPUs. */
   SIZEOF_FD_SET: 128,
   FD_SETSIZE: 1024,
+  /** Whether `poll` works on devices; macOS `poll` reports POLLNVAL for them (PTY masters too). */
   POLL_HANDLES_DEVICES: true,
+  /**
+   * Whether opening a terminal in posix_spawn's file actions makes it the
+   * controlling terminal of the POSIX_SPAWN_SETSID session: glibc makes the
+   * session first, macOS runs the file actions first.
+   */
   SPAWN_OPEN_ACQUIRES_CTTY: true,
+  /** Whether /proc/<pid>/stat exists, with each process's group and session (Linux). */
   PROC_STAT: true,
+  /** `struct termios`: its size, and where `c_lflag` sits (tcflag_t: 4 bytes, macOS 8). */
   SIZEOF_TERMIOS: 60,
   TERMIOS_LFLAG_OFFSET: 12,
+  /** c_lflag bits: input is echoed; input is read line by line (canonical mode). */
   ECHO: 0o10,
   ICANON: 0o2,
+  /** Unix sockets (ffi/unix_socket.ts): the same values on both but SOL_SOCKET. */
   AF_UNIX: 1,
   SOCK_STREAM: 1,
   SOL_SOCKET: 1,
   SCM_RIGHTS: 1,
+  /** getsockopt's peer credentials (Linux; 0 on macOS, which has `getpeereid`). */
   SO_PEERCRED: 17,
+  /** shutdown(2): no more writes. */
   SHUT_WR: 1,
+  /** recvmsg flag: the fds received are close-on-exec at once (Linux; 0: set them after). */
   MSG_CMSG_CLOEXEC: 0x40000000,
+  /** `struct sockaddr_un`: BSDs start it with a length byte; sun_path's size. */
   SUN_LEN_BYTE: false,
   SUN_PATH_BYTES: 108,
+  /** `struct msghdr`: its size, where msg_control sits, msg_controllen's offset and size. */
   SIZEOF_MSGHDR: 56,
   MSGHDR_CONTROL_OFFSET: 32,
   MSGHDR_CONTROLLEN_OFFSET: 40,
   MSGHDR_CONTROLLEN_BYTES: 8,
+  /** `struct cmsghdr`: cmsg_len's size (size_t on Linux, socklen_t on macOS) and CMSG_ALIGN's unit. */
   CMSG_LEN_BYTES: 8,
   CMSG_ALIGN: 8,
 };
+
+/** Constants, struct sizes and behaviours that differ between Linux (glibc) and macOS. */
+export type OsConstants = typeof LINUX;
 
 const DARWIN: OsConstants = {
   ...LINUX,

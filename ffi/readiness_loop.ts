@@ -71,11 +71,6 @@ export class ReadinessLoop {
     this.#mechanism = mechanism;
   }
 
-  /** Number of registered fds. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
   /**
    * Watches `fd` (which must be O_NONBLOCK) for `events` (`POLLIN`, `POLLOUT`);
    * `onReady` runs on the JS thread after each wait that reports it.
@@ -111,18 +106,6 @@ export class ReadinessLoop {
       return Promise.resolve();
     }
     return new Promise((done) => this.#deferred.push({ fd, done }));
-  }
-
-  /**
-   * Unregisters (and closes) every fd, then the wake fd: for shutdown. Their
-   * owners are not told. Resolves when no FFI call is pending any more.
-   */
-  async close(): Promise<void> {
-    await Promise.all([...this.#entries.keys()].map((fd) => this.unregister(fd)));
-    if (this.#running || this.#wakeRead < 0) return;
-    libc().close(this.#wakeRead);
-    if (this.#wakeWrite !== this.#wakeRead) libc().close(this.#wakeWrite);
-    this.#wakeRead = this.#wakeWrite = -1;
   }
 
   #changed(): void {

@@ -148,9 +148,7 @@ function leaf(base: Base, name: string, uid: number): string {
   const path = join(base.path, name);
   let fd: number | string;
   try {
-    const made = makeDirAt(base.fd, name, 0o700);
-    fd = openDirAt(base.fd, name);
-    if (made === "made" && typeof fd === "number") setMode(fd, 0o700);
+    fd = openOrMake(base.fd, name);
   } finally {
     closeDir(base.fd);
   }

@@ -7,13 +7,13 @@
  */
 import { TERMINALS } from "../platform.ts";
 import { spawnOnPipes } from "./pipe.ts";
-import { posixPipes } from "./posix/pipe_platform.ts";
+import { posixPipes } from "./posix/pipe_child.ts";
 import { processRuns as posixProcessRuns } from "./posix/proc_tasks.ts";
 import { spawnPosixPty } from "./posix/pty_spawn.ts";
 import type { Spawn } from "./terminal.ts";
 import { spawnConPty } from "./windows/conpty_spawn.ts";
 import { containChildren } from "./windows/job.ts";
-import { windowsPipes } from "./windows/pipe_platform.ts";
+import { windowsPipes } from "./windows/deno_child.ts";
 
 const WINDOWS = TERMINALS === "windows";
 

@@ -22,7 +22,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { realPath } from "./sandbox.ts";
+import { lstatOf, realPath, statOf } from "./sandbox.ts";
 
 /** Directories a denied name is looked up in, besides every `PATH` given. */
 const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -123,22 +123,6 @@ function listing(dir: string): Listing {
 /** A file's device and inode, or null where the OS gives none (Windows). */
 function identity(info: Deno.FileInfo): string | null {
   return info.ino === null || info.dev === null ? null : `${info.dev}:${info.ino}`;
-}
-
-function statOf(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.statSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function lstatOf(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(path);
-  } catch {
-    return null;
-  }
 }
 
 function unique<T>(items: T[]): T[] {

@@ -12,7 +12,7 @@ import { childEnvironment } from "../environment.ts";
 import { PortalError, quote } from "../errors.ts";
 import { TERMINAL_SIZE } from "../limits.ts";
 import { deniedFiles } from "./denied_files.ts";
-import { checkCommand, hiddenBy, type Sandbox } from "./sandbox.ts";
+import { checkCommand, hiddenBy, type Sandbox, statOf } from "./sandbox.ts";
 import type { SpawnOptions } from "./terminal.ts";
 
 /**
@@ -111,10 +111,7 @@ export function checkTerminalSize(cols: number, rows: number): void {
 
 /** Throws unless `cwd` (absolute) is an existing directory (a `hidden` one is missing). */
 function checkWorkingDirectory(cwd: string, hidden?: (path: string) => boolean): void {
-  let info: Deno.FileInfo | undefined;
-  try {
-    if (!hidden?.(cwd)) info = Deno.statSync(cwd);
-  } catch { /* missing: said below */ }
+  const info = hidden?.(cwd) ? null : statOf(cwd);
   if (!info) {
     throw new PortalError(
       `cwd ${

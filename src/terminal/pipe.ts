@@ -37,6 +37,8 @@ export interface PipeChild {
   outputPending(): boolean;
   /** How it ended, once it is reaped; never rejects. */
   readonly status: Promise<ExitInfo>;
+  /** Whether it waits for its stdin (Windows: never known); told of every write first. */
+  readonly input: PipeInputProbe;
   /**
    * Sends `signo` to the program's whole tree (POSIX: its process group;
    * Windows: its Job Object); a tree already gone is not an error. Throws an
@@ -64,11 +66,6 @@ export interface PipePlatform {
   spawn(launch: Launch, opts: SpawnOptions): PipeChild;
   /** What stands for CTRL_BREAK_EVENT, pipes having no keyboard: SIGQUIT, or SIGBREAK. */
   breakSignal: string;
-  /**
-   * Starts telling whether the program `child`, just started, waits for its
-   * stdin; `wrappers`: the sandbox's processes above the program ({@link Launch}).
-   */
-  probeInput(child: PipeChild, wrappers: number): PipeInputProbe;
 }
 
 /** Tells whether a program waits for input; told of every write before it happens. */
@@ -96,7 +93,7 @@ export function spawnOnPipes(
 ): Terminal {
   const { findExecutable, confine } = platform;
   const launch = prepareLaunch(opts, { pty: false, findExecutable, confine });
-  return new PipeTerminal(platform.spawn(launch, opts), events, platform, launch.wrappers ?? 0);
+  return new PipeTerminal(platform.spawn(launch, opts), events, platform.breakSignal);
 }
 
 class PipeTerminal implements Terminal {
@@ -111,11 +108,11 @@ class PipeTerminal implements Terminal {
   readonly #breakSignal: string;
   readonly #input: PipeInputProbe;
 
-  constructor(child: PipeChild, events: TerminalEvents, platform: PipePlatform, wrappers: number) {
+  constructor(child: PipeChild, events: TerminalEvents, breakSignal: string) {
     this.#child = child;
-    this.#breakSignal = platform.breakSignal;
+    this.#breakSignal = breakSignal;
     this.pid = child.pid;
-    this.#input = platform.probeInput(child, wrappers);
+    this.#input = child.input;
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);

@@ -1,8 +1,9 @@
 /**
  * What a program may touch, as a backend needs it (the core maps the person's
- * policy onto it: core/policy/sandbox_rules.ts), and the one check that is
- * the same everywhere: which executables `process_start` may start. The
- * kernel's part is per OS (posix/bubblewrap.ts on Linux).
+ * policy onto it: core/policy/sandbox_rules.ts), the one check that is the
+ * same everywhere (which executables `process_start` may start), and the
+ * looks at a path those checks share. The kernel's part is per OS
+ * (posix/bubblewrap.ts on Linux).
  *
  * @example
  * ```ts
@@ -79,6 +80,24 @@ export function checkCommand(
         `(commands.allow); ${quote(command)} is not among them.`,
       "denied",
     );
+  }
+}
+
+/** What `path` is (its links followed), or null when it is missing or unreadable. */
+export function statOf(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** What `path` itself is (a link not followed), or null when nothing is named so. */
+export function lstatOf(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return null;
   }
 }
 

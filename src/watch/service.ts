@@ -86,19 +86,16 @@ export class WatchService {
       (source) => this.#elsewhere(source),
     );
     this.#scopes.add(this.everything);
-    let handle: (request: Request) => Promise<Response> = () => Promise.reject();
+    // Only its Host and Origin checks are used here: its token is the one `/mcp` asks for.
+    const token = generateToken();
+    const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token });
     this.#server = Deno.serve({
       hostname: "127.0.0.1",
       port,
       // Deno's default prints the address on stdout, which a server keeps for the protocol.
       onListen: () => {},
-    }, (request) => handle(request));
-    const bound = this.#server.addr.port;
-    // Only its Host and Origin checks are used here: its token is the one `/mcp` asks for.
-    const token = generateToken();
-    const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token });
-    handle = this.handler(guard);
-    this.url = `http://127.0.0.1:${bound}${WATCH_PATH}/`;
+    }, this.handler(guard));
+    this.url = `http://127.0.0.1:${this.#server.addr.port}${WATCH_PATH}/`;
   }
 
   /** Where {@link everything} finds every process of the server (a manager that sees all). */

@@ -8,7 +8,7 @@ import { waitFor } from "../../dev/wait.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { assertEquals } from "../helpers/assert.ts";
 import { spawnOnPipes } from "../../src/terminal/pipe.ts";
-import { posixPipes } from "../../src/terminal/posix/pipe_platform.ts";
+import { posixPipes } from "../../src/terminal/posix/pipe_child.ts";
 import type { ExitInfo } from "../../src/terminal/terminal.ts";
 import { fcntl, libc } from "../../ffi/libc.ts";
 import { C } from "../../ffi/os_constants.ts";

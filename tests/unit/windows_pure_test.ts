@@ -347,10 +347,10 @@ Deno.test("every Windows module imports without opening kernel32.dll", async () 
     "../../src/terminal/windows/command_line.ts",
     "../../src/terminal/windows/conpty_spawn.ts",
     "../../src/terminal/windows/conpty_terminal.ts",
+    "../../src/terminal/windows/deno_child.ts",
     "../../src/terminal/windows/environment_block.ts",
     "../../src/terminal/windows/executable.ts",
     "../../src/terminal/windows/job.ts",
-    "../../src/terminal/windows/pipe_platform.ts",
     "../../src/terminal/windows/poll_loop.ts",
     "../../src/terminal/windows/pseudo_console.ts",
   ];

@@ -55,7 +55,7 @@ import { dirname, join } from "node:path";
 import { networkFilter } from "../../../ffi/seccomp.ts";
 import { PortalError } from "../../errors.ts";
 import type { Launch } from "../launch.ts";
-import { isUnder, realPath, type Sandbox } from "../sandbox.ts";
+import { isUnder, lstatOf, realPath, type Sandbox, statOf } from "../sandbox.ts";
 import { isExecutableFile } from "./executable.ts";
 
 /** Where bwrap is looked for: Debian's and Fedora's package put it in /usr/bin. */
@@ -137,6 +137,8 @@ export function bubblewrapArgs(
     "/proc/sysrq-trigger",
     ...sandbox.privateTmp ? ["--tmpfs", "/tmp"] : [],
   ];
+  // Whether a path names anything, a link to nothing included.
+  const named = (path: string) => lstatOf(path) !== null;
   const existing = (paths: string[]) => paths.filter(named).map(realPath);
   const writable = existing(sandbox.writable).filter((dir) => dir !== "/");
   const hidden = existing(sandbox.hidden);
@@ -164,7 +166,7 @@ export function bubblewrapArgs(
   for (const path of readable) args.push("--ro-bind", path, path);
   const emptied: string[] = [];
   for (const path of visible) {
-    if (isDirectory(path)) args.push("--tmpfs", path), emptied.push(path);
+    if (statOf(path)?.isDirectory) args.push("--tmpfs", path), emptied.push(path);
     else args.push("--ro-bind", "/dev/null", path);
   }
   for (const dir of emptied) args.push("--remount-ro", dir);
@@ -239,22 +241,4 @@ function written(dir: string, name: string, bytes: Uint8Array, mode: number): st
   Deno.chmodSync(temp, mode);
   Deno.renameSync(temp, path);
   return path;
-}
-
-/** Whether `path` names anything, a link to nothing included (any error: no). */
-function named(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
 }

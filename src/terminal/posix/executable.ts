@@ -9,6 +9,7 @@ import { libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { cString } from "../../../ffi/c_strings.ts";
 import { PortalError, quote } from "../../errors.ts";
+import { statOf } from "../sandbox.ts";
 
 /** PATH when the environment has none (execvp's fallback, without the current directory). */
 const DEFAULT_PATH = "/usr/bin:/bin";
@@ -52,9 +53,5 @@ export function resolveExecutable(
 
 /** True for a regular file this process may execute. */
 export function isExecutableFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile && libc().access(cString(path), C.X_OK) === 0;
-  } catch {
-    return false;
-  }
+  return statOf(path)?.isFile === true && libc().access(cString(path), C.X_OK) === 0;
 }

@@ -1,6 +1,9 @@
 /**
- * Starting a program on pipes on Linux and macOS: three pipes, then
- * {@link spawnSession}, the program leading a session of its own.
+ * The pipe backend on Linux and macOS ({@link posixPipes}): three pipes, then
+ * {@link spawnSession}, the program leading a session of its own and reaped
+ * as in PTY mode; a program's tree is its process group, and signals go
+ * through libc's `kill`, so every signal number reaches the group
+ * (`Deno.kill` knows no real-time signals).
  *
  * Not `Deno.Command`: Deno waits for its children itself (tokio reaps each
  * as it exits) and names the signal that ended one from a fixed table, so a
@@ -16,18 +19,32 @@
 import { errno, libc, strerror } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { unreadBytes } from "../../../ffi/terminal_calls.ts";
-import type { PipeChild } from "../pipe.ts";
+import type { Launch } from "../launch.ts";
+import type { PipeChild, PipePlatform } from "../pipe.ts";
 import type { ExitInfo } from "../terminal.ts";
+import { confine } from "./bubblewrap.ts";
 import { childReaper } from "./child_reaper.ts";
+import { resolveExecutable } from "./executable.ts";
 import { readableFd, writableFd } from "./fd_streams.ts";
+import { InputProbe } from "./input_state.ts";
+import { fdTarget } from "./proc_tasks.ts";
 import { PosixSession } from "./session/session.ts";
-import { openPipe, spawnSession, type SpawnSpec } from "./spawn.ts";
+import { openPipe, spawnSession } from "./spawn.ts";
+
+/** See the module doc. */
+export const posixPipes: PipePlatform = {
+  findExecutable: resolveExecutable,
+  confine,
+  spawn: (launch, opts) => spawnPipeChild(launch, opts.command),
+  breakSignal: "SIGQUIT",
+};
 
 /**
- * Starts `spec` on three new pipes, with `files` open for reading at fds 3,
- * 4, … Throws `PortalError`.
+ * Starts `launch` on three new pipes, with its `files` open for reading at
+ * fds 3, 4, …; `command` is the name the agent gave. Throws `PortalError`.
  */
-export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string[] }): PipeChild {
+function spawnPipeChild(launch: Launch, command: string): PipeChild {
+  const { path, argv, env, cwd, files = [] } = launch;
   const pipes: { read: number; write: number }[] = [];
   let pid: number;
   try {
@@ -38,9 +55,9 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string
       { fd: 0, dup: stdin.read },
       { fd: 1, dup: stdout.write },
       { fd: 2, dup: stderr.write },
-      ...(spec.files ?? []).map((open, i) => ({ fd: 3 + i, open, flags: C.O_RDONLY })),
+      ...files.map((open, i) => ({ fd: 3 + i, open, flags: C.O_RDONLY })),
     ];
-    pid = spawnSession({ ...spec, stdio });
+    pid = spawnSession({ command, path, argv, env, cwd, stdio });
   } catch (error) {
     for (const fd of pipes.flatMap(({ read, write }) => [read, write])) libc().close(fd);
     throw error;
@@ -75,6 +92,12 @@ export function spawnPipeChild(spec: Omit<SpawnSpec, "stdio"> & { files?: string
     stdout: readableFd(stdout.read, outputEnded(stdout.read)),
     stderr: readableFd(stderr.read, outputEnded(stderr.read)),
     outputPending: () => [...outputs].some((fd) => unreadBytes(fd) > 0),
+    // The child has exec'd by now, with the pipes as fds 0-2: the stdin pipe's name identifies
+    // it in every process that inherits it. Without /proc the probe says "unknown".
+    input: new InputProbe(pid, {
+      pipe: fdTarget(pid, 0) ?? undefined,
+      input: stdin.write,
+    }, launch.wrappers),
     status,
     signal(signo) {
       if (libc().kill(-pid, signo) !== 0 && errno() !== C.ESRCH) throw new Error(strerror(errno()));

@@ -178,23 +178,6 @@ export function fdTarget(pid: number, fd: number): string | null {
   }
 }
 
-/** This process's fds that lead to one of `targets` (e.g. the read ends of a child's pipes). */
-export function ownFdsOf(targets: (string | null)[]): number[] {
-  const wanted = new Set(targets.filter((t) => t !== null));
-  if (wanted.size === 0) return [];
-  const fds: number[] = [];
-  try {
-    for (const entry of Deno.readDirSync("/proc/self/fd")) {
-      const fd = Number(entry.name);
-      const target = fdTarget(Deno.pid, fd);
-      if (target !== null && wanted.has(target)) fds.push(fd);
-    }
-  } catch {
-    // No /proc: nothing to watch.
-  }
-  return fds;
-}
-
 /** `length` bytes of `pid`'s memory at `address`, or null when unreadable. */
 export function readMemory(pid: number, address: bigint, length: number): Uint8Array | null {
   if (address === 0n || length <= 0) return null;

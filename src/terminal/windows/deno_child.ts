@@ -1,19 +1,33 @@
 /**
- * Starting a program on pipes with `Deno.Command`, on Windows, and putting it
- * in a Job Object of its own right after (job.ts): its tree is that job.
- * Deno reports Windows exits fully (no signals there); POSIX starts its own
- * children instead (see `posix/pipe_child.ts`).
+ * The pipe backend on Windows ({@link windowsPipes}): a program started with
+ * `Deno.Command` and put in a Job Object of its own right after (job.ts):
+ * its tree is that job, which SIGTERM and SIGKILL terminate. Deno reports
+ * Windows exits fully (no signals there); POSIX starts its own children
+ * instead (see `posix/pipe_child.ts`). Commands are found through the
+ * child's PATH and PATHEXT (batch files too: `Deno.Command` runs them
+ * through cmd.exe with cmd's quoting). Programs on pipes share no console
+ * with anyone, so no console interrupt (SIGINT, SIGBREAK, CTRL_C_EVENT) can
+ * reach them. There is no /proc: whether a program waits for input is never
+ * known here (waits fall back to silence and prompt-like lines).
  *
  * @module
  */
 import { PortalError, quote } from "../../errors.ts";
 import { SIGNALS } from "../../signals.ts";
-import type { PipeChild } from "../pipe.ts";
+import type { PipeChild, PipePlatform } from "../pipe.ts";
 import type { ExitInfo, SpawnOptions } from "../terminal.ts";
+import { findWindowsProgram } from "./executable.ts";
 import { type AdoptedTree, adoptProcess } from "./job.ts";
 
+/** See the module doc. */
+export const windowsPipes: PipePlatform = {
+  findExecutable: (command, env, cwd) => findWindowsProgram(command, env, cwd),
+  spawn: (launch, opts) => spawnDenoChild(launch.path, opts, launch.env),
+  breakSignal: "SIGBREAK",
+};
+
 /** Starts `path` on pipes in a job of its own. Throws {@link PortalError}. */
-export function spawnDenoChild(
+function spawnDenoChild(
   path: string,
   opts: SpawnOptions,
   env: Record<string, string>,
@@ -48,6 +62,11 @@ export function spawnDenoChild(
     // Deno's streams hide their handles: whether a pipe holds bytes is not known here.
     outputPending: () => false,
     status: child.status.then(exitInfo, (): ExitInfo => ({ code: null, signal: null })),
+    input: {
+      beforeInput() {},
+      state: () => ({ activity: "unknown", secret: false, taken: false }),
+      close() {},
+    },
     signal(signo) {
       if (signo !== SIGNALS.SIGTERM && signo !== SIGNALS.SIGKILL) {
         throw new Error(

@@ -22,6 +22,7 @@
  */
 import { win32 } from "node:path";
 import { PortalError, quote } from "../../errors.ts";
+import { lstatOf, statOf } from "../sandbox.ts";
 import { lookupVariable } from "./environment_block.ts";
 
 /** PATHEXT when the environment has none: what Windows itself falls back to. */
@@ -89,13 +90,6 @@ export function isBatchFile(path: string): boolean {
  * follow, yet CreateProcess runs them, hence the `lstat` fallback.
  */
 function isProgramFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    try {
-      return !Deno.lstatSync(path).isDirectory;
-    } catch {
-      return false;
-    }
-  }
+  const info = statOf(path);
+  return info !== null ? info.isFile : lstatOf(path)?.isDirectory === false;
 }

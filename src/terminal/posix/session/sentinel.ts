@@ -84,11 +84,6 @@ export class SessionSentinel {
   /** None can be started: the programs are unguarded (and the server said so). */
   #givenUp = false;
 
-  /** The sentinel's pid, 0 before the first program. */
-  get pid(): number {
-    return this.#pid;
-  }
-
   /** Lists session `sid`: it is killed if the server dies. */
   guard(sid: number): void {
     if (this.#guarded.has(sid)) return;
