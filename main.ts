@@ -91,7 +91,7 @@ if (import.meta.main) {
     case "remote": {
       const { installRemote, uninstallRemote } = await import("./src/remote/install.ts");
       const run = invocation.verb === "install" ? installRemote : uninstallRemote;
-      Deno.exit(await run(invocation.host, env));
+      Deno.exit(await run(invocation.machine, env));
       break;
     }
     case "host": {

@@ -1,7 +1,7 @@
 /**
  * Programs on other machines (issue 31), over a throwaway sshd on loopback
  * (dev/remote_machine.ts; root only): a python3 step through the other
- * machine's Portal (`host`) beside the same step typed into `ssh -tt … python3`
+ * machine's Portal (`machine`) beside the same step typed into `ssh -tt … python3`
  * in a local PTY (no Portal there: readiness falls back to a quiet period);
  * then 10 hosts (aliases of that machine, each its own ssh connection) × 5
  * pythons driven round-robin by one client: ssh connections counted, and the
@@ -28,7 +28,7 @@ const PER_HOST = 5;
 async function hostileLine(): Promise<void> {
   const script = fileURLToPath(new URL("../dev/hostile_remote.ts", import.meta.url));
   await using portal = await Portal.start({
-    env: { PORTAL_HOST_evil: `${Deno.execPath()} run --no-config --quiet ${script} flood` },
+    env: { PORTAL_MACHINE_evil: `${Deno.execPath()} run --no-config --quiet ${script} flood` },
   });
   await using other = await Portal.start({ dir: portal.dir });
   await other.call("process_list");
@@ -36,7 +36,7 @@ async function hostileLine(): Promise<void> {
   const before = procStatus(host, "VmRSS");
   const began = performance.now();
   let settled = false;
-  const failing = portal.fail("process_start", { command: "true", host: "evil" })
+  const failing = portal.fail("process_start", { command: "true", machine: "evil" })
     .finally(() => settled = true);
   const took: number[] = [];
   let peak = before;
@@ -99,7 +99,7 @@ await Deno.writeTextFile(
 await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
 const python = { command: "python3", args: ["-q"], pty: true, wait: "ready" };
 
-const one = await portal.call("process_start", { ...python, host: "m0" });
+const one = await portal.call("process_start", { ...python, machine: "m0" });
 const remote = await steps(portal, [one.id], STEPS);
 const viaSsh = await portal.call("process_start", {
   ...python,
@@ -116,9 +116,9 @@ row(
 );
 
 const ids: number[] = [];
-for (const host of aliases) {
+for (const machine of aliases) {
   for (let i = 0; i < PER_HOST; i++) {
-    ids.push((await portal.call("process_start", { ...python, host })).id);
+    ids.push((await portal.call("process_start", { ...python, machine })).id);
   }
 }
 const connections = masters(portal.dir);

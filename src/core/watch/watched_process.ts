@@ -40,7 +40,7 @@ export interface ListedProcess {
   /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
   policy: string | null;
   /** The machine it runs on, when not this one: its screen is on that machine's page. */
-  host?: string;
+  machine?: string;
 }
 
 /** What a watched process needs of the rest of it. */

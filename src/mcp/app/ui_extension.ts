@@ -33,7 +33,7 @@ import { openView } from "./views.ts";
 /** The terminal view's resource. */
 export const VIEW_URI = "ui://portal/terminal";
 /** Where a `process_watch` result carries its view, in `_meta`. */
-export const VIEW_META_KEY = "portal/view";
+export const VIEW_META_KEY = "io.portal/view";
 /** The resource error code for an unknown URI (MCP's). */
 const RESOURCE_NOT_FOUND = -32002;
 

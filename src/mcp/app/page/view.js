@@ -265,7 +265,7 @@ $("download").onclick = async () => {
 };
 
 app.ontoolresult = (result) => {
-  const opened = result._meta?.["portal/view"];
+  const opened = result._meta?.["io.portal/view"];
   if (view !== null || stopped) return;
   if (!opened) {
     const url = result.structuredContent?.url;
