@@ -1,5 +1,5 @@
 /**
- * `portal remote install HOST` (docs/remote.md) on "another machine" that
+ * `portal remote install MACHINE` (docs/remote.md) on "another machine" that
  * has no Portal, no Deno of its own and every registry at a closed port: a
  * throwaway sshd's new user (dev/remote_machine.ts) whose PATH holds every
  * program of this machine but Deno. Run from this clone, the install makes
