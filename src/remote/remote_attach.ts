@@ -21,24 +21,20 @@ export function remoteTarget(target: string): { machine: string; name: string } 
 
 /** Runs `portal attach NAME` on MACHINE with this terminal; returns its exit status. */
 export async function remoteAttach(
-  target: { machine: string; name: string },
+  { machine, name }: { machine: string; name: string },
   env: Record<string, string>,
 ): Promise<number> {
-  if (!/^[1-9]\d{0,15}$/.test(target.name) && !processName.safeParse(target.name).success) {
+  if (!/^[1-9]\d{0,15}$/.test(name) && !processName.safeParse(name).success) {
     console.error(
-      `portal: ${JSON.stringify(target.name)} is neither a process id nor a name (1 to 64 ` +
-        `letters, digits, '.', '_' or '-'): nothing was run on ${target.machine}. ` +
-        `\`ssh ${target.machine} portal ps\` lists its processes.`,
+      `portal: ${JSON.stringify(name)} is neither a process id nor a name (1 to 64 ` +
+        `letters, digits, '.', '_' or '-'): nothing was run on ${machine}. ` +
+        `\`ssh ${machine} portal ps\` lists its processes.`,
     );
     return 1;
   }
   let argv;
   try {
-    argv = transportOf(target.machine, env, runtimeDir(env), {
-      args: ["attach", target.name],
-      tty: true,
-    })
-      .argv;
+    argv = transportOf(machine, env, runtimeDir(env), { args: ["attach", name], tty: true }).argv;
   } catch (error) {
     console.error(`portal: ${(error as Error).message}`);
     return 1;

@@ -189,12 +189,8 @@ export class RemoteIds {
 
   /** The remote processes `session` sees, oldest first. */
   visibleTo(session: Session): RemoteEntry[] {
-    return [...this.#byId.values()].filter((entry) => this.sees(session, entry));
-  }
-
-  /** Whether `session` sees `entry`: the one rule of local processes (session_view.ts). */
-  sees(session: Session, entry: RemoteEntry): boolean {
-    return sees(session, entry);
+    // The one rule of local processes (session_view.ts).
+    return [...this.#byId.values()].filter((entry) => sees(session, entry));
   }
 
   /**

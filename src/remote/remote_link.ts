@@ -82,11 +82,10 @@ export class RemoteLink {
     try {
       child = new ChildTransport(transport.argv, env);
     } catch (error) {
-      throw new PortalError(
+      throw unreachable(
+        machine,
         `Cannot run ${JSON.stringify(transport.argv[0])} to reach ${machine}: ` +
           `${(error as Error).message}. Set PORTAL_SSH_COMMAND (or PORTAL_MACHINE_${machine}).`,
-        "unreachable",
-        { machine },
       );
     }
     // A form is all the remote may ask for: its secret_prompt, passed on to this side's person.
@@ -108,30 +107,21 @@ export class RemoteLink {
         return new RemoteLink(machine, transport.ssh, client, child, secrets);
       }
       await child.close();
-      throw new PortalError(
+      throw unreachable(
+        machine,
         `What answers on ${machine} is not Portal (it says it is ${JSON.stringify(info?.name)}). ` +
           "Set PORTAL_REMOTE_COMMAND to Portal's path there.",
-        "unreachable",
-        { machine },
       );
     }
     if (outcome === "late") {
       await child.close();
-      throw new PortalError(
+      throw unreachable(
+        machine,
         `${machine} did not answer within ${OPEN_TIMEOUT_MS / 1000} s` +
           (child.stderr ? `: ${child.stderr}` : "") + ". Is the machine up, and Portal there?",
-        "unreachable",
-        { machine },
       );
     }
-    const status = await child.exited;
-    throw new PortalError(
-      child.failure
-        ? brokenLink(machine, child.failure)
-        : linkFailure(machine, transport.ssh, status.code, child.stderr),
-      "unreachable",
-      { machine },
-    );
+    throw await ended(machine, transport.ssh, child);
   }
 
   /** Whether the link still carries calls. */
@@ -189,18 +179,9 @@ export class RemoteLink {
           );
         }
         if (this.alive) {
-          throw new PortalError(`${this.machine}: ${(error as Error).message}`, "unreachable", {
-            machine: this.machine,
-          });
+          throw unreachable(this.machine, `${this.machine}: ${(error as Error).message}`);
         }
-        const status = await this.#transport.exited;
-        throw new PortalError(
-          this.#transport.failure
-            ? brokenLink(this.machine, this.#transport.failure)
-            : linkFailure(this.machine, this.#ssh, status.code, this.#transport.stderr),
-          "unreachable",
-          { machine: this.machine },
-        );
+        throw await ended(this.machine, this.#ssh, this.#transport);
       } finally {
         late.clear();
       }
@@ -246,10 +227,24 @@ export class RemoteLink {
   }
 }
 
-/** The message for a link this side ended because of what `machine` sent (`failure`). */
-function brokenLink(machine: string, failure: string): string {
-  return `The link to ${machine} is ended: ${failure}. Check what answers there (PORTAL_MACHINE_` +
-    `${machine} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`;
+/** Another machine could not be reached or used: `message`, of kind `unreachable`. */
+function unreachable(machine: string, message: string): PortalError {
+  return new PortalError(message, "unreachable", { machine });
+}
+
+/**
+ * Why the link to `machine` through `child` ended, once its command has exited: this side
+ * ended it for what it sent ({@link ChildTransport.failure}), or {@link linkFailure}.
+ */
+async function ended(machine: string, ssh: boolean, child: ChildTransport): Promise<PortalError> {
+  const { code } = await child.exited;
+  return unreachable(
+    machine,
+    child.failure
+      ? `The link to ${machine} is ended: ${child.failure}. Check what answers there ` +
+        `(PORTAL_MACHINE_${machine} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`
+      : linkFailure(machine, ssh, code, child.stderr),
+  );
 }
 
 /** Where the docs say how to set a machine up. */

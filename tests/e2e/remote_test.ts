@@ -336,7 +336,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
+  name:
+    `${skipped}a policy's machines, the control socket in the private dir, no remote watch token`,
   ...onSharedMachine,
   async fn() {
     const machine = await sharedMachine();
@@ -347,7 +348,7 @@ Deno.test({
       capabilities: { elicitation: { form: {} } },
     });
     const refused = await portal.fail("process_start", { command: "true", machine: "elsewhere" });
-    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
+    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*machines/);
     // Two calls at once open one link between them.
     const sleep = { command: "sleep", args: ["60"], machine: machine.alias };
     const [nap, twin] = await Promise.all([

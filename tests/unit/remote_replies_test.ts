@@ -88,9 +88,16 @@ Deno.test("replies: a process's id and machine are this side's, whatever the rem
     shell_integration: "off",
     last_command: null,
     smuggled: "dropped",
+    // What a Portal from before `machine` said: read by nothing, dropped.
+    host: "old",
   };
   const made = relayedReply(processDetails, details, local, "db1", "process_inspect");
-  assertEquals([made.id, made.machine, "smuggled" in made], [9, "db1", false]);
+  assertEquals([made.id, made.machine, "smuggled" in made, "host" in made], [
+    9,
+    "db1",
+    false,
+    false,
+  ]);
 });
 
 Deno.test("replies: in a list, a process this side did not start there is left out", () => {

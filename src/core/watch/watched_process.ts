@@ -160,13 +160,8 @@ export class WatchedProcess implements LiveSource {
   async liveScreen(): Promise<LiveScreen> {
     const { screen, records } = this.#target;
     if (screen) return { ...await screen.serialize(), pty: true };
-    return {
-      seq: records.seq,
-      cols: 0,
-      rows: 0,
-      data: records.tailText(PIPE_TAIL_CHARS),
-      pty: false,
-    };
+    const data = records.tailText(PIPE_TAIL_CHARS);
+    return { seq: records.seq, cols: 0, rows: 0, data, pty: false };
   }
 
   /** A flood's picture: the last screenful of `tail` on an empty terminal of its size and buffer. */
