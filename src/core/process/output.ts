@@ -3,7 +3,7 @@
  * window, or what it has not read yet), the stored output as numbered lines
  * (searched with a pattern, or around one line: output/lines/), and the
  * unread output as one text, laid out at the terminal's size, with the
- * `process_read_new` cursors that belong to the process (log.ts).
+ * `process_read_new` cursors that belong to the process (process_records.ts).
  *
  * @module
  */
