@@ -49,7 +49,7 @@ export interface ProcessSource {
   answer(tool: RoutedTool, args: Args, control: CallControl): Promise<Result>;
 }
 
-/** process_list as this server asks it of a machine by itself (to refresh what it knows). */
+/** process_list as this server asks it of a machine to refresh what it knows. */
 const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
 
 /** The longest between two looks at the machines of kept remote processes. */
@@ -172,7 +172,7 @@ export class Remotes {
         // What the machine no longer lists is gone there (an unkept one whose link dropped, one
         // cleaned up): forgotten here too; what it cannot be asked about is as last seen.
         const entries = this.ids.visibleTo(session).filter((entry) => entry.machine === machine);
-        await this.#refresh(machine, entries, session, control, tool);
+        await this.#refresh(machine, entries, session, control);
         const known = entries.filter((entry) => this.ids.get(entry.id));
         return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
       }
@@ -347,13 +347,12 @@ export class Remotes {
     entries: RemoteEntry[],
     session: Session,
     control: CallControl,
-    tool = LIST,
   ): Promise<void> {
     let processes: Result[];
     try {
       const link = await this.#link(session, machine);
-      const reply = await link.call(tool.name, {}, control);
-      processes = this.#toLocal(tool, reply, machine).processes as Result[];
+      const reply = await link.call(LIST.name, {}, control);
+      processes = this.#toLocal(LIST, reply, machine).processes as Result[];
     } catch (error) {
       const since = new Date().toISOString();
       for (const entry of entries) entry.unreachable ??= { since, why: (error as Error).message };
