@@ -109,14 +109,10 @@ const REMOVE = [
   "fi",
 ].join("\n");
 
-/** `key=value` lines → a record. */
+/** `key=value` lines → a record (split at the first `=`). */
 function fields(text: string): Record<string, string> {
-  return Object.fromEntries(
-    text.split("\n").filter((l) => l.includes("=")).map((l) => [
-      l.slice(0, l.indexOf("=")),
-      l.slice(l.indexOf("=") + 1),
-    ]),
-  );
+  const pairs = text.split("\n").map((line) => /^([^=]*)=(.*)$/.exec(line));
+  return Object.fromEntries(pairs.filter((m) => m !== null).map(([, key, value]) => [key, value]));
 }
 
 /** The directory of the build this Portal runs (beside its main.js), else `undefined`. */
@@ -346,23 +342,20 @@ export async function installedAtFirstUse(
   }
 }
 
-/** `portal remote install MACHINE`: the exit status. */
-export async function installRemote(machine: string, env: Record<string, string>): Promise<number> {
-  try {
-    await install(machine, env, (line) => console.log(line));
-    return 0;
-  } catch (error) {
-    console.error(`portal: ${(error as Error).message}`);
-    return 1;
-  }
-}
-
-/** `portal remote uninstall MACHINE`: removes every version and the launcher; the exit status. */
-export async function uninstallRemote(
+/**
+ * `portal remote install|uninstall MACHINE` (uninstall: removes every version and the
+ * launcher): the exit status.
+ */
+export async function remoteCommand(
+  verb: "install" | "uninstall",
   machine: string,
   env: Record<string, string>,
 ): Promise<number> {
   try {
+    if (verb === "install") {
+      await install(machine, env, (line) => console.log(line));
+      return 0;
+    }
     const { code, out, err } = await remote(machine, env, REMOVE);
     if (code !== 0) throw new Error(`ssh ${machine} failed (exit ${code}): ${err}`);
     console.log(out === "" ? `${machine}: no Portal installed by portal remote install.` : out);
