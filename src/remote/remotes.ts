@@ -210,9 +210,7 @@ export class Remotes {
     if (policy?.file && !policy.machines.includes(machine)) {
       throw new PortalError(
         `The person's policy (${policy.file}) lets no program run on ${JSON.stringify(machine)}: ` +
-          `its \`machines\` lists ${
-            policy.machines.length ? policy.machines.join(", ") : "none"
-          }. ` +
+          `its \`machines\` lists ${policy.machines.join(", ") || "none"}. ` +
           "Ask the person to add it, or start the program here.",
       );
     }
@@ -277,8 +275,7 @@ export class Remotes {
       throw new PortalError(
         `Process ${entry.id} runs on ${entry.machine}: its watch page is there (\`ssh ` +
           `${entry.machine} portal watch\` prints its link), or \`portal attach ` +
-          `${entry.machine}:${entry.remoteId}\` ` +
-          "here joins it from a terminal.",
+          `${entry.machine}:${entry.remoteId}\` here joins it from a terminal.`,
       );
     }
     const link = await this.#link(session, entry.machine);
@@ -419,13 +416,12 @@ export class Remotes {
  * The machine a process_start names, if any: `machine`, or `host`, its deprecated name (both
  * only if they agree).
  */
-function startMachine(args: Args): string | undefined {
-  const { machine, host } = args as { machine?: string; host?: string };
+function startMachine({ machine, host }: Args): string | undefined {
   if (machine !== undefined && host !== undefined && machine !== host) {
     throw new PortalError(
       `machine ${JSON.stringify(machine)} and host ${JSON.stringify(host)} name two machines: ` +
         "give machine alone (host is its deprecated name).",
     );
   }
-  return machine ?? host;
+  return (machine ?? host) as string | undefined;
 }
