@@ -89,9 +89,8 @@ if (import.meta.main) {
       break;
     }
     case "remote": {
-      const { installRemote, uninstallRemote } = await import("./src/remote/install.ts");
-      const run = invocation.verb === "install" ? installRemote : uninstallRemote;
-      Deno.exit(await run(invocation.host, env));
+      const { remoteCommand } = await import("./src/remote/install.ts");
+      Deno.exit(await remoteCommand(invocation.verb, invocation.machine, env));
       break;
     }
     case "host": {

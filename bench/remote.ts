@@ -1,11 +1,11 @@
 /**
  * Programs on other machines (issue 31), over a throwaway sshd on loopback
  * (dev/remote_machine.ts; root only): a python3 step through the other
- * machine's Portal (`host`) beside the same step typed into `ssh -tt … python3`
+ * machine's Portal (`machine`) beside the same step typed into `ssh -tt … python3`
  * in a local PTY (no Portal there: readiness falls back to a quiet period);
- * then 10 hosts (aliases of that machine, each its own ssh connection) × 5
+ * then 10 machines (aliases of that one, each its own ssh connection) × 5
  * pythons driven round-robin by one client: ssh connections counted, and the
- * step's median beside one host's. First (no sshd needed), a hostile remote
+ * step's median beside one machine's. First (no sshd needed), a hostile remote
  * (dev/hostile_remote.ts) answering with a 200 MB line: how long another
  * client's calls take meanwhile, how much the host grows, when the error comes.
  *
@@ -21,14 +21,14 @@ import { sshdAvailable } from "../dev/sshd.ts";
 import { mb, median, ms, procStatus, row } from "./lib.ts";
 
 const STEPS = Number(Deno.args[0] ?? 20);
-const HOSTS = 10;
-const PER_HOST = 5;
+const MACHINES = 10;
+const PER_MACHINE = 5;
 
 /** A hostile remote's 200 MB line: the other client's slowest call, the host's growth, the error. */
 async function hostileLine(): Promise<void> {
   const script = fileURLToPath(new URL("../dev/hostile_remote.ts", import.meta.url));
   await using portal = await Portal.start({
-    env: { PORTAL_HOST_evil: `${Deno.execPath()} run --no-config --quiet ${script} flood` },
+    env: { PORTAL_MACHINE_evil: `${Deno.execPath()} run --no-config --quiet ${script} flood` },
   });
   await using other = await Portal.start({ dir: portal.dir });
   await other.call("process_list");
@@ -36,7 +36,7 @@ async function hostileLine(): Promise<void> {
   const before = procStatus(host, "VmRSS");
   const began = performance.now();
   let settled = false;
-  const failing = portal.fail("process_start", { command: "true", host: "evil" })
+  const failing = portal.fail("process_start", { command: "true", machine: "evil" })
     .finally(() => settled = true);
   const took: number[] = [];
   let peak = before;
@@ -90,7 +90,7 @@ function masters(dir: string): number {
 }
 
 await using machine = await remoteMachine("m0");
-const aliases = Array.from({ length: HOSTS }, (_, i) => `m${i}`);
+const aliases = Array.from({ length: MACHINES }, (_, i) => `m${i}`);
 const config = await Deno.readTextFile(machine.configFile);
 await Deno.writeTextFile(
   machine.configFile,
@@ -99,7 +99,7 @@ await Deno.writeTextFile(
 await using portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
 const python = { command: "python3", args: ["-q"], pty: true, wait: "ready" };
 
-const one = await portal.call("process_start", { ...python, host: "m0" });
+const one = await portal.call("process_start", { ...python, machine: "m0" });
 const remote = await steps(portal, [one.id], STEPS);
 const viaSsh = await portal.call("process_start", {
   ...python,
@@ -109,27 +109,27 @@ const viaSsh = await portal.call("process_start", {
 const overSsh = await steps(portal, [viaSsh.id], STEPS);
 row(
   "31 remote",
-  `python3 step on another machine, p50 of ${STEPS}: host (its Portal) vs ssh in a local PTY`,
+  `python3 step on another machine, p50 of ${STEPS}: machine (its Portal) vs ssh in a local PTY`,
   `${ms(remote)} vs ${ms(overSsh)}`,
-  "host < 50 ms",
+  "machine < 50 ms",
   remote < 50,
 );
 
 const ids: number[] = [];
-for (const host of aliases) {
-  for (let i = 0; i < PER_HOST; i++) {
-    ids.push((await portal.call("process_start", { ...python, host })).id);
+for (const alias of aliases) {
+  for (let i = 0; i < PER_MACHINE; i++) {
+    ids.push((await portal.call("process_start", { ...python, machine: alias })).id);
   }
 }
 const connections = masters(portal.dir);
-// One host's again, now that every link is warm, next to the round-robin.
+// One machine's again, now that every link is warm, next to the round-robin.
 const single = await steps(portal, [one.id], STEPS);
-const many = await steps(portal, ids, HOSTS * PER_HOST * 2);
+const many = await steps(portal, ids, MACHINES * PER_MACHINE * 2);
 row(
   "31 remote",
-  `${HOSTS} hosts × ${PER_HOST} pythons round-robin: ssh connections; step p50 vs one host's`,
+  `${MACHINES} machines × ${PER_MACHINE} pythons round-robin: ssh connections; step p50 vs one machine's`,
   `${connections} connections; ${ms(many)} vs ${ms(single)}`,
-  `${HOSTS} connections; within 2 ms`,
-  connections === HOSTS && many - single <= 2,
+  `${MACHINES} connections; within 2 ms`,
+  connections === MACHINES && many - single <= 2,
 );
 await portal.call("process_kill_all");

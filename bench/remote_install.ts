@@ -1,5 +1,5 @@
 /**
- * `portal remote install HOST` on loopback (dev/remote_machine.ts, a bare
+ * `portal remote install MACHINE` on loopback (dev/remote_machine.ts, a bare
  * machine: no Portal, no Deno on its PATH; root only), run from this clone
  * as a person runs it: the time of the whole command (making the build
  * included), the bytes it sent through ssh, then a second install (nothing

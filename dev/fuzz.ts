@@ -60,9 +60,9 @@ const STRINGS = [
   "word ".repeat(2000) + "!",
 ];
 /** Patterns JavaScript's backtracking engine takes minutes or for ever on, given the `a`s above. */
-/** A tool error's kind (`_meta["portal/error"]`, docs/tools.md): what decides, never its words. */
+/** A tool error's kind (`_meta["io.portal/error"]`, docs/tools.md): what decides, never its words. */
 function kindOf(result: CallToolResult): string | undefined {
-  return (result._meta?.["portal/error"] as { kind?: string } | undefined)?.kind;
+  return (result._meta?.["io.portal/error"] as { kind?: string } | undefined)?.kind;
 }
 
 const REDOS = ["(a+)+$", "(a|a)+$", "^(a|a)+$", "(.*a){20}", "^(\\w+\\s?)+$", "((a+)+)+b"];

@@ -7,10 +7,10 @@
  * - `flood`: one reply line of 200 MB;
  * - `endless`: a reply line that never ends;
  * - `silent`: no answer at all;
- * - `forged`: a reply whose process `id` and `host` are not Portal's
- *   (`{"id": "__proto__", "host": "other"}`).
+ * - `forged`: a reply whose process `id` and `machine` are not Portal's
+ *   (`{"id": "__proto__", "machine": "other"}`).
  *
- * Run it as a transport: `PORTAL_HOST_evil="deno run dev/hostile_remote.ts flood"`.
+ * Run it as a transport: `PORTAL_MACHINE_evil="deno run dev/hostile_remote.ts flood"`.
  *
  * @module
  */
@@ -39,7 +39,7 @@ async function answer(id: unknown): Promise<void> {
       id,
       result: {
         content: [{ type: "text", text: "forged" }],
-        structuredContent: { id: "__proto__", host: "other" },
+        structuredContent: { id: "__proto__", machine: "other" },
       },
     });
     return;

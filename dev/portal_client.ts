@@ -221,9 +221,9 @@ export class Portal implements AsyncDisposable {
     return failTool(this.client, name, args);
   }
 
-  /** Calls a tool that must fail; returns its error's kind and data (`_meta["portal/error"]`). */
+  /** Calls a tool that must fail; returns its error's kind and data (`_meta["io.portal/error"]`). */
   async refusal(name: string, args: Record<string, unknown> = {}): Promise<Json> {
-    return (await refusedCall(this.client, name, args))._meta?.["portal/error"] as Json;
+    return (await refusedCall(this.client, name, args))._meta?.["io.portal/error"] as Json;
   }
 
   /**

@@ -174,7 +174,7 @@ export const SSH_COMMAND: EnvVar<string> = {
   name: "PORTAL_SSH_COMMAND",
   default: "`ssh`",
   help:
-    "The ssh that reaches a process_start `host` (split like GIT_SSH_COMMAND: `ssh -F FILE`); " +
+    "The ssh that reaches a process_start `machine` (split like GIT_SSH_COMMAND: `ssh -F FILE`); " +
     "docs/remote.md.",
   parse: (raw) => raw ?? "ssh",
 };
@@ -182,22 +182,30 @@ export const SSH_COMMAND: EnvVar<string> = {
 export const REMOTE_COMMAND: EnvVar<string | undefined> = {
   name: "PORTAL_REMOTE_COMMAND",
   default: "`portal` on that PATH, else `~/.local/bin/portal`",
-  help: "What ssh runs on a `host`: that machine's Portal (e.g. `/opt/portal/bin/portal`).",
+  help: "What ssh runs on a `machine`: its Portal (e.g. `/opt/portal/bin/portal`).",
   parse: (raw) => raw,
 };
 
 export const REMOTE_INSTALL: EnvVar<boolean> = {
   name: "PORTAL_REMOTE_INSTALL",
   default: "unset",
-  help: "`auto`: a process_start `host` with no Portal gets one at first use, as " +
-    "`portal remote install HOST` does (a person's setting; docs/remote.md).",
+  help: "`auto`: a process_start `machine` with no Portal gets one at first use, as " +
+    "`portal remote install MACHINE` does (a person's setting; docs/remote.md).",
   parse: (raw) => raw === "auto",
+};
+
+export const MACHINE_FAMILY: EnvVar<string | undefined> = {
+  name: "PORTAL_MACHINE_*",
+  default: "none",
+  help: '`PORTAL_MACHINE_web=docker exec -i web portal`: `machine: "web"` runs that command, ' +
+    "not ssh.",
+  parse: text,
 };
 
 export const HOST_FAMILY: EnvVar<string | undefined> = {
   name: "PORTAL_HOST_*",
   default: "none",
-  help: '`PORTAL_HOST_web=docker exec -i web portal`: `host: "web"` runs that command, not ssh.',
+  help: "Deprecated: use `PORTAL_MACHINE_*` (read when that is unset).",
   parse: text,
 };
 
@@ -226,6 +234,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   SSH_COMMAND,
   REMOTE_COMMAND,
   REMOTE_INSTALL,
+  MACHINE_FAMILY,
   HOST_FAMILY,
   REMOTE_UNREACHABLE_S,
 ];

@@ -2,7 +2,7 @@
  * The one error type of Portal's core, and how an error message treats what
  * the caller sent. A message is written for the agent that made the call: it
  * says what went wrong and what to do instead. Its {@link ErrorKind} and data
- * (a process id, a host, a limit) are for code: a client, a relay or a test
+ * (a process id, a machine, a limit) are for code: a client, a relay or a test
  * decides on them, never on the wording (a tool error carries them in its
  * `_meta`, docs/tools.md). It quotes a bad value by a
  * short prefix only ({@link quote}), and no error reply, Portal's own or the
@@ -55,7 +55,7 @@ export type ErrorKind =
   | "declined"
   /** A deadline passed before it was done. */
   | "timeout"
-  /** Another machine could not be reached or used (`host`). */
+  /** Another machine could not be reached or used (`machine`). */
   | "unreachable"
   /** The records database cannot be written. */
   | "storage"
@@ -68,18 +68,18 @@ export interface ErrorData {
   id?: number;
   /** A process's name. */
   name?: string;
-  /** The machine (a remote host's name). */
-  host?: string;
+  /** Another machine (its name, as process_start's `machine` gave it). */
+  machine?: string;
   /** The limit reached, as limits.ts names it, and its value. */
   limit?: string;
   max?: number;
 }
 
 /**
- * Where a tool error carries its kind and data: `_meta["portal/error"]` of
+ * Where a tool error carries its kind and data: `_meta["io.portal/error"]` of
  * the result, as `{ kind, ...data }` (docs/tools.md).
  */
-export const ERROR_META_KEY = "portal/error";
+export const ERROR_META_KEY = "io.portal/error";
 
 export class PortalError extends Error {
   override name = "PortalError";

@@ -21,10 +21,10 @@
  * assert.equal(attach.command === "attach" && attach.target, "calc");
  * assert.equal(parseArgs(["ps"]).command, "ps");
  * const install = parseArgs(["remote", "install", "db1"]);
- * assert.equal(install.command === "remote" && install.host, "db1");
- * assert.throws(() => parseArgs(["remote", "db1"]), /portal remote install HOST/);
+ * assert.equal(install.command === "remote" && install.machine, "db1");
+ * assert.throws(() => parseArgs(["remote", "db1"]), /portal remote install MACHINE/);
  * assert.throws(() => parseArgs(["--verbose"]), UsageError);
- * assert.throws(() => parseArgs(["attach"]), /attach needs one \[HOST:\]ID\|NAME/);
+ * assert.throws(() => parseArgs(["attach"]), /attach needs one \[MACHINE:\]ID\|NAME/);
  * ```
  * @module
  */
@@ -68,8 +68,8 @@ export type Invocation =
   | { command: "watch"; target?: string; options: Options }
   /** `portal export ID|NAME`: print a PTY process's asciicast. */
   | { command: "export"; target: string; options: Options }
-  /** `portal remote install|uninstall HOST`: set another machine up, or remove what that did. */
-  | { command: "remote"; verb: "install" | "uninstall"; host: string; options: Options }
+  /** `portal remote install|uninstall MACHINE`: set another machine up, or remove what that did. */
+  | { command: "remote"; verb: "install" | "uninstall"; machine: string; options: Options }
   | { command: "help" }
   | { command: "version" };
 
@@ -175,7 +175,7 @@ export interface CommandSpec {
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "attach",
-    operand: "[HOST:]ID|NAME",
+    operand: "[MACHINE:]ID|NAME",
     allFlags: false,
     help: "Join a running program from this terminal (Ctrl+] detaches; it runs on).",
   },
@@ -204,9 +204,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "remote",
-    operand: "install|uninstall HOST",
+    operand: "install|uninstall MACHINE",
     allFlags: false,
-    help: "Set an ssh host up: Portal (and Deno if it has none) copied there (docs/remote.md).",
+    help: "Set a machine up (ssh): Portal (and Deno if it has none) copied there (docs/remote.md).",
   },
   {
     name: "host",
@@ -290,7 +290,7 @@ export function parseArgs(args: readonly string[]): Invocation {
         name === "export"
           ? "export takes one process id or name: portal export ID|NAME > session.cast"
           : name === "remote"
-          ? "remote takes install (or uninstall) and an ssh host: portal remote install HOST"
+          ? "remote takes install (or uninstall) and a machine: portal remote install MACHINE"
           : `${name} needs ${command.optional ? "at most one" : "one"} ${operand}: ` +
             `portal ${name} ${operand}`,
       );
@@ -309,7 +309,7 @@ export function parseArgs(args: readonly string[]): Invocation {
       return {
         command: "remote",
         verb: positional[0] as "install" | "uninstall",
-        host: positional[1],
+        machine: positional[1],
         options,
       };
     default:

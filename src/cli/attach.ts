@@ -1,6 +1,6 @@
 /**
  * `portal attach ID|NAME`: a person joins a program of this user's host
- * (`HOST:NAME`: one on another machine, remote_attach.ts)
+ * (`MACHINE:NAME`: one on another machine, remote_attach.ts)
  * from a real terminal, as `tmux attach` does. The terminal goes raw; the
  * program's screen is drawn at once (as text, from its emulator: colours
  * come back as the program redraws), then its output as it comes; keys go to

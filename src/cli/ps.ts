@@ -2,7 +2,7 @@
  * `portal ps`: the processes of this user's host (of the database `--db` or
  * `PORTAL_DB_PATH` names, else the user's), every client's, for a person: id,
  * name, keep, state, command; and those it runs on other machines, as last
- * seen, with their HOST (`portal attach HOST:NAME` joins one; STATUS
+ * seen, with their MACHINE (`portal attach MACHINE:NAME` joins one; STATUS
  * `unreachable` while that machine does not answer). It never
  * starts a host: with none running, it says so.
  *
@@ -34,9 +34,9 @@ export async function ps(env: Record<string, string>): Promise<number> {
 
 /** The processes as aligned columns under a header; what programs supplied, made {@link visible}. */
 export function table(processes: ProcessLine[]): string {
-  const remote = processes.some((p) => p.host !== undefined);
+  const remote = processes.some((p) => p.machine !== undefined);
   const rows = [
-    ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND", ...remote ? ["HOST"] : []],
+    ["ID", "NAME", "KEEP", "STATUS", "STATE", "PID", "COMMAND", ...remote ? ["MACHINE"] : []],
     ...processes.map((p) => [
       String(p.id),
       visible(p.name ?? "-"),
@@ -46,7 +46,7 @@ export function table(processes: ProcessLine[]): string {
       p.state,
       String(p.os_pid),
       visible(p.command),
-      ...remote ? [visible(p.host ?? "-")] : [],
+      ...remote ? [visible(p.machine ?? "-")] : [],
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));

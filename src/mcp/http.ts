@@ -96,7 +96,7 @@ export interface HttpService {
   close(): Promise<void>;
 }
 
-interface Session {
+interface HttpSession {
   transport: WebStandardStreamableHTTPServerTransport;
   end(): Promise<void>;
 }
@@ -108,7 +108,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     idle: `idle for ${options.sessions.idleMs / 1000} s (PORTAL_SESSION_IDLE_S)`,
     room: `idle the longest, for a new one (PORTAL_MAX_SESSIONS is ${options.sessions.max})`,
   };
-  const sessions = new SessionTable<Session>({
+  const sessions = new SessionTable<HttpSession>({
     ...options.sessions,
     onEnd: (id, reason) => log.stderr("info", "http", `session ${id} ends: ${why[reason]}`),
   });
@@ -216,7 +216,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     },
   );
 
-  const openSession = async (): Promise<Session> => {
+  const openSession = async (): Promise<HttpSession> => {
     const { context, end: endContext } = options.openSession();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
@@ -228,7 +228,7 @@ export function serveHttp(options: HttpOptions): HttpService {
     });
     const { server, log: sessionLog } = createServer(context, log, { tasks: options.tasks?.() });
     let ended: Promise<void> | undefined;
-    const session: Session = {
+    const session: HttpSession = {
       transport,
       end: () =>
         ended ??= (async () => {

@@ -1,5 +1,5 @@
 /**
- * `portal remote install HOST` (and `uninstall`): sets another machine up
+ * `portal remote install MACHINE` (and `uninstall`): sets another machine up
  * through the same ssh as the tools use, needing no network there. What it
  * copies: Portal's build (dev/build.ts: the one this Portal runs, made from
  * the clone it runs from) and a Deno runtime when the machine has none of
@@ -49,13 +49,13 @@ type Say = (line: string) => void;
 
 /** Runs `script` there under `sh` (one word, no single quote in it), `input` on its stdin. */
 async function remote(
-  host: string,
+  machine: string,
   env: Record<string, string>,
   script: string,
   args: string[] = [],
   input?: ReadableStream<Uint8Array>,
 ): Promise<{ code: number; out: string; err: string }> {
-  const argv = sshArgv(host, env, runtimeDir(env), {
+  const argv = sshArgv(machine, env, runtimeDir(env), {
     command: `sh -c '${script}' sh ${args.join(" ")}`,
   });
   const child = new Deno.Command(argv[0], {
@@ -109,14 +109,10 @@ const REMOVE = [
   "fi",
 ].join("\n");
 
-/** `key=value` lines → a record. */
+/** `key=value` lines → a record (split at the first `=`). */
 function fields(text: string): Record<string, string> {
-  return Object.fromEntries(
-    text.split("\n").filter((l) => l.includes("=")).map((l) => [
-      l.slice(0, l.indexOf("=")),
-      l.slice(l.indexOf("=") + 1),
-    ]),
-  );
+  const pairs = text.split("\n").map((line) => /^([^=]*)=(.*)$/.exec(line));
+  return Object.fromEntries(pairs.filter((m) => m !== null).map(([, key, value]) => [key, value]));
 }
 
 /** The directory of the build this Portal runs (beside its main.js), else `undefined`. */
@@ -212,9 +208,9 @@ async function sha256(path: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Installs Portal on `host`; throws with what went wrong. */
+/** Installs Portal on `machine`; throws with what went wrong. */
 export async function install(
-  host: string,
+  machine: string,
   env: Record<string, string>,
   say: Say,
 ): Promise<Installed> {
@@ -226,20 +222,20 @@ export async function install(
     const id = build
       ? JSON.parse(await Deno.readTextFile(join(build, "build.json"))).id as string
       : `${VERSION}+${(await sha256(binary!)).slice(0, 12)}`;
-    const probe = await remote(host, env, PROBE, [id]);
+    const probe = await remote(machine, env, PROBE, [id]);
     if (probe.code !== 0) {
-      throw new Error(`ssh ${host} failed (exit ${probe.code}): ${probe.err}`);
+      throw new Error(`ssh ${machine} failed (exit ${probe.code}): ${probe.err}`);
     }
     const there = fields(probe.out);
     if (there.installed === "yes" && there.launcher === "yes") {
-      say(`${host}: Portal ${id} is installed (~/${SHARE}/${id}); nothing copied.`);
+      say(`${machine}: Portal ${id} is installed (~/${SHARE}/${id}); nothing copied.`);
       return { id, copied: 0 };
     }
     const os = OS[there.os];
     const arch = ARCH[there.arch];
     if (!os || !arch) {
       throw new Error(
-        `${host} is ${there.os} ${there.arch}: Portal's builds run on Linux and ` +
+        `${machine} is ${there.os} ${there.arch}: Portal's builds run on Linux and ` +
           "macOS, x86_64 and arm64",
       );
     }
@@ -247,7 +243,7 @@ export async function install(
     const odd = [there.home, there.deno ?? ""].find((path) => !/^[\w./+@ -]*$/.test(path));
     if (odd !== undefined || !there.home) {
       throw new Error(
-        `${host}'s home or Deno is at a path a launcher cannot name: ` +
+        `${machine}'s home or Deno is at a path a launcher cannot name: ` +
           JSON.stringify(odd ?? there.home),
       );
     }
@@ -257,9 +253,9 @@ export async function install(
     if (binary) {
       if (os !== MACHINE.os || arch !== MACHINE.arch) {
         throw new Error(
-          `this release binary is for ${MACHINE.os}-${MACHINE.arch}, ${host} is ` +
+          `this release binary is for ${MACHINE.os}-${MACHINE.arch}, ${machine} is ` +
             `${os}-${arch}: install its release binary there, or run portal remote install from ` +
-            "the npm package (npx -y portal-mcp remote install HOST), which brings either Deno",
+            "the npm package (npx -y portal-mcp remote install MACHINE), which brings either Deno",
         );
       }
       files.portal = binary;
@@ -305,19 +301,19 @@ export async function install(
         },
       }),
     );
-    const placed = await remote(host, env, PLACE, [id], counted);
+    const placed = await remote(machine, env, PLACE, [id], counted);
     const tarred = await tar.output();
     if (!tarred.success) {
       throw new Error(`tar failed: ${new TextDecoder().decode(tarred.stderr)}`);
     }
     if (placed.code !== 0) {
       throw new Error(
-        `copying to ${host} failed (exit ${placed.code}), nothing was put in ` +
+        `copying to ${machine} failed (exit ${placed.code}), nothing was put in ` +
           `place: ${placed.err}`,
       );
     }
     say(
-      `${host}: ${placed.out} in ~/${SHARE}/${id}` +
+      `${machine}: ${placed.out} in ~/${SHARE}/${id}` +
         (files.deno ? ", with a Deno" : "") + `, run by ~/${LAUNCHER}; ` +
         `${(copied / 1e6).toFixed(1)} MB copied.`,
     );
@@ -329,40 +325,40 @@ export async function install(
 
 /**
  * With `PORTAL_REMOTE_INSTALL=auto` in `env` (a person's setting): installs
- * Portal on `host`, whose link just failed; whether it copied anything (a
+ * Portal on `machine`, whose link just failed; whether it copied anything (a
  * link worth opening again). Its report goes to stderr (the host's log).
  */
 export async function installedAtFirstUse(
-  host: string,
+  machine: string,
   env: Record<string, string>,
 ): Promise<boolean> {
   if (!readVar(REMOTE_INSTALL, env)) return false;
   const say = (line: string) => console.error(`portal: ${line}`);
   try {
-    return (await install(host, env, say)).copied > 0;
+    return (await install(machine, env, say)).copied > 0;
   } catch (error) {
-    say(`installing Portal on ${host} at first use failed: ${(error as Error).message}`);
+    say(`installing Portal on ${machine} at first use failed: ${(error as Error).message}`);
     return false;
   }
 }
 
-/** `portal remote install HOST`: the exit status. */
-export async function installRemote(host: string, env: Record<string, string>): Promise<number> {
+/**
+ * `portal remote install|uninstall MACHINE` (uninstall: removes every version and the
+ * launcher): the exit status.
+ */
+export async function remoteCommand(
+  verb: "install" | "uninstall",
+  machine: string,
+  env: Record<string, string>,
+): Promise<number> {
   try {
-    await install(host, env, (line) => console.log(line));
-    return 0;
-  } catch (error) {
-    console.error(`portal: ${(error as Error).message}`);
-    return 1;
-  }
-}
-
-/** `portal remote uninstall HOST`: removes every version and the launcher; the exit status. */
-export async function uninstallRemote(host: string, env: Record<string, string>): Promise<number> {
-  try {
-    const { code, out, err } = await remote(host, env, REMOVE);
-    if (code !== 0) throw new Error(`ssh ${host} failed (exit ${code}): ${err}`);
-    console.log(out === "" ? `${host}: no Portal installed by portal remote install.` : out);
+    if (verb === "install") {
+      await install(machine, env, (line) => console.log(line));
+      return 0;
+    }
+    const { code, out, err } = await remote(machine, env, REMOVE);
+    if (code !== 0) throw new Error(`ssh ${machine} failed (exit ${code}): ${err}`);
+    console.log(out === "" ? `${machine}: no Portal installed by portal remote install.` : out);
     return 0;
   } catch (error) {
     console.error(`portal: ${(error as Error).message}`);

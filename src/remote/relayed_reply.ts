@@ -3,7 +3,7 @@
  * tool's output schema (a reply that does not fit is refused, and what the
  * schema does not name is dropped), then every process id the schema marks
  * (the `processId` fields: a reply's `id`, a list's ids, a `failed` entry's)
- * turned into this side's id, and `host` beside a process's id set to the
+ * turned into this side's id, and `machine` beside a process's id set to the
  * machine it came from. An object that names a process this side does not
  * know (another client's, there) is left out of its list; a reply whose own
  * `id` is unknown is refused. No list of field names: the schema says.
@@ -21,7 +21,7 @@
  * assert.deepEqual(relayedReply(output, reply, local, "db1", "process_kill"), {
  *   id: 9,
  *   killed: [9],
- *   host: "db1",
+ *   machine: "db1",
  * });
  * assert.throws(
  *   () => relayedReply(output, { id: "__proto__", killed: [] }, local, "db1", "process_kill"),
@@ -40,7 +40,7 @@ type Result = Record<string, unknown>;
 const UNKNOWN = Symbol("unknown process");
 
 /**
- * `reply`, `host`'s answer to `tool` whose output schema is `output`, with
+ * `reply`, `machine`'s answer to `tool` whose output schema is `output`, with
  * this side's ids (`local` maps a remote id, or says it is unknown); a
  * {@link PortalError} when it does not fit.
  */
@@ -48,12 +48,12 @@ export function relayedReply(
   output: z.ZodType,
   reply: unknown,
   local: (remoteId: number) => number | undefined,
-  host: string,
+  machine: string,
   tool: string,
 ): Result {
   const refused = (why: string) =>
     new PortalError(
-      `${host}'s reply to ${tool} is not a Portal reply (${why}): refused. The program there ` +
+      `${machine}'s reply to ${tool} is not a Portal reply (${why}): refused. The program there ` +
         "is as that reply left it; check what answers there (its Portal's version: " +
         "process_inspect's remote_version).",
     );
@@ -62,7 +62,7 @@ export function relayedReply(
     const issue = parsed.error.issues[0];
     throw refused(`${issue.path.join(".") || "the reply"}: ${quote(issue.message)}`);
   }
-  const made = translate(output, parsed.data, local, host, true);
+  const made = translate(output, parsed.data, local, machine, true);
   if (made === UNKNOWN) {
     throw refused(`it names process ${(parsed.data as Result).id}, not asked for`);
   }
@@ -74,17 +74,17 @@ function translate(
   schema: z.ZodType,
   value: unknown,
   local: (remoteId: number) => number | undefined,
-  host: string,
+  machine: string,
   top: boolean,
 ): unknown {
   if (schema === processId) return local(value as number) ?? UNKNOWN;
   if (value === null || value === undefined) return value;
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
-    return translate(schema.unwrap() as z.ZodType, value, local, host, top);
+    return translate(schema.unwrap() as z.ZodType, value, local, machine, top);
   }
   if (schema instanceof z.ZodArray) {
     return (value as unknown[]).map((item) =>
-      translate(schema.element as z.ZodType, item, local, host, false)
+      translate(schema.element as z.ZodType, item, local, machine, false)
     ).filter((item) => item !== UNKNOWN);
   }
   if (!(schema instanceof z.ZodObject)) return value;
@@ -92,13 +92,13 @@ function translate(
   const out: Result = { ...value as Result };
   for (const [key, field] of Object.entries(shape)) {
     if (!(key in out)) continue;
-    const made = translate(field, out[key], local, host, false);
+    const made = translate(field, out[key], local, machine, false);
     if (made === UNKNOWN) return UNKNOWN;
     out[key] = made;
   }
-  // A process's host is the machine its reply came from, whatever the reply said.
-  if (shape.id === processId && typeof out.id === "number" && (top || "host" in shape)) {
-    out.host = host;
+  // A process's machine is the one its reply came from, whatever the reply said.
+  if (shape.id === processId && typeof out.id === "number" && (top || "machine" in shape)) {
+    out.machine = machine;
   }
   return out;
 }

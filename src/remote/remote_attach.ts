@@ -1,5 +1,5 @@
 /**
- * `portal attach HOST:NAME`: a person joins a program on another machine
+ * `portal attach MACHINE:NAME`: a person joins a program on another machine
  * by running `portal attach NAME` there, through the same transport as the
  * tools (ssh with a terminal: `ssh -t`, multiplexed on the same connection).
  * The remote Portal does the rest; Ctrl+] detaches there as here (ssh's own
@@ -13,30 +13,28 @@ import { processName } from "../core/model/schema.ts";
 import { runtimeDir } from "../runtime_dir.ts";
 import { transportOf } from "./transports.ts";
 
-/** `HOST:NAME` split at its last colon (names hold none), or undefined when `target` is local. */
-export function remoteTarget(target: string): { host: string; name: string } | undefined {
+/** `MACHINE:NAME` split at its last colon (names hold none), or undefined when `target` is local. */
+export function remoteTarget(target: string): { machine: string; name: string } | undefined {
   const at = target.lastIndexOf(":");
-  return at <= 0 ? undefined : { host: target.slice(0, at), name: target.slice(at + 1) };
+  return at <= 0 ? undefined : { machine: target.slice(0, at), name: target.slice(at + 1) };
 }
 
-/** Runs `portal attach NAME` on HOST with this terminal; returns its exit status. */
+/** Runs `portal attach NAME` on MACHINE with this terminal; returns its exit status. */
 export async function remoteAttach(
-  target: { host: string; name: string },
+  { machine, name }: { machine: string; name: string },
   env: Record<string, string>,
 ): Promise<number> {
-  if (!/^[1-9]\d{0,15}$/.test(target.name) && !processName.safeParse(target.name).success) {
+  if (!/^[1-9]\d{0,15}$/.test(name) && !processName.safeParse(name).success) {
     console.error(
-      `portal: ${JSON.stringify(target.name)} is neither a process id nor a name (1 to 64 ` +
-        `letters, digits, '.', '_' or '-'): nothing was run on ${target.host}. ` +
-        `\`ssh ${target.host} portal ps\` lists its processes.`,
+      `portal: ${JSON.stringify(name)} is neither a process id nor a name (1 to 64 ` +
+        `letters, digits, '.', '_' or '-'): nothing was run on ${machine}. ` +
+        `\`ssh ${machine} portal ps\` lists its processes.`,
     );
     return 1;
   }
   let argv;
   try {
-    argv =
-      transportOf(target.host, env, runtimeDir(env), { args: ["attach", target.name], tty: true })
-        .argv;
+    argv = transportOf(machine, env, runtimeDir(env), { args: ["attach", name], tty: true }).argv;
   } catch (error) {
     console.error(`portal: ${(error as Error).message}`);
     return 1;

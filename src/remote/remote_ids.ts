@@ -1,10 +1,10 @@
 /**
  * The processes this server runs on other machines: each one's local id
  * (from the server's one id counter, so it never meets a local process's)
- * and what it is there (host, remote id), which session started it, and
+ * and what it is there (machine, remote id), which session started it, and
  * what it was when last seen. Who sees which is the rule of local
  * processes, the same function (session_view.ts's `sees`). Each has its row
- * in the records database, as a local process (`host`, `remote_id`: where it
+ * in the records database, as a local process (`machine`, `remote_id`: where it
  * runs), so a later host of the same database takes the kept ones over
  * (they outlive a host there), with the same ids.
  *
@@ -18,7 +18,7 @@
  * const ids = new RemoteIds(() => next++, rows);
  * const mine = {};
  * const entry = ids.add({
- *   host: "db1",
+ *   machine: "db1",
  *   remoteId: 3,
  *   owner: mine,
  *   keep: false,
@@ -54,7 +54,7 @@ export interface RemoteRows {
 export interface RemoteEntry {
   /** Its id here. */
   readonly id: number;
-  readonly host: string;
+  readonly machine: string;
   readonly remoteId: number;
   /** The session that started it (null: it has left, the process was kept). */
   owner: Session | null;
@@ -62,13 +62,13 @@ export interface RemoteEntry {
   readonly policy: Policy | undefined;
   /** When it was started, as this server saw it. */
   readonly startedAt: string;
-  /** The environment of the client that started it: how its host is reached again. */
+  /** The environment of the client that started it: how its machine is reached again. */
   readonly environment: ClientEnvironment | undefined;
   /** Its line of the remote's process_list when last seen (with the local id). */
   summary?: Record<string, unknown>;
-  /** When its host last answered about it (ms since the epoch). */
+  /** When its machine last answered about it (ms since the epoch). */
   seenAt: number;
-  /** Since when, and why, its host has not answered (unset while it answers). */
+  /** Since when, and why, its machine has not answered (unset while it answers). */
   unreachable?: { since: string; why: string };
 }
 
@@ -102,12 +102,12 @@ export class RemoteIds {
         this.#rows.deleteProcess(row.id);
         continue;
       }
-      const { host = "", remote_id: remoteId = 0 } = row;
+      const { machine = "", remote_id: remoteId = 0 } = row;
       const state = row.status === "running" ? "running" : "exited";
       this.#byId.set(row.id, {
-        ...{ id: row.id, host, remoteId, owner: null, keep: true, policy: undefined },
+        ...{ id: row.id, machine, remoteId, owner: null, keep: true, policy: undefined },
         ...{ startedAt: row.started_at, environment: undefined, seenAt: Date.now() },
-        summary: { ...project(processSummary, { ...row, state }), host },
+        summary: { ...project(processSummary, { ...row, state }), machine },
       });
       adopted++;
     }
@@ -135,12 +135,12 @@ export class RemoteIds {
         ...{ id: entry.id, name: s.name, command: s.command, args: [], pty: s.pty },
         ...{ status: s.status, state: s.state, controlled_by: s.controlled_by },
         ...{ started_at: entry.startedAt, ended_at: null, exit_code: null, exit_signal: null },
-        ...{ cols: null, rows: null, policy: null, host: entry.host },
+        ...{ cols: null, rows: null, policy: null, machine: entry.machine },
       }];
     });
   }
 
-  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any host). */
+  /** Every remote process as last seen (`portal ps`: a person's view, with no call to any machine). */
   known(): Record<string, unknown>[] {
     return this.visibleTo({ seesAll: true }).flatMap((entry) => this.shown(entry));
   }
@@ -154,11 +154,9 @@ export class RemoteIds {
       ...{ args: [], cwd: "", env: [], cols: null, rows: null, exit_code: null },
       ...{ exit_signal: null, core_dumped: false, started_at: entry.startedAt, ended_at: null },
       ...{ stdout_count: 0, stderr_count: 0, stdin_count: 0, shell_integration: "off" },
-      ...{ last_command: null, host: entry.host, remote_id: entry.remoteId },
+      ...{ last_command: null, machine: entry.machine, remote_id: entry.remoteId },
     }, options);
   }
-
-  /** Forgets a remote process, its row too. */
 
   /** `entry`'s line as last seen, with since when and why its machine has not answered, if so. */
   shown(entry: RemoteEntry): Record<string, unknown>[] {
@@ -175,10 +173,10 @@ export class RemoteIds {
     return this.#byId.get(id);
   }
 
-  /** The local id of `remoteId` on `host`, if this server knows it. */
-  localOf(host: string, remoteId: number): number | undefined {
+  /** The local id of `remoteId` on `machine`, if this server knows it. */
+  localOf(machine: string, remoteId: number): number | undefined {
     for (const entry of this.#byId.values()) {
-      if (entry.host === host && entry.remoteId === remoteId) return entry.id;
+      if (entry.machine === machine && entry.remoteId === remoteId) return entry.id;
     }
     return undefined;
   }
@@ -191,12 +189,8 @@ export class RemoteIds {
 
   /** The remote processes `session` sees, oldest first. */
   visibleTo(session: Session): RemoteEntry[] {
-    return [...this.#byId.values()].filter((entry) => this.sees(session, entry));
-  }
-
-  /** Whether `session` sees `entry`: the one rule of local processes (session_view.ts). */
-  sees(session: Session, entry: RemoteEntry): boolean {
-    return sees(session, entry);
+    // The one rule of local processes (session_view.ts).
+    return [...this.#byId.values()].filter((entry) => sees(session, entry));
   }
 
   /**

@@ -26,12 +26,10 @@ import type { Transport } from "./transports.ts";
  * data as it sent them (ids still its own), and the machine that said them.
  */
 export class RemoteRefusal extends PortalError {
-  readonly host: string;
   readonly said: string;
 
-  constructor(host: string, said: string, kind: ErrorKind, data: ErrorData) {
-    super(`${host}: ${said}`, kind, { ...data, host });
-    this.host = host;
+  constructor(machine: string, said: string, kind: ErrorKind, data: ErrorData) {
+    super(`${machine}: ${said}`, kind, { ...data, machine });
     this.said = said;
   }
 }
@@ -47,7 +45,7 @@ export const OPEN_TIMEOUT_MS = 14_000;
 export const CALL_MARGIN_MS = 10_000;
 
 export class RemoteLink {
-  readonly host: string;
+  readonly machine: string;
   /** The remote Portal's version (serverInfo). */
   readonly version: string;
   readonly #client: Client;
@@ -57,13 +55,13 @@ export class RemoteLink {
   #closed = false;
 
   private constructor(
-    host: string,
+    machine: string,
     ssh: boolean,
     client: Client,
     transport: ChildTransport,
     secrets: SecretRelay,
   ) {
-    this.host = host;
+    this.machine = machine;
     this.#secrets = secrets;
     this.#ssh = ssh;
     this.#client = client;
@@ -76,7 +74,7 @@ export class RemoteLink {
    * {@link PortalError} saying why not, within {@link OPEN_TIMEOUT_MS}.
    */
   static async open(
-    host: string,
+    machine: string,
     transport: Transport,
     env: Record<string, string>,
   ): Promise<RemoteLink> {
@@ -84,11 +82,10 @@ export class RemoteLink {
     try {
       child = new ChildTransport(transport.argv, env);
     } catch (error) {
-      throw new PortalError(
-        `Cannot run ${JSON.stringify(transport.argv[0])} to reach ${host}: ` +
-          `${(error as Error).message}. Set PORTAL_SSH_COMMAND (or PORTAL_HOST_${host}).`,
-        "unreachable",
-        { host },
+      throw unreachable(
+        machine,
+        `Cannot run ${JSON.stringify(transport.argv[0])} to reach ${machine}: ` +
+          `${(error as Error).message}. Set PORTAL_SSH_COMMAND (or PORTAL_MACHINE_${machine}).`,
       );
     }
     // A form is all the remote may ask for: its secret_prompt, passed on to this side's person.
@@ -107,33 +104,24 @@ export class RemoteLink {
     if (outcome === "connected") {
       const info = client.getServerVersion();
       if (info?.name === "portal") {
-        return new RemoteLink(host, transport.ssh, client, child, secrets);
+        return new RemoteLink(machine, transport.ssh, client, child, secrets);
       }
       await child.close();
-      throw new PortalError(
-        `What answers on ${host} is not Portal (it says it is ${JSON.stringify(info?.name)}). ` +
+      throw unreachable(
+        machine,
+        `What answers on ${machine} is not Portal (it says it is ${JSON.stringify(info?.name)}). ` +
           "Set PORTAL_REMOTE_COMMAND to Portal's path there.",
-        "unreachable",
-        { host },
       );
     }
     if (outcome === "late") {
       await child.close();
-      throw new PortalError(
-        `${host} did not answer within ${OPEN_TIMEOUT_MS / 1000} s` +
+      throw unreachable(
+        machine,
+        `${machine} did not answer within ${OPEN_TIMEOUT_MS / 1000} s` +
           (child.stderr ? `: ${child.stderr}` : "") + ". Is the machine up, and Portal there?",
-        "unreachable",
-        { host },
       );
     }
-    const status = await child.exited;
-    throw new PortalError(
-      child.failure
-        ? brokenLink(host, child.failure)
-        : linkFailure(host, transport.ssh, status.code, child.stderr),
-      "unreachable",
-      { host },
-    );
+    throw await ended(machine, transport.ssh, child);
   }
 
   /** Whether the link still carries calls. */
@@ -182,38 +170,32 @@ export class RemoteLink {
         if (control.signal?.aborted) throw error;
         if (late.signal.aborted) {
           throw new PortalError(
-            `${this.host} did not answer ${name} within ${(waitMs + CALL_MARGIN_MS) / 1000} s ` +
+            `${this.machine} did not answer ${name} within ${(waitMs + CALL_MARGIN_MS) / 1000} s ` +
               `(its wait of ${waitMs / 1000} s and ${CALL_MARGIN_MS / 1000} s for the link): the ` +
               "call there was cancelled. Try again; if it keeps failing, that machine or its " +
               "Portal is stuck.",
             "timeout",
-            { host: this.host },
+            { machine: this.machine },
           );
         }
         if (this.alive) {
-          throw new PortalError(`${this.host}: ${(error as Error).message}`, "unreachable", {
-            host: this.host,
-          });
+          throw unreachable(this.machine, `${this.machine}: ${(error as Error).message}`);
         }
-        const status = await this.#transport.exited;
-        throw new PortalError(
-          this.#transport.failure
-            ? brokenLink(this.host, this.#transport.failure)
-            : linkFailure(this.host, this.#ssh, status.code, this.#transport.stderr),
-          "unreachable",
-          { host: this.host },
-        );
+        throw await ended(this.machine, this.#ssh, this.#transport);
       } finally {
         late.clear();
       }
       const text = (result.content as { type: string; text?: string }[])
         .map((block) => block.text ?? "").join("\n");
       if (result.isError) {
-        // Its kind and data as the remote Portal sent them (ids still the remote's).
-        const { kind = "invalid", ...data } = (result._meta?.[ERROR_META_KEY] ?? {}) as {
-          kind?: ErrorKind;
-        } & ErrorData;
-        throw new RemoteRefusal(this.host, text, kind, data);
+        // Its kind and data as the remote Portal sent them (ids still the remote's); one from
+        // before the `io.portal/` prefix said `portal/error`.
+        const meta = result._meta ?? {};
+        const { kind = "invalid", ...data } =
+          (meta[ERROR_META_KEY] ?? meta["portal/error"] ?? {}) as {
+            kind?: ErrorKind;
+          } & ErrorData;
+        throw new RemoteRefusal(this.machine, text, kind, data);
       }
       return (result.structuredContent ?? {}) as Record<string, unknown>;
     });
@@ -245,19 +227,33 @@ export class RemoteLink {
   }
 }
 
-/** The message for a link this side ended because of what `host` sent (`failure`). */
-function brokenLink(host: string, failure: string): string {
-  return `The link to ${host} is ended: ${failure}. Check what answers there (PORTAL_HOST_` +
-    `${host} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`;
+/** Another machine could not be reached or used: `message`, of kind `unreachable`. */
+function unreachable(machine: string, message: string): PortalError {
+  return new PortalError(message, "unreachable", { machine });
+}
+
+/**
+ * Why the link to `machine` through `child` ended, once its command has exited: this side
+ * ended it for what it sent ({@link ChildTransport.failure}), or {@link linkFailure}.
+ */
+async function ended(machine: string, ssh: boolean, child: ChildTransport): Promise<PortalError> {
+  const { code } = await child.exited;
+  return unreachable(
+    machine,
+    child.failure
+      ? `The link to ${machine} is ended: ${child.failure}. Check what answers there ` +
+        `(PORTAL_MACHINE_${machine} or PORTAL_REMOTE_COMMAND); the next call opens the link again.`
+      : linkFailure(machine, ssh, code, child.stderr),
+  );
 }
 
 /** Where the docs say how to set a machine up. */
 const DOCS = "docs/remote.md";
 
 /**
- * The message for a link to `host` whose command exited with `code`, having said `stderr`:
+ * The message for a link to `machine` whose command exited with `code`, having said `stderr`:
  * why a link to another machine's Portal could not open or has ended, in words an agent can
- * act on (ssh's own message and the host, then what to do: set up a key, install Portal
+ * act on (ssh's own message and the machine, then what to do: set up a key, install Portal
  * there, name its path).
  *
  * @example
@@ -271,7 +267,7 @@ const DOCS = "docs/remote.md";
  * ```
  */
 export function linkFailure(
-  host: string,
+  machine: string,
   ssh: boolean,
   code: number | null,
   stderr: string,
@@ -280,24 +276,24 @@ export function linkFailure(
   if (
     ssh && /permission denied|no more authentication methods|host key verification/i.test(stderr)
   ) {
-    return `ssh could not log in to ${host}${said}. Portal's ssh runs with BatchMode=yes: it ` +
+    return `ssh could not log in to ${machine}${said}. Portal's ssh runs with BatchMode=yes: it ` +
       "cannot type a password or accept a new host key. Set up a key (ssh-keygen, then " +
-      `ssh-copy-id ${host}; accept the host key once with ssh ${host} true) or start \`ssh\` ` +
+      `ssh-copy-id ${machine}; accept the host key once with ssh ${machine} true) or start \`ssh\` ` +
       "itself with process_start (pty: true) and answer its prompts with secret_prompt. " +
       `See ${DOCS}.`;
   }
   if (code === 127 || /command not found|not found|no such file/i.test(stderr)) {
-    return `${host} has no Portal to run${said}. Set it up with one command, run by a person ` +
-      `here: \`portal remote install ${host}\` (it copies Portal, and Deno if the machine has ` +
+    return `${machine} has no Portal to run${said}. Set it up with one command, run by a person ` +
+      `here: \`portal remote install ${machine}\` (it copies Portal, and Deno if the machine has ` +
       "none, through ssh; nothing is downloaded there), or PORTAL_REMOTE_INSTALL=auto in " +
       "Portal's environment to do so at first use; or set PORTAL_REMOTE_COMMAND to Portal's " +
       `path there. See ${DOCS}.`;
   }
   if (ssh && code === 255) {
-    return `ssh cannot reach ${host}${said}. Check the name (an alias of your ssh config, ` +
+    return `ssh cannot reach ${machine}${said}. Check the name (an alias of your ssh config, ` +
       `user@host or user@host:port) and that the machine is up.`;
   }
-  return `The link to ${host} ended (exit ${code ?? "by a signal"})${said}.`;
+  return `The link to ${machine} ended (exit ${code ?? "by a signal"})${said}.`;
 }
 
 /** The last three lines of `text`, joined: what ssh said last says why. */

@@ -1,17 +1,17 @@
 /**
  * Where a tool call goes, by its tool's declared target (target.ts): this
  * server's processes or another machine's Portal, both a {@link ProcessSource}.
- * `process_start` with `host` starts the program there; a call whose `id` is a
- * remote process's is relayed with the remote id, its reply back in local ids
- * (and `host`); `process_list` and `process_kill_all` merge every machine's.
- * Each session has its own link per host (ssh multiplexes them onto one
+ * `process_start` with `machine` starts the program there; a call whose `id`
+ * is a remote process's is relayed with the remote id, its reply back in local
+ * ids (and `machine`); `process_list` and `process_kill_all` merge every
+ * machine's. Each session has its own link per machine (ssh multiplexes them onto one
  * connection), so a session that ends ends its unkept remote programs as a
  * local client's would; a call for a kept one after its link dropped, or from
  * another session, opens a link first (within the call: at most 15 s). A
  * remote watch page's link (and its token) is never asked for.
  *
  * What is known of a remote process (remote_ids.ts) is refreshed, never
- * assumed: each process_list asks its host, and while kept remote processes
+ * assumed: each process_list asks its machine, and while kept remote processes
  * are known the host looks at their machines itself every minute (or a
  * quarter of the window, if shorter), through a link of its own closed after
  * each look. Unanswered, they are listed as last seen, marked `unreachable`;
@@ -49,7 +49,7 @@ export interface ProcessSource {
   answer(tool: RoutedTool, args: Args, control: CallControl): Promise<Result>;
 }
 
-/** process_list as this server asks it of a host by itself (to refresh what it knows). */
+/** process_list as this server asks it of a machine to refresh what it knows. */
 const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
 
 /** The longest between two looks at the machines of kept remote processes. */
@@ -129,25 +129,27 @@ export class Remotes {
 
   /** Where `tool(args)` of `session` is answered, by the tool's declared target. */
   #sources(tool: RoutedTool, args: Args, session: Session, here: ProcessSource): ProcessSource[] {
-    const machine = (host: string): ProcessSource => ({
-      answer: (tool, args, control) => this.#onMachine(host, tool, args, session, control),
+    const on = (machine: string): ProcessSource => ({
+      answer: (tool, args, control) => this.#onMachine(machine, tool, args, session, control),
     });
     const visible = this.ids.visibleTo(session);
     switch (tool.target) {
-      case "start":
-        return typeof args.host === "string" ? [machine(args.host)] : [here];
+      case "start": {
+        const machine = startMachine(args);
+        return machine === undefined ? [here] : [on(machine)];
+      }
       case "process":
       case "process_removed":
       case "process_here": {
         const entry = visible.find((entry) => entry.id === args.id);
-        return entry ? [machine(entry.host)] : [here];
+        return entry ? [on(entry.machine)] : [here];
       }
       case "list":
       case "kill_all": {
         // A kill_all there ends what this session's link started; a list shows all it sees.
         const mine = visible.filter((e) => tool.target === "list" || e.owner === session);
-        return [here, ...new Set(mine.map((entry) => entry.host))].map((source) =>
-          typeof source === "string" ? machine(source) : source
+        return [here, ...new Set(mine.map((entry) => entry.machine))].map((source) =>
+          typeof source === "string" ? on(source) : source
         );
       }
       case "none":
@@ -155,9 +157,9 @@ export class Remotes {
     }
   }
 
-  /** `tool(args)` of `session` answered by the Portal on `host`, in this server's ids. */
+  /** `tool(args)` of `session` answered by the Portal on `machine`, in this server's ids. */
   async #onMachine(
-    host: string,
+    machine: string,
     tool: RoutedTool,
     args: Args,
     session: Session,
@@ -165,17 +167,17 @@ export class Remotes {
   ): Promise<Result> {
     switch (tool.target) {
       case "start":
-        return await this.#start(tool, args, session, control);
+        return await this.#start(machine, tool, args, session, control);
       case "list": {
-        // What the host no longer lists is gone there (an unkept one whose link dropped, one
+        // What the machine no longer lists is gone there (an unkept one whose link dropped, one
         // cleaned up): forgotten here too; what it cannot be asked about is as last seen.
-        const entries = this.ids.visibleTo(session).filter((entry) => entry.host === host);
-        await this.#refresh(host, entries, session, control, tool);
+        const entries = this.ids.visibleTo(session).filter((entry) => entry.machine === machine);
+        await this.#refresh(machine, entries, session, control);
         const known = entries.filter((entry) => this.ids.get(entry.id));
         return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
       }
       case "kill_all":
-        return await this.#killAll(host, tool, session, control);
+        return await this.#killAll(machine, tool, session, control);
       default:
         return await this.#relay(tool, args, this.ids.get(args.id as number)!, session, control);
     }
@@ -197,21 +199,22 @@ export class Remotes {
   }
 
   async #start(
+    machine: string,
     tool: RoutedTool,
     args: Args,
     session: Session,
     control: CallControl,
   ): Promise<Result> {
-    const { host, ...rest } = args as Args & { host: string };
+    const { machine: _, host: __, ...rest } = args;
     const policy = session.policy;
-    if (policy?.file && !policy.hosts.includes(host)) {
+    if (policy?.file && !policy.machines.includes(machine)) {
       throw new PortalError(
-        `The person's policy (${policy.file}) lets no program run on ${JSON.stringify(host)}: ` +
-          `its \`hosts\` lists ${policy.hosts.length ? policy.hosts.join(", ") : "none"}. ` +
+        `The person's policy (${policy.file}) lets no program run on ${JSON.stringify(machine)}: ` +
+          `its \`machines\` lists ${policy.machines.join(", ") || "none"}. ` +
           "Ask the person to add it, or start the program here.",
       );
     }
-    const link = await this.#link(session, host);
+    const link = await this.#link(session, machine);
     const reply = await link.call(tool.name, rest, control);
     // The new process's id is the reply's: it is the one id it may name.
     const remoteId = (reply as { id?: unknown }).id;
@@ -222,13 +225,13 @@ export class Remotes {
       (id) => {
         if (id !== remoteId) return undefined;
         entry ??= this.ids.add({
-          ...{ host, remoteId: id, owner: session, keep: rest.keep === true, policy },
+          ...{ machine, remoteId: id, owner: session, keep: rest.keep === true, policy },
           ...{ startedAt: new Date().toISOString(), environment: session.environment },
           seenAt: Date.now(),
         });
         return entry.id;
       },
-      host,
+      machine,
       tool.name,
     );
     entry!.summary = project(processSummary, local as ProcessSummary);
@@ -248,11 +251,11 @@ export class Remotes {
         clearInterval(this.#checks);
         this.#checks = undefined;
       }
-      for (const host of new Set(kept.map((entry) => entry.host))) {
-        const mine = kept.filter((entry) => entry.host === host);
+      for (const machine of new Set(kept.map((entry) => entry.machine))) {
+        const mine = kept.filter((entry) => entry.machine === machine);
         // A link of its own, as the first of them was reached; closed after the look.
         const looker: Session = { environment: mine[0].environment, seesAll: true };
-        await this.#refresh(host, mine, looker, {});
+        await this.#refresh(machine, mine, looker, {});
         await this.leave(looker);
       }
       for (const listener of this.#listeners) listener();
@@ -270,18 +273,18 @@ export class Remotes {
   ): Promise<Result> {
     if (tool.target === "process_here") {
       throw new PortalError(
-        `Process ${entry.id} runs on ${entry.host}: its watch page is there (\`ssh ${entry.host} ` +
-          `portal watch\` prints its link), or \`portal attach ${entry.host}:${entry.remoteId}\` ` +
-          "here joins it from a terminal.",
+        `Process ${entry.id} runs on ${entry.machine}: its watch page is there (\`ssh ` +
+          `${entry.machine} portal watch\` prints its link), or \`portal attach ` +
+          `${entry.machine}:${entry.remoteId}\` here joins it from a terminal.`,
       );
     }
-    const link = await this.#link(session, entry.host);
+    const link = await this.#link(session, entry.machine);
     const reply = await link.call(tool.name, { ...args, id: entry.remoteId }, control, entry.id)
       .catch((error) => {
         // The remote words its own ids: its words stay as they are, said to be about this one.
         if (!(error instanceof RemoteRefusal)) throw error;
         throw new PortalError(
-          `Process ${entry.id} is process ${entry.remoteId} on ${entry.host}, which answered: ` +
+          `Process ${entry.id} is process ${entry.remoteId} on ${entry.machine}, which answered: ` +
             error.said,
           error.kind,
           error.data.id === entry.remoteId ? { ...error.data, id: entry.id } : error.data,
@@ -294,7 +297,7 @@ export class Remotes {
       tool.output,
       reply,
       (id) => id === entry.remoteId ? entry.id : undefined,
-      entry.host,
+      entry.machine,
       tool.name,
     );
     if (tool.target === "process_removed") this.ids.remove(entry.id);
@@ -311,43 +314,42 @@ export class Remotes {
   }
 
   /**
-   * process_kill_all on `host`: it kills what `session`'s link there started; if it cannot be
+   * process_kill_all on `machine`: it kills what `session`'s link there started; if it cannot be
    * reached, each of those is a failure, saying why.
    */
   async #killAll(
-    host: string,
+    machine: string,
     tool: RoutedTool,
     session: Session,
     control: CallControl,
   ): Promise<Result> {
     try {
-      const link = await this.#link(session, host);
-      return this.#toLocal(tool, await link.call(tool.name, {}, control), host);
+      const link = await this.#link(session, machine);
+      return this.#toLocal(tool, await link.call(tool.name, {}, control), machine);
     } catch (error) {
       const mine = this.ids.visibleTo(session)
-        .filter((entry) => entry.owner === session && entry.host === host);
+        .filter((entry) => entry.owner === session && entry.machine === machine);
       return { failed: mine.map((entry) => ({ id: entry.id, error: (error as Error).message })) };
     }
   }
 
   /**
-   * `entries` (all on `host`) as its process_list, asked through `session`'s link, tells: each
+   * `entries` (all on `machine`) as its process_list, asked through `session`'s link, tells: each
    * listed one's latest line; one no longer listed is gone there (an unkept one whose link
-   * dropped, one cleaned up) and forgotten here too. A host that does not answer (or whose
+   * dropped, one cleaned up) and forgotten here too. A machine that does not answer (or whose
    * reply is refused) leaves them as last seen, marked unreachable.
    */
   async #refresh(
-    host: string,
+    machine: string,
     entries: RemoteEntry[],
     session: Session,
     control: CallControl,
-    tool = LIST,
   ): Promise<void> {
     let processes: Result[];
     try {
-      const link = await this.#link(session, host);
-      const reply = await link.call(tool.name, {}, control);
-      processes = this.#toLocal(tool, reply, host).processes as Result[];
+      const link = await this.#link(session, machine);
+      const reply = await link.call(LIST.name, {}, control);
+      processes = this.#toLocal(LIST, reply, machine).processes as Result[];
     } catch (error) {
       const since = new Date().toISOString();
       for (const entry of entries) entry.unreachable ??= { since, why: (error as Error).message };
@@ -368,44 +370,58 @@ export class Remotes {
   }
 
   /**
-   * `session`'s link to `host`, opened (again) if it has none alive. Calls at once share one
+   * `session`'s link to `machine`, opened (again) if it has none alive. Calls at once share one
    * opening: each is chained on the one before, set before anything is awaited.
    */
-  #link(session: Session, host: string): Promise<RemoteLink> {
+  #link(session: Session, machine: string): Promise<RemoteLink> {
     const links = this.#links.get(session) ?? new Map<string, Promise<RemoteLink>>();
     this.#links.set(session, links);
     const open = async () => {
       const env = session.environment?.env ?? Deno.env.toObject();
       // ssh (or a person's transport) gets no PORTAL_* variable and no marked secret, as a program.
-      const transport = transportOf(host, env, this.#controlDir());
+      const transport = transportOf(machine, env, this.#controlDir());
       try {
-        return await RemoteLink.open(host, transport, childEnvironment(env));
+        return await RemoteLink.open(machine, transport, childEnvironment(env));
       } catch (error) {
         // A machine set up just now (PORTAL_REMOTE_INSTALL=auto) is tried once more.
-        if (!transport.ssh || !(await installedAtFirstUse(host, env))) throw error;
-        return await RemoteLink.open(host, transport, childEnvironment(env));
+        if (!transport.ssh || !(await installedAtFirstUse(machine, env))) throw error;
+        return await RemoteLink.open(machine, transport, childEnvironment(env));
       }
     };
-    // A failed opening (a bad name, an unreachable host) is tried again by the next call.
-    const next = (links.get(host) ?? Promise.reject()).then(
+    // A failed opening (a bad name, an unreachable machine) is tried again by the next call.
+    const next = (links.get(machine) ?? Promise.reject()).then(
       (link) => link.alive ? link : open(),
       open,
     );
-    links.set(host, next);
+    links.set(machine, next);
     return next;
   }
 
   /**
-   * `host`'s reply to `tool` with its process ids made local (and `host` beside a process's
+   * `machine`'s reply to `tool` with its process ids made local (and `machine` beside a process's
    * own); in a list, a process this server did not start there (another client's) is left out.
    */
-  #toLocal(tool: RoutedTool, reply: Result, host: string): Result {
+  #toLocal(tool: RoutedTool, reply: Result, machine: string): Result {
     return relayedReply(
       tool.output,
       reply,
-      (id) => this.ids.localOf(host, id),
-      host,
+      (id) => this.ids.localOf(machine, id),
+      machine,
       tool.name,
     );
   }
+}
+
+/**
+ * The machine a process_start names, if any: `machine`, or `host`, its deprecated name (both
+ * only if they agree).
+ */
+function startMachine({ machine, host }: Args): string | undefined {
+  if (machine !== undefined && host !== undefined && machine !== host) {
+    throw new PortalError(
+      `machine ${JSON.stringify(machine)} and host ${JSON.stringify(host)} name two machines: ` +
+        "give machine alone (host is its deprecated name).",
+    );
+  }
+  return (machine ?? host) as string | undefined;
 }

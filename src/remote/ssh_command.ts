@@ -99,8 +99,8 @@ export function sshArgv(
   const match = /^([^\s:@/-][^\s@/]*@)?([^\s:@/]+)(?::(\d{1,5}))?$/.exec(destination);
   if (match === null || destination.startsWith("-")) {
     throw new PortalError(
-      `host ${JSON.stringify(destination)} is not an ssh destination: name an alias of your ` +
-        "ssh config, user@host or user@host:port (or a PORTAL_HOST_<name> transport).",
+      `machine ${JSON.stringify(destination)} is not an ssh destination: name an alias of ` +
+        "your ssh config, user@host or user@host:port (or a PORTAL_MACHINE_<name> transport).",
     );
   }
   const [, user = "", machine, port] = match;

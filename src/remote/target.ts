@@ -14,7 +14,7 @@ import type { z } from "zod";
  * - `process_removed`: the same, and the process is forgotten after (process_cleanup);
  * - `process_here`: the process `id` names if any, here only (one on another machine is
  *   refused, saying where to go instead: process_watch);
- * - `start`: a new process, on the machine `host` names if any;
+ * - `start`: a new process, on the machine `machine` names if any;
  * - `list`: every process the client sees: this server's and each machine's, merged;
  * - `kill_all`: every process the client started: here, then on each machine, merged;
  * - `none`: no process (the program registry).

@@ -194,7 +194,7 @@ Deno.test({
     await using portal = await uiPortal();
     const { id } = await portal.call("process_start", { command: "cat", pty: true });
     const { result } = await watchCall(portal, id);
-    const { token } = (result._meta as Record<string, { token: string }>)["portal/view"];
+    const { token } = (result._meta as Record<string, { token: string }>)["io.portal/view"];
     assertMatch(token, /^[\w-]{43}$/);
     const poll = await portal.call("view_poll", { token, cursor: 0, wait_ms: 0 });
     assert(Array.isArray(poll.events), "the view's own client polls it");
@@ -257,7 +257,7 @@ Deno.test({
     });
     const { id } = started.structuredContent as { id: number };
     const watched = await first.callTool({ name: "process_watch", arguments: { id } });
-    const { token } = (watched._meta as Record<string, { token: string }>)["portal/view"];
+    const { token } = (watched._meta as Record<string, { token: string }>)["io.portal/view"];
     await first.callTool({ name: "view_control", arguments: { token, action: "take_over" } });
     assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
     await first.close(); // The client ends; its kept process stays, its view stops polling.
@@ -317,7 +317,7 @@ Deno.test({
       assertMatch(missing, /No resource ui:\/\/portal\/other: Portal has one/);
       const { id } = await ui.call("process_start", { command: "cat", pty: true });
       const watched = await ui.client.callTool({ name: "process_watch", arguments: { id } });
-      const { token } = (watched._meta as Record<string, { token: string }>)["portal/view"];
+      const { token } = (watched._meta as Record<string, { token: string }>)["io.portal/view"];
       const { events } = await ui.call("view_screen", { token });
       assertEquals(events.map((e: { type: string }) => e.type).slice(0, 2), ["control", "screen"]);
     }

@@ -48,7 +48,7 @@ async function refused(portal: Portal, tool: string, args: Json, names: string):
   assert(result.isError, `${what} should fail, got ${JSON.stringify(result).slice(0, 300)}`);
   assert(text.length <= ERROR_MAX_CHARS, `${what}: a ${text.length}-character error`);
   assert(!text.includes("\n"), `${what}: more than one line: ${text.slice(0, 300)}`);
-  const kind = (result._meta?.["portal/error"] as { kind?: string } | undefined)?.kind;
+  const kind = (result._meta?.["io.portal/error"] as { kind?: string } | undefined)?.kind;
   assert(kind !== undefined && kind !== "internal", `${what}: ${kind}: ${text}`);
   const named = new RegExp(`(^|[^\\w])${names.replace(/[[\]]/g, "\\$&")}($|[^\\w])`, "i");
   assert(named.test(text), `${what}: the error should name ${names}: ${text}`);

@@ -25,7 +25,7 @@ async function attempt(portal: Portal, name: string, args: Json): Promise<Json |
   }) as CallToolResult;
   if (!result.isError) return result.structuredContent;
   const text = (result.content[0] as { text: string }).text;
-  const kind = (result._meta?.["portal/error"] as { kind?: string } | undefined)?.kind;
+  const kind = (result._meta?.["io.portal/error"] as { kind?: string } | undefined)?.kind;
   assert(kind !== undefined && kind !== "internal", `${name}: ${kind}: ${text}`);
   return null;
 }

@@ -145,22 +145,26 @@ portalTest(
   },
 );
 
-Deno.test("a relayed error keeps the other Portal's kind, with its host and the local id", async () => {
+Deno.test("a relayed error keeps the other Portal's kind, with its machine and the local id", async () => {
   await using portal = await Portal.start();
   const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
   await using client = await Portal.start({
     dir: portal.dir,
-    env: { PORTAL_HOST_box: box, PORTAL_HOST_gone: "false" },
+    env: { PORTAL_MACHINE_box: box, PORTAL_MACHINE_gone: "false" },
   });
-  const { id } = await client.call("process_start", { command: "true", host: "box", wait: "exit" });
+  const { id } = await client.call("process_start", {
+    command: "true",
+    machine: "box",
+    wait: "exit",
+  });
   assertEquals(await client.refusal("process_write", { id, content: "x\n" }), {
     kind: "ended",
     id,
-    host: "box",
+    machine: "box",
   });
-  assertEquals(await client.refusal("process_start", { command: "true", host: "gone" }), {
+  assertEquals(await client.refusal("process_start", { command: "true", machine: "gone" }), {
     kind: "unreachable",
-    host: "gone",
+    machine: "gone",
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * What a hostile remote can do to this side (docs/remote.md, "What a remote
  * may send"): a small script speaking MCP that says it is Portal
- * (dev/hostile_remote.ts), reached as a `PORTAL_HOST_<name>` transport,
+ * (dev/hostile_remote.ts), reached as a `PORTAL_MACHINE_<name>` transport,
  * answers with a 200 MB line, a line that never ends, nothing at all, or a
- * reply whose ids and host are not Portal's.
+ * reply whose ids and machine are not Portal's.
  *
  * @module
  */
@@ -13,9 +13,9 @@ import { fileURLToPath } from "node:url";
 
 const HOSTILE = fileURLToPath(new URL("../../dev/hostile_remote.ts", import.meta.url));
 
-/** The environment whose `host: "evil"` runs the hostile remote in `mode`. */
+/** The environment whose `machine: "evil"` runs the hostile remote in `mode`. */
 const evil = (mode: string) => ({
-  PORTAL_HOST_evil: `${Deno.execPath()} run --no-config --quiet ${HOSTILE} ${mode}`,
+  PORTAL_MACHINE_evil: `${Deno.execPath()} run --no-config --quiet ${HOSTILE} ${mode}`,
 });
 
 /** `promise`, or a throw naming `what` once `ms` have passed. */
@@ -37,7 +37,7 @@ for (const mode of ["flood", "endless"]) {
     await using other = await Portal.start({ dir: portal.dir });
     const mine = await other.spawn("sleep", ["600"]);
     let settled = false;
-    const failing = portal.fail("process_start", { command: "true", host: "evil" })
+    const failing = portal.fail("process_start", { command: "true", machine: "evil" })
       .finally(() => settled = true);
     // Another client of the same host goes on being answered while the line comes.
     let answered = 0;
@@ -48,11 +48,11 @@ for (const mode of ["flood", "endless"]) {
     }
     const message = await within("the error", 15_000, failing);
     assertMatch(message, /^The link to evil is ended: it sent a line over 16 MiB/);
-    assertMatch(message, /PORTAL_HOST_evil/);
+    assertMatch(message, /PORTAL_MACHINE_evil/);
     assert(answered > 0, "the other client was answered");
     // Nothing of it is listed: the start failed.
     const { processes } = await portal.call("process_list");
-    assertEquals(processes.filter((p: Json) => p.host !== undefined), []);
+    assertEquals(processes.filter((p: Json) => p.machine !== undefined), []);
   });
 }
 
@@ -61,14 +61,19 @@ Deno.test("a remote that says nothing ends a call by its wait and the link's mar
   const message = await within(
     "the error",
     30_000,
-    portal.fail("process_start", { command: "true", host: "evil", wait: "ready", wait_ms: 1000 }),
+    portal.fail("process_start", {
+      command: "true",
+      machine: "evil",
+      wait: "ready",
+      wait_ms: 1000,
+    }),
   );
   assertMatch(message, /^evil did not answer process_start within 11 s \(its wait of 1 s and 10 s/);
 });
 
-Deno.test("a remote's reply whose id and host are not Portal's is refused", async () => {
+Deno.test("a remote's reply whose id and machine are not Portal's is refused", async () => {
   await using portal = await Portal.start({ env: evil("forged") });
-  const message = await portal.fail("process_start", { command: "true", host: "evil" });
+  const message = await portal.fail("process_start", { command: "true", machine: "evil" });
   assertMatch(message, /^evil's reply to process_start is not a Portal reply \(id: .*\): refused/);
   const { processes } = await portal.call("process_list");
   assertEquals(processes, []);
@@ -78,12 +83,12 @@ Deno.test("a Portal's largest reply, a million characters, comes through the lin
   await using portal = await Portal.start();
   // The other side is a second Portal on stdio: the bound is far above what it can send.
   const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
-  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_HOST_box: box } });
+  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_MACHINE_box: box } });
   const esc = "printf '\\033%.0s' $(seq 1 200000)";
   const started = await client.call("process_start", {
     command: "sh",
     args: ["-c", `head -c 800000 /dev/zero | tr '\\0' x; ${esc}; echo; echo END`],
-    host: "box",
+    machine: "box",
     wait: "exit",
     max_chars: 10,
   });
@@ -94,7 +99,7 @@ Deno.test("a Portal's largest reply, a million characters, comes through the lin
     max_chars: 1_000_000,
   });
   const text = read.records.map((r: Json) => r.content).join("");
-  assertEquals([read.id, read.host], [started.id, "box"]);
+  assertEquals([read.id, read.machine], [started.id, "box"]);
   // The newest million characters: the x's, then 200,000 ESCs (6 bytes each in JSON), END.
   const escapes = text.split("\x1b").length - 1;
   assertEquals([text.length, escapes, text.endsWith("\nEND\n")], [1_000_000, 200_000, true]);

@@ -1,10 +1,10 @@
 /**
- * `portal remote install HOST` (docs/remote.md) on "another machine" that
+ * `portal remote install MACHINE` (docs/remote.md) on "another machine" that
  * has no Portal, no Deno of its own and every registry at a closed port: a
  * throwaway sshd's new user (dev/remote_machine.ts) whose PATH holds every
  * program of this machine but Deno. Run from this clone, the install makes
  * the build and copies it with this Deno through ssh; then process_start with
- * `host` works, a second install copies nothing, uninstall removes it, and
+ * `machine` works, a second install copies nothing, uninstall removes it, and
  * PORTAL_REMOTE_INSTALL=auto sets the machine up at the first process_start.
  *
  * @module
@@ -46,9 +46,9 @@ Deno.test({
     await using cli = await tempDir("portal-remote-install-cli-");
     const python = { command: "python3", args: ["-q"], pty: true, wait: "ready" };
 
-    await t.step("before: process_start with host names the one command", async () => {
+    await t.step("before: process_start with machine names the one command", async () => {
       await using portal = await Portal.start({ env });
-      const error = await portal.fail("process_start", { ...python, host: "bare" });
+      const error = await portal.fail("process_start", { ...python, machine: "bare" });
       assertMatch(error, /portal remote install bare/);
     });
 
@@ -81,7 +81,7 @@ Deno.test({
         await using portal = await Portal.start({ env });
         const { step } = await pythonAnswers({
           call: (name, args) =>
-            portal.call(name, { ...args, host: name === "process_start" ? "bare" : undefined }),
+            portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
         });
         assertEquals(step.output.trim().split("\n")[0], "42");
       },
@@ -109,7 +109,7 @@ Deno.test({
       await using portal = await Portal.start({ env: { ...env, PORTAL_REMOTE_INSTALL: "auto" } });
       const { step } = await pythonAnswers({
         call: (name, args) =>
-          portal.call(name, { ...args, host: name === "process_start" ? "bare" : undefined }),
+          portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
       });
       assertEquals(step.output.trim().split("\n")[0], "42");
       assertMatch(asUser(machine.user, 'head -n 2 "$HOME/.local/bin/portal"'), /portal-launcher/);

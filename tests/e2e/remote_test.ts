@@ -50,7 +50,7 @@ async function remotePython(extra: Record<string, unknown> = {}) {
   const portal = await Portal.start({ env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
   const started = await portal.call("process_start", {
     command: "python3",
-    host: machine.alias,
+    machine: machine.alias,
     pty: true,
     wait: "ready",
     ...extra,
@@ -64,14 +64,14 @@ Deno.test({
   async fn() {
     const { machine, portal, started } = await remotePython();
     await using _ = portal;
-    assertEquals(started.host, machine.alias);
+    assertEquals(started.machine, machine.alias);
     const uid = await portal.call("process_write", {
       id: started.id,
       content: "import os; os.getuid()\n",
     });
     assertMatch(uid.output, new RegExp(`\\b${machine.uid}\\b`));
     const answer = await portal.call("process_write", { id: started.id, content: "6*7\n" });
-    assertEquals([answer.id, answer.host], [started.id, machine.alias]);
+    assertEquals([answer.id, answer.machine], [started.id, machine.alias]);
     assertMatch(answer.output, /\b42\b/);
   },
 });
@@ -112,14 +112,14 @@ Deno.test({
 });
 
 Deno.test({
-  name: `${skipped}a kept remote program is in process_list and portal ps, with its host`,
+  name: `${skipped}a kept remote program is in process_list and portal ps, with its machine`,
   ...onSharedMachine,
   async fn() {
     const { machine, portal, started } = await remotePython({ keep: true, name: "calc" });
     await using _ = portal;
     const { processes } = await portal.call("process_list");
     const calc = processes.find((p: { id: number }) => p.id === started.id);
-    assertEquals([calc?.host, calc?.name, calc?.status], [machine.alias, "calc", "running"]);
+    assertEquals([calc?.machine, calc?.name, calc?.status], [machine.alias, "calc", "running"]);
     const ps = await runCli(portal.dir, ["ps"]);
     assertMatch(
       ps.stdout,
@@ -130,7 +130,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: `${skipped}portal attach HOST:NAME joins a remote program from a terminal; Ctrl+] leaves`,
+  name:
+    `${skipped}portal attach MACHINE:NAME joins a remote program from a terminal; Ctrl+] leaves`,
   ...onSharedMachine,
   async fn() {
     const { machine, portal, started } = await remotePython({ keep: true, name: "joined" });
@@ -165,7 +166,7 @@ Deno.test({
     });
     const { processes } = await next.call("process_list");
     const found = processes.find((p: Json) => p.id === started.id);
-    assertEquals([found?.host, found?.name, found?.status], [machine.alias, "again", "running"]);
+    assertEquals([found?.machine, found?.name, found?.status], [machine.alias, "again", "running"]);
     const step = await next.call("process_write", { id: started.id, content: "x\n" });
     assertMatch(step.output, /\b42\b/);
     const ps = await runCli(portal.dir, ["ps"]);
@@ -174,7 +175,7 @@ Deno.test({
     const { url } = await next.call("process_watch");
     await using page = openWatchSocket(new URL(url).origin, linkToken(url));
     const { processes: rows } = await page.next("processes") as { processes: Json[] };
-    assertEquals(rows.find((p) => p.id === started.id)?.host, machine.alias);
+    assertEquals(rows.find((p) => p.id === started.id)?.machine, machine.alias);
     await next.call("process_kill", { id: started.id });
   },
 });
@@ -223,14 +224,17 @@ Deno.test({
     await using portal = await Portal.start({
       env: { PORTAL_SSH_COMMAND: `ssh -F ${config}`, PORTAL_REMOTE_COMMAND: "no-portal-here" },
     });
-    const unreachable = await timedFailure(portal, { host: "nowhere" });
+    const unreachable = await timedFailure(portal, { machine: "nowhere" });
     assertMatch(unreachable, /ssh cannot reach nowhere: .*Connection refused/);
-    const refused = await timedFailure(portal, { host: "stranger" });
+    const refused = await timedFailure(portal, { machine: "stranger" });
     assertMatch(refused, /could not log in to stranger: .*Permission denied/);
     assertMatch(refused, /ssh-copy-id stranger.*secret_prompt/);
-    const bad = await portal.fail("process_start", { command: "true", host: "-oProxyCommand=x" });
+    const bad = await portal.fail("process_start", {
+      command: "true",
+      machine: "-oProxyCommand=x",
+    });
     assertMatch(bad, /not an ssh destination/);
-    const missing = await timedFailure(portal, { host: machine.alias });
+    const missing = await timedFailure(portal, { machine: machine.alias });
     assertMatch(missing, /calcbox has no Portal to run: .*no-portal-here: command not found/);
     assertMatch(missing, /portal remote install calcbox.*PORTAL_REMOTE_COMMAND/);
   },
@@ -251,17 +255,17 @@ Deno.test({
     await using machine = await remoteMachine();
     const env = { PORTAL_SSH_COMMAND: machine.sshCommand };
     await using portal = await Portal.start({ env });
-    const host = machine.alias;
+    const at = { machine: machine.alias };
     const calc = await portal.call("process_start", {
       command: "python3",
-      host,
+      ...at,
       pty: true,
       keep: true,
       name: "calc",
       wait: "ready",
     });
     await portal.call("process_write", { id: calc.id, content: "x = 6*7\n" });
-    const nap = await portal.call("process_start", { command: "sleep", args: ["600"], host });
+    const nap = await portal.call("process_start", { command: "sleep", args: ["600"], ...at });
     assert(pidAlive(nap.os_pid), "the remote sleep runs");
     const pids = linkPids(portal.dir);
     assert(pids.length > 0, "an ssh carries the link");
@@ -286,7 +290,7 @@ Deno.test({
     assertEquals(hostPid(portal.dir), localHost, "the same host: it stayed");
     const { processes } = await next.call("process_list");
     const found = processes.find((p: { name: string }) => p.name === "calc");
-    assertEquals([found?.host, found?.status], [host, "running"]);
+    assertEquals([found?.machine, found?.status], [machine.alias, "running"]);
     const step = await next.call("process_write", { id: found.id, content: "x + 1\n" });
     assertMatch(step.output, /\b43\b/);
     const page = await next.call("process_read", { id: found.id });
@@ -295,7 +299,7 @@ Deno.test({
     assert(!pidAlive(calc.os_pid), "process_kill ended it on the remote");
 
     // A machine that is gone says so, with ssh's own message, and the call does not hang.
-    const kept = await next.call("process_start", { command: "cat", host, keep: true });
+    const kept = await next.call("process_start", { command: "cat", ...at, keep: true });
     await machine[Symbol.asyncDispose]();
     const gone = await next.fail("process_write", { id: kept.id, content: "x\n" });
     assertMatch(gone, /ssh cannot reach calcbox: .*Connection refused/);
@@ -312,7 +316,7 @@ Deno.test({
     const kept = await portal.call("process_start", {
       command: "sleep",
       args: ["600"],
-      host: machine.alias,
+      machine: machine.alias,
       keep: true,
     });
     await machine[Symbol.asyncDispose]();
@@ -332,20 +336,21 @@ Deno.test({
 });
 
 Deno.test({
-  name: `${skipped}a policy's hosts, the control socket in the private dir, no remote watch token`,
+  name:
+    `${skipped}a policy's machines, the control socket in the private dir, no remote watch token`,
   ...onSharedMachine,
   async fn() {
     const machine = await sharedMachine();
     const policy = `${machine.configFile}.policy.json`;
-    await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", hosts: [machine.alias] }));
+    await Deno.writeTextFile(policy, JSON.stringify({ mode: "full", machines: [machine.alias] }));
     await using portal = await Portal.start({
       env: { PORTAL_SSH_COMMAND: machine.sshCommand, PORTAL_POLICY: policy },
       capabilities: { elicitation: { form: {} } },
     });
-    const refused = await portal.fail("process_start", { command: "true", host: "elsewhere" });
-    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*hosts/);
+    const refused = await portal.fail("process_start", { command: "true", machine: "elsewhere" });
+    assertMatch(refused, /policy \(.*policy\.json\) lets no program run on "elsewhere".*machines/);
     // Two calls at once open one link between them.
-    const sleep = { command: "sleep", args: ["60"], host: machine.alias };
+    const sleep = { command: "sleep", args: ["60"], machine: machine.alias };
     const [nap, twin] = await Promise.all([
       portal.call("process_start", sleep),
       portal.call("process_start", sleep),
@@ -363,14 +368,14 @@ Deno.test({
     // The remote watch page's link is never fetched: its token stays on that machine.
     const watch = await portal.fail("process_watch", { id: nap.id });
     assertMatch(watch, new RegExp(`runs on ${machine.alias}: its watch page is there`));
-    // This client's watch page lists it, with its host (its screen is on that machine's page).
+    // This client's watch page lists it, with its machine (its screen is on that machine's page).
     const { url } = await portal.call("process_watch");
     await using page = openWatchSocket(new URL(url).origin, linkToken(url));
     const { processes: rows } = await page.next("processes") as { processes: Json[] };
     const row = rows.find((p) => p.id === nap.id);
-    assertEquals([row?.host, row?.command, row?.status], [machine.alias, "sleep", "running"]);
+    assertEquals([row?.machine, row?.command, row?.status], [machine.alias, "sleep", "running"]);
     const inspect = await portal.call("process_inspect", { id: nap.id });
-    assertEquals(inspect.host, machine.alias);
+    assertEquals(inspect.machine, machine.alias);
     assert(!JSON.stringify(inspect).includes("token"), JSON.stringify(inspect));
     // secret_prompt at a remote prompt asks this client's person; the remote types it.
     const asked: string[] = [];
@@ -381,7 +386,7 @@ Deno.test({
     const login = await portal.call("process_start", {
       command: "python3",
       args: ["-c", "import getpass; print('match' if getpass.getpass() == 'hunter2' else 'no')"],
-      host: machine.alias,
+      machine: machine.alias,
       pty: true,
       wait: "ready",
     });
@@ -410,7 +415,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: `${skipped}portal attach HOST:NAME runs nothing but portal attach there`,
+  name: `${skipped}portal attach MACHINE:NAME runs nothing but portal attach there`,
   ...onSharedMachine,
   async fn() {
     const machine = await sharedMachine();
@@ -432,7 +437,7 @@ Deno.test({
   },
 });
 
-Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
+Deno.test("PORTAL_MACHINE_<name>: a transport that is not ssh (here: a second Portal on stdio)", async () => {
   await using portal = await Portal.start();
   // The transport gets no marked secret (it would exit 1 before Portal if it did).
   const box =
@@ -440,24 +445,37 @@ Deno.test("PORTAL_HOST_<name>: a transport that is not ssh (here: a second Porta
     `${Deno.execPath()} run -A ${MAIN} --no-host'`;
   await using client = await Portal.start({
     dir: portal.dir,
-    env: { PORTAL_HOST_box: box, PORTAL_SECRET_PW: "hunter2" },
+    env: { PORTAL_MACHINE_box: box, PORTAL_SECRET_PW: "hunter2" },
   });
   // A local process first: the ids here and there differ.
   await client.spawn("true");
   const reply = await client.call("process_start", {
     command: "sh",
     args: ["-c", "echo from the box"],
-    host: "box",
+    machine: "box",
     wait: "exit",
   });
-  assertEquals(reply.host, "box");
+  assertEquals(reply.machine, "box");
   assertMatch(reply.output, /from the box/);
   const { processes } = await client.call("process_list");
-  assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.host, "box");
+  assertEquals(processes.find((p: { id: number }) => p.id === reply.id)?.machine, "box");
   // Every reply names the process by the id this client knows, the last one too.
   const cleaned = await client.call("process_cleanup", { id: reply.id });
-  assertEquals([cleaned.id, cleaned.host], [reply.id, "box"]);
+  assertEquals([cleaned.id, cleaned.machine], [reply.id, "box"]);
   // Unset, the same name is an ssh destination, which ssh cannot resolve.
-  const unknown = await portal.fail("process_start", { command: "true", host: "box" });
+  const unknown = await portal.fail("process_start", { command: "true", machine: "box" });
   assertMatch(unknown, /ssh cannot reach box/);
+});
+
+Deno.test("deprecated names: process_start's host and PORTAL_HOST_<name> reach a machine", async () => {
+  await using portal = await Portal.start();
+  const box = `env PORTAL_DB_PATH=${portal.dir}/box.db ${Deno.execPath()} run -A ${MAIN} --no-host`;
+  await using client = await Portal.start({ dir: portal.dir, env: { PORTAL_HOST_box: box } });
+  const old = await client.call("process_start", { command: "true", host: "box", wait: "exit" });
+  assertEquals(old.machine, "box");
+  // Both, naming the same machine, are one; naming two, a refusal that says which to keep.
+  const both = { command: "true", machine: "box", host: "box", wait: "exit" };
+  assertEquals((await client.call("process_start", both)).machine, "box");
+  const two = await client.fail("process_start", { ...both, host: "other" });
+  assertMatch(two, /machine "box" and host "other" name two machines: give machine alone/);
 });

@@ -178,23 +178,23 @@ posixTest(
   async () => {
     const secret = newSecret();
     await using box = await tempDir("portal-box-");
-    // The remote: a second Portal on stdio (PORTAL_HOST_<name>), which asks its link by a form.
+    // The remote: a second Portal on stdio (PORTAL_MACHINE_<name>), which asks its link by a form.
     const remote = `env PORTAL_DB_PATH=${box.path}/box.db ${Deno.execPath()} run -A ${MAIN} ` +
       "--no-host";
     await using portal = await ModernPortal.start({
       noHost: true,
       capabilities: { elicitation: { form: {} } },
-      env: { PORTAL_HOST_box: remote },
+      env: { PORTAL_MACHINE_box: remote },
     });
     const asked = onElicit(portal, () => ({ action: "accept", content: { secret } }));
     const started = await portal.call("process_start", {
       command: "python3",
       args: ["-c", "import getpass; print('got', len(getpass.getpass('Password: ')))"],
-      host: "box",
+      machine: "box",
       pty: true,
       wait: "ready",
     });
-    assertEquals([started.host, started.state], ["box", "waiting_for_secret"]);
+    assertEquals([started.machine, started.state], ["box", "waiting_for_secret"]);
     // The first round tells the remote no and answers input_required; the SDK client answers it.
     const done = await portal.call("process_write", {
       id: started.id,

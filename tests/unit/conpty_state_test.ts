@@ -14,7 +14,7 @@ import type { ExitInfo } from "../../src/terminal/terminal.ts";
 import {
   CLOSE_DEADLINE_MS,
   ConPtyTerminal,
-  type ConsoleSession,
+  type ConsoleProgram,
 } from "../../src/terminal/windows/conpty_terminal.ts";
 import { PollLoop } from "../../src/terminal/windows/poll_loop.ts";
 
@@ -22,7 +22,7 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (bytes: number[]) => new TextDecoder().decode(new Uint8Array(bytes));
 
 /** A console that does what the test sets up, and records what it was asked to do. */
-class ScriptedConsole implements ConsoleSession {
+class ScriptedConsole implements ConsoleProgram {
   readonly pid = 4242;
   /** Chunks waiting in the output pipe. */
   pending: Uint8Array[] = [];

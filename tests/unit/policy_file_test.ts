@@ -57,6 +57,15 @@ Deno.test("a string where a list goes is a list of one", () => {
   assertEquals([policy.hide, policy.deny, policy.allow], [["/home/ada/.aws"], ["nc"], ["bash"]]);
 });
 
+Deno.test("hosts, the deprecated name of machines, still works; a row of it reads back", () => {
+  const policy = parsePolicy("/p.toml", 'mode = "full"\nhosts = ["db1"]\n', place);
+  assertEquals(policy.machines, ["db1"]);
+  assertEquals(describePolicy(policy).machines, ["db1"]);
+  // A process an earlier Portal kept has its rules shown with `hosts` in its row.
+  const { machines: _, ...view } = describePolicy(policy);
+  assert(samePolicy(policyOfView({ ...view, hosts: ["db1"] }), policy));
+});
+
 Deno.test("each wrong value is named with its key, its value and its line", () => {
   const cases: [string, string, RegExp][] = [
     [
@@ -68,7 +77,12 @@ Deno.test("each wrong value is named with its key, its value and its line", () =
     ["p.toml", 'mode = "full"\n\nnetwork = 3\n', /line 3: network: 3 is not one of/],
     ["p.json", '{ "modes": "full" }', /modes: "full" is not a policy key \(mode, workspace/],
     ["p.json", '{ "hide": [""] }', /hide: \[""\] must be a list of non-empty strings/],
-    ["p.json", '{ "hosts": 7 }', /hosts: 7 must be a list of non-empty strings/],
+    ["p.json", '{ "machines": 7 }', /machines: 7 must be a list of non-empty strings/],
+    [
+      "p.json",
+      '{ "machines": [], "hosts": ["a"] }',
+      /hosts: \["a"\] is the deprecated name of mach/,
+    ],
     ["p.json", '{ "commands": ["nc"] }', /commands: \["nc"\] must be a table: \{ "deny"/],
     [
       "p.json",
@@ -133,7 +147,7 @@ function catchMessage(fn: () => unknown): string {
 Deno.test("rules as shown are the same rules read back (a restored process's)", () => {
   const texts = [
     '{ "mode": "read-only", "network": "none", "hide": ["/k"] }',
-    '{ "mode": "full", "commands": { "deny": ["nc"], "allow": ["bash", "nc"] }, "hosts": ["a"] }',
+    '{ "mode": "full", "commands": { "deny": ["nc"], "allow": ["bash", "nc"] }, "machines": ["a"] }',
     '{ "mode": "workspace-write", "workspace": ["/"], "network": "loopback" }',
   ];
   for (const text of texts) {

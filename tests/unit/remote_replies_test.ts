@@ -27,7 +27,7 @@ function thrown(run: () => unknown): Error {
   throw new Error("nothing was thrown");
 }
 
-const summary = (id: number, host?: string) => ({
+const summary = (id: number, machine?: string) => ({
   id,
   name: null,
   command: "sleep",
@@ -40,7 +40,7 @@ const summary = (id: number, host?: string) => ({
   timeout_ms: 0,
   inactive_duration_ms: 0,
   io_count: 0,
-  ...host === undefined ? {} : { host },
+  ...machine === undefined ? {} : { machine },
 });
 
 Deno.test("lines: a character split across chunks, empty lines, a line exactly at the bound", () => {
@@ -72,7 +72,7 @@ Deno.test("lines: one line per chunk, and one line over 255 chunks, each whole",
   assertEquals(line.length, 255 * (64 << 10));
 });
 
-Deno.test("replies: a process's id and host are this side's, whatever the remote said", () => {
+Deno.test("replies: a process's id and machine are this side's, whatever the remote said", () => {
   const reply = { ...summary(3, "elsewhere"), args: [], cwd: "/", env: [], cols: null };
   const details = {
     ...reply,
@@ -88,16 +88,23 @@ Deno.test("replies: a process's id and host are this side's, whatever the remote
     shell_integration: "off",
     last_command: null,
     smuggled: "dropped",
+    // What a Portal from before `machine` said: read by nothing, dropped.
+    host: "old",
   };
   const made = relayedReply(processDetails, details, local, "db1", "process_inspect");
-  assertEquals([made.id, made.host, "smuggled" in made], [9, "db1", false]);
+  assertEquals([made.id, made.machine, "smuggled" in made, "host" in made], [
+    9,
+    "db1",
+    false,
+    false,
+  ]);
 });
 
 Deno.test("replies: in a list, a process this side did not start there is left out", () => {
   const reply = { processes: [summary(3), summary(7), summary(4, "x")] };
   const made = relayedReply(processList, reply, local, "db1", "process_list");
-  const lines = made.processes as { id: number; host: string }[];
-  assertEquals(lines.map((p) => [p.id, p.host]), [[9, "db1"], [10, "db1"]]);
+  const lines = made.processes as { id: number; machine: string }[];
+  assertEquals(lines.map((p) => [p.id, p.machine]), [[9, "db1"], [10, "db1"]]);
 });
 
 Deno.test("replies: kill_all's lists and failures in this side's ids", () => {

@@ -263,7 +263,7 @@ export const processSummary = z.object({
   timeout_ms: z.number(),
   inactive_duration_ms: z.number(),
   io_count: z.number(),
-  host: z.string().optional(),
+  machine: z.string().optional(),
 });
 export type ProcessSummary = z.infer<typeof processSummary>;
 

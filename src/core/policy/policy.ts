@@ -40,8 +40,8 @@ export interface Policy {
   deny: string[];
   /** If set, the only executables process_start may start. */
   allow: string[] | null;
-  /** The ssh destinations a process's `host` may name (none when a policy is set). */
-  hosts: string[];
+  /** The machines a process_start's `machine` may name (none when a policy is set). */
+  machines: string[];
 }
 
 /** No policy: today's behaviour, every program may do what the user may. */
@@ -53,7 +53,7 @@ export const FULL_ACCESS: Policy = {
   network: "all",
   deny: [],
   allow: null,
-  hosts: [],
+  machines: [],
 };
 
 /**
@@ -76,6 +76,8 @@ export type PolicyView = {
   hide?: string[];
   network: NetworkRule;
   commands?: { deny?: string[]; allow?: string[] };
+  machines?: string[];
+  /** `machines` as a Portal before the name wrote it in a row (read back, never shown). */
   hosts?: string[];
 };
 
@@ -92,7 +94,7 @@ export function describePolicy(policy: Policy): PolicyView {
     ...policy.hide.length ? { hide: policy.hide } : {},
     network: policy.network,
     ...Object.keys(commands).length ? { commands } : {},
-    ...policy.file ? { hosts: policy.hosts } : {},
+    ...policy.file ? { machines: policy.machines } : {},
   };
 }
 
@@ -110,7 +112,7 @@ export function policyOfView(view: PolicyView): Policy {
     network: view.network,
     deny: view.commands?.deny ?? [],
     allow: view.commands?.allow ?? null,
-    hosts: view.hosts ?? [],
+    machines: view.machines ?? view.hosts ?? [],
   };
 }
 

@@ -36,7 +36,7 @@ export class PolicyFileError extends Error {
 
 const MODES = ["read-only", "workspace-write", "full"] as const;
 const NETWORKS = ["none", "loopback", "all"] as const;
-const KEYS = ["mode", "workspace", "hide", "network", "commands", "hosts"];
+const KEYS = ["mode", "workspace", "hide", "network", "commands", "machines"];
 
 /** A string or a list of them, none empty: a list either way. */
 const LIST = { error: "must be a list of non-empty strings." };
@@ -62,7 +62,9 @@ const policyFile = z.strictObject({
         ? "is not deny or allow."
         : 'must be a table: { "deny": [...], "allow": [...] }.',
   }).default({ deny: [] }),
-  hosts: strings.default([]),
+  machines: strings.optional(),
+  /** The deprecated name of `machines`. */
+  hosts: strings.optional(),
 }, {
   error: (issue) =>
     issue.code === "unrecognized_keys"
@@ -134,6 +136,9 @@ export function parsePolicy(file: string, text: string, place: PolicyPlace): Pol
   for (const dir of workspace) {
     if (!isDirectory(dir)) fail("workspace", dir, "is not an existing directory.");
   }
+  if (rules.machines && rules.hosts) {
+    fail("hosts", rules.hosts, "is the deprecated name of machines: give machines alone.");
+  }
   return {
     ...FULL_ACCESS,
     file,
@@ -143,7 +148,7 @@ export function parsePolicy(file: string, text: string, place: PolicyPlace): Pol
     network: rules.network,
     deny: rules.commands.deny,
     allow: rules.commands.allow ?? null,
-    hosts: rules.hosts,
+    machines: rules.machines ?? rules.hosts ?? [],
   };
 }
 

@@ -18,7 +18,7 @@ import type { TerminalModes } from "../screen/screen.ts";
 import { newMarkKey } from "../shell/hooks.ts";
 import { integrationSnippet } from "../shell/snippet.ts";
 import type { ShellTracker } from "../shell/tracker.ts";
-import type { ProcessLog } from "./log.ts";
+import type { ProcessRecords } from "./process_records.ts";
 
 /** A piece of input, and whether it is a secret. */
 export interface Typed {
@@ -38,7 +38,7 @@ export interface TypeRequest {
 export interface InputTarget {
   pty: boolean;
   terminal: Terminal;
-  log: ProcessLog;
+  records: ProcessRecords;
   secrets: Secrets;
   shell: ShellTracker;
   running(): boolean;
@@ -63,8 +63,8 @@ export class ProcessInput {
    * password prompt behind a relay (password_prompt.ts).
    */
   get hidesInput(): boolean {
-    const { terminal, log } = this.#target;
-    return asksForSecret(terminal.lineModes(), () => log.lastLine);
+    const { terminal, records } = this.#target;
+    return asksForSecret(terminal.lineModes(), () => records.lastLine);
   }
 
   /** What a wait last learnt the program does with its input. */
@@ -79,7 +79,7 @@ export class ProcessInput {
    * the record.
    */
   send(parts: Typed[]): { bytes: number; record: string } {
-    const { terminal, log, secrets } = this.#target;
+    const { terminal, records, secrets } = this.#target;
     const bytes = new TextEncoder().encode(parts.map((p) => p.text).join(""));
     if (bytes.length === 0) return { bytes: 0, record: "" };
     // Known before the program can echo it.
@@ -87,7 +87,7 @@ export class ProcessInput {
     this.#noteInput();
     terminal.write(bytes);
     this.lastInputAt = performance.now();
-    if (record !== "") log.append("stdin", new TextEncoder().encode(record));
+    if (record !== "") records.append("stdin", new TextEncoder().encode(record));
     return { bytes: bytes.length, record };
   }
 
@@ -106,9 +106,9 @@ export class ProcessInput {
     input: TypeRequest,
     next: () => Promise<boolean> = () => Promise.resolve(false),
   ): Promise<{ written: number; pasted?: boolean; echo: string[] }> {
-    const { pty, log, secrets, running } = this.#target;
+    const { pty, records, secrets, running } = this.#target;
     const { content, keys, secret, paste = false } = input;
-    log.checkWritable();
+    records.checkWritable();
     let modes = await this.#target.modes();
     keys.forEach((name) => keyBytes(name, this.#keyModes(modes)));
     if (secret !== undefined) secrets.add(secret);
@@ -176,9 +176,9 @@ export class ProcessInput {
         "conflict",
       );
     }
-    const { shell, log } = this.#target;
+    const { shell, records } = this.#target;
     const key = newMarkKey();
-    shell.restart(key, (seq, rest) => log.skipUnreadTo(seq, rest));
+    shell.restart(key, (seq, rest) => records.skipUnreadTo(seq, rest));
     return (await this.type({ content: integrationSnippet(key) + "\n", keys: [] })).written;
   }
 

@@ -15,7 +15,7 @@ import type { ExitInfo, InputState, OutputSource, Terminal } from "../../termina
 import { Secrets } from "../input/secrets.ts";
 import { describePolicy, type Policy } from "../policy/policy.ts";
 import { OutputListeners } from "../output/listeners.ts";
-import { ProcessLog } from "./log.ts";
+import { ProcessRecords } from "./process_records.ts";
 import { ProcessOutput } from "./output.ts";
 import { ProcessInput } from "./input.ts";
 import type { Attention } from "./attention.ts";
@@ -52,7 +52,7 @@ export interface Origin {
   injection: Injection | null;
   policy: Policy;
   startedAt: Date;
-  /** What the store holds of it already (an earlier host's process): its log goes on from there. */
+  /** What the store holds of it already (an earlier host's process): its records go on from there. */
   stored?: RecordStats;
   /** How it ended, if it has (an earlier host's process, as its row says). */
   ended?: { at: Date; status: Status; exit: ExitInfo };
@@ -75,7 +75,7 @@ export class ManagedProcess implements Waitable {
   /** The terminal size now (a resize changes it; `spec` keeps what was asked for). */
   #size: { cols: number; rows: number };
   /** Its records: what it wrote and what it was sent. */
-  readonly #log: ProcessLog;
+  readonly #records: ProcessRecords;
   /** What is kept out of its records (see secrets.ts). */
   readonly #secrets = new Secrets();
   /** Who listens to its output as it comes (waits). */
@@ -113,7 +113,7 @@ export class ManagedProcess implements Waitable {
     // Only the marks of the hooks put in count (tracker.ts).
     this.#shell = new ShellTracker({ cols: () => this.#size.cols, key: injection?.key ?? null });
     this.#listeners = new OutputListeners({ dropCR: spec.pty });
-    this.#log = new ProcessLog(store, id, {
+    this.#records = new ProcessRecords(store, id, {
       dropCR: spec.pty,
       secrets: this.#secrets,
       onOutput: (source, bytes, seq) => {
@@ -126,10 +126,10 @@ export class ManagedProcess implements Waitable {
       },
       ended: origin.stored,
     });
-    if (spec.pty) this.#log.resized(spec.cols, spec.rows);
+    if (spec.pty) this.#records.resized(spec.cols, spec.rows);
     this.output = new ProcessOutput({
       id,
-      log: this.#log,
+      records: this.#records,
       status: () => this.status,
       size: () => spec.pty ? this.#size : undefined,
     });
@@ -149,7 +149,7 @@ export class ManagedProcess implements Waitable {
     this.input = new ProcessInput({
       pty: spec.pty,
       terminal: this.#terminal,
-      log: this.#log,
+      records: this.#records,
       secrets: this.#secrets,
       shell: this.#shell,
       running: () => this.running,
@@ -160,7 +160,7 @@ export class ManagedProcess implements Waitable {
       pty: spec.pty,
       viewers: this.#viewers,
       input: this.input,
-      log: this.#log,
+      records: this.#records,
       screen,
       ended: () => this.running ? null : this.status,
       describe: () => this.describe(),
@@ -168,7 +168,7 @@ export class ManagedProcess implements Waitable {
     store.track(id, {
       keepAfter: screen && (() => screen.fedSeq),
       dropped: (record, bytes) => {
-        this.#log.dropped(record, bytes);
+        this.#records.dropped(record, bytes);
         // What is left of the output cannot rebuild the screen: its emulator stays built.
         if (record.source === "stdout") screen?.historyDropped();
       },
@@ -255,12 +255,12 @@ export class ManagedProcess implements Waitable {
 
   /** `performance.now()` of the last output. */
   get lastOutputAt(): number {
-    return this.#log.lastOutputAt;
+    return this.#records.lastOutputAt;
   }
 
   /** The output after its last newline (stdout and stderr), for prompts. */
   get lastLine(): string {
-    return this.#log.lastLine;
+    return this.#records.lastLine;
   }
 
   listen(listener: (text: string | null) => void): () => void {
@@ -269,7 +269,7 @@ export class ManagedProcess implements Waitable {
 
   /** The seq of the newest record (a screen taken now shows the output up to it). */
   get outputSeq(): number {
-    return this.#log.seq;
+    return this.#records.seq;
   }
 
   /** The input modes of a PTY's screen (null on pipes). */
@@ -282,8 +282,8 @@ export class ManagedProcess implements Waitable {
     this.#terminal.resize(cols, rows);
     this.#screen!.resize(cols, rows);
     this.#size = { cols, rows };
-    this.#log.resized(cols, rows);
-    this.#viewers.emit({ kind: "resize", afterSeq: this.#log.seq, cols, rows });
+    this.#records.resized(cols, rows);
+    this.#viewers.emit({ kind: "resize", afterSeq: this.#records.seq, cols, rows });
   }
 
   /** Whether the program runs on a terminal, and so has a screen. */
@@ -298,7 +298,7 @@ export class ManagedProcess implements Waitable {
 
   /** Everything known about the process: the one source of every JSON view of it. */
   describe(): ProcessDetails {
-    const counts = this.#log.counts;
+    const counts = this.#records.counts;
     return {
       id: this.id,
       name: this.spec.name || null,
@@ -351,7 +351,7 @@ export class ManagedProcess implements Waitable {
   clearRecords(): number {
     // What the screen has not parsed yet is about to go.
     this.#screen?.takeBacklog();
-    return this.#log.clear();
+    return this.#records.clear();
   }
 
   /** Frees the screen; the process must have ended. */
@@ -361,7 +361,7 @@ export class ManagedProcess implements Waitable {
 
   /** Backend callback: a chunk of output (the screen reads it from the records). */
   onData(source: OutputSource, bytes: Uint8Array): void {
-    this.#log.append(source, bytes);
+    this.#records.append(source, bytes);
   }
 
   /**
@@ -375,7 +375,7 @@ export class ManagedProcess implements Waitable {
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
   onExit(info: ExitInfo): void {
-    this.#log.end();
+    this.#records.end();
     this.#listeners.end();
     this.#shell.end();
     this.#injection?.cleanup();

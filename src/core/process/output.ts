@@ -3,13 +3,13 @@
  * window, or what it has not read yet), the stored output as numbered lines
  * (searched with a pattern, or around one line: output/lines/), and the
  * unread output as one text, laid out at the terminal's size, with the
- * `process_read_new` cursors that belong to the process (log.ts).
+ * `process_read_new` cursors that belong to the process (process_records.ts).
  *
  * @module
  */
 import type { OutputSource } from "../../terminal/terminal.ts";
 import type { Encoding, RecordPage, Source, Status } from "../model/schema.ts";
-import type { LogPage, ProcessLog } from "./log.ts";
+import type { ProcessRecords, StoredPage } from "./process_records.ts";
 import { PortalError } from "../../errors.ts";
 import { READ_LINES } from "../../limits.ts";
 import {
@@ -47,7 +47,7 @@ export interface LinesPage {
 /** What the reading needs of the rest of its process. */
 export interface OutputTarget {
   id: number;
-  log: ProcessLog;
+  records: ProcessRecords;
   status(): Status;
   /** The terminal's size now (PTY), undefined on pipes. */
   size(): { cols: number; rows: number } | undefined;
@@ -61,16 +61,16 @@ export class ProcessOutput {
     this.#target = target;
   }
 
-  /** Unread output as records, at most `maxChars` (see {@link ProcessLog.readNew}). */
+  /** Unread output as records, at most `maxChars` (see {@link ProcessRecords.readNew}). */
   readNew(options: { sources: OutputSource[]; maxChars: number }): RecordPage {
-    return this.#page(this.#target.log.readNew(options));
+    return this.#page(this.#target.records.readNew(options));
   }
 
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
   read(
     options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
   ): RecordPage {
-    return this.#page(this.#target.log.read(options));
+    return this.#page(this.#target.records.read(options));
   }
 
   /**
@@ -99,9 +99,9 @@ export class ProcessOutput {
         "line numbers count every stored line, so line takes no duration: leave duration out",
       );
     }
-    const log = this.#target.log;
-    const since = q.windowNs && Math.max(0, log.elapsedNs() - q.windowNs);
-    const { records, dropCR, dropped } = log.stored(q.sources, since);
+    const kept = this.#target.records;
+    const since = q.windowNs && Math.max(0, kept.elapsedNs() - q.windowNs);
+    const { records, dropCR, dropped } = kept.stored(q.sources, since);
     const { maxChars } = q;
     let found: LinesFound;
     if (line === undefined) {
@@ -140,20 +140,20 @@ export class ProcessOutput {
     sources: OutputSource[],
     maxChars: number,
   ): { text: string; omitted: number; dropped: number } {
-    return this.#target.log.readText(sources, maxChars, this.#target.size());
+    return this.#target.records.readText(sources, maxChars, this.#target.size());
   }
 
   /** Marks all output so far as read (a reply showed the rendered screen instead). */
   skipNew(sources: OutputSource[]): void {
-    this.#target.log.skipUnread(sources);
+    this.#target.records.skipUnread(sources);
   }
 
   /** The last `chars` characters of unread output; they stay unread. */
   peekNew(sources: OutputSource[], chars: number): string {
-    return this.#target.log.peekUnread(sources, chars);
+    return this.#target.records.peekUnread(sources, chars);
   }
 
-  #page({ records, complete, dropped }: LogPage): RecordPage {
+  #page({ records, complete, dropped }: StoredPage): RecordPage {
     return {
       id: this.#target.id,
       status: this.#target.status(),

@@ -4,8 +4,8 @@
  * waits, like a record, while the file cannot be written), and the highest id
  * the file has seen, from which a reopened database's new ids go on. A PTY's
  * sizes (`terminal_sizes`) are kept and written the same way. A process on
- * another machine has its row too (`host`, `remote_id`: where it runs), so a
- * later host finds it again.
+ * another machine has its row too (`machine`, in the column `host`, and
+ * `remote_id`: where it runs), so a later host finds it again.
  *
  * @example
  * ```ts
@@ -88,7 +88,7 @@ export class ProcessesTable {
       values.push(JSON.stringify(r.env), r.pty ? 1 : 0, r.timeout_ms, r.os_pid, r.status);
       values.push(r.exit_code, r.exit_signal, r.started_at, r.ended_at, r.keep ? 1 : 0, r.name);
       values.push(r.policy ? JSON.stringify(r.policy) : null);
-      values.push(r.host ?? null, r.remote_id ?? null);
+      values.push(r.machine ?? null, r.remote_id ?? null);
       this.#upsert.run(...values);
     }
     for (const s of this.#unsavedSizes) {
@@ -122,7 +122,7 @@ export class ProcessesTable {
         AND host IS ${remote ? "NOT NULL" : "NULL"} ORDER BY id`,
     ).all() as Record<string, string | number | null>[];
     return rows.map((row) => ({
-      ...row.host === null ? {} : { host: String(row.host), remote_id: Number(row.remote_id) },
+      ...row.host === null ? {} : { machine: String(row.host), remote_id: Number(row.remote_id) },
       id: Number(row.id),
       name: row.name === null ? null : String(row.name),
       command: String(row.command),
@@ -173,8 +173,9 @@ export class ProcessesTable {
 
 /**
  * Columns a database made by an earlier Portal lacks: `keep` and `name`
- * came with the host, `policy` (the rules as shown, JSON) later, `host` and
- * `remote_id` with remote processes' rows.
+ * came with the host, `policy` (the rules as shown, JSON) later, `host` (a
+ * remote process's machine: the column keeps its first name, so a database
+ * stays readable by every Portal) and `remote_id` with remote processes' rows.
  */
 function addMissingColumns(db: DatabaseSync): void {
   const columns = new Set(

@@ -1,6 +1,6 @@
 /**
  * One view of one process that its page reads by polling, not over a socket
- * of its own (an MCP App's page reaches Portal only through its host's tool
+ * of its own (an MCP App's page reaches Portal only through its client's tool
  * calls): a {@link LiveFeed} whose deliveries wait in a queue, each numbered,
  * until the page's next poll says it has them (its cursor). A poll with
  * nothing new waits for the next event, up to its own bound. The queue is

@@ -40,7 +40,7 @@ export interface ListedProcess {
   /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
   policy: string | null;
   /** The machine it runs on, when not this one: its screen is on that machine's page. */
-  host?: string;
+  machine?: string;
 }
 
 /** What a watched process needs of the rest of it. */
@@ -54,8 +54,8 @@ export interface WatchTarget {
     interrupt(kind: "ctrl_c"): unknown;
     send(parts: { text: string; secret: boolean }[]): { record: string };
   };
-  /** Its records (process/log.ts). */
-  log: {
+  /** Its records (process/process_records.ts). */
+  records: {
     readonly seq: number;
     checkWritable(): void;
     tailText(maxChars: number): string;
@@ -120,7 +120,7 @@ export class WatchedProcess implements LiveSource {
    * as for the agent.
    */
   typeAsPerson(page: object, data: string): void {
-    const { viewers, input, log, pty } = this.#target;
+    const { viewers, input, records, pty } = this.#target;
     if (viewers.holder !== page) {
       throw new PortalError(
         "Press Take over first: until then keys typed here go nowhere.",
@@ -129,7 +129,7 @@ export class WatchedProcess implements LiveSource {
       );
     }
     if (this.#target.ended() !== null) return;
-    log.checkWritable();
+    records.checkWritable();
     const hidden = input.hidesInput;
     const parts = pty ? [data] : data.replaceAll("\r", "\n").split("\x03");
     parts.forEach((text, i) => {
@@ -158,16 +158,17 @@ export class WatchedProcess implements LiveSource {
 
   /** The whole terminal now: the emulator's (PTY), or the output's tail (pipes). */
   async liveScreen(): Promise<LiveScreen> {
-    const { screen, log } = this.#target;
+    const { screen, records } = this.#target;
     if (screen) return { ...await screen.serialize(), pty: true };
-    return { seq: log.seq, cols: 0, rows: 0, data: log.tailText(PIPE_TAIL_CHARS), pty: false };
+    const data = records.tailText(PIPE_TAIL_CHARS);
+    return { seq: records.seq, cols: 0, rows: 0, data, pty: false };
   }
 
   /** A flood's picture: the last screenful of `tail` on an empty terminal of its size and buffer. */
   floodScreen(tail: OutputTail): LiveScreen {
-    const { screen, log } = this.#target;
+    const { screen, records } = this.#target;
     const decode = (lines: number) => new TextDecoder().decode(tail.latest(lines));
-    if (!screen) return { seq: log.seq, cols: 0, rows: 0, data: decode(PIPE_ROWS), pty: false };
+    if (!screen) return { seq: records.seq, cols: 0, rows: 0, data: decode(PIPE_ROWS), pty: false };
     const { cols, rows } = this.describe();
     const size = {
       cols: cols ?? TERMINAL_SIZE.defaultCols,
@@ -175,11 +176,11 @@ export class WatchedProcess implements LiveSource {
     };
     // A full-screen program draws on the alternate buffer, and so does its picture.
     const alternate = screen.trackedModes?.alternateBuffer ? "\x1b[?1049h" : "";
-    return { seq: log.seq, ...size, data: alternate + decode(size.rows), pty: true };
+    return { seq: records.seq, ...size, data: alternate + decode(size.rows), pty: true };
   }
 
   /** The process and its records, for an asciicast. */
   recording(): Recording {
-    return { process: this.describe(), ...this.#target.log.recording() };
+    return { process: this.describe(), ...this.#target.records.recording() };
   }
 }

@@ -4,7 +4,7 @@
  * `process_watch` with the terminal view's resource (`_meta.ui.resourceUri`)
  * and the view's own tools (view_tools.ts, for the view only); each
  * `process_watch` opens a view (views.ts) whose token rides in the result's
- * `_meta`, which the host hands to the view and not to the model; and
+ * `_meta`, which the client hands to the view and not to the model; and
  * `resources/read` of the view's URI returns its page (view_page.ts), which
  * may connect nowhere. A client that does not declare it sees the tools and
  * the link it always did.
@@ -33,7 +33,7 @@ import { openView } from "./views.ts";
 /** The terminal view's resource. */
 export const VIEW_URI = "ui://portal/terminal";
 /** Where a `process_watch` result carries its view, in `_meta`. */
-export const VIEW_META_KEY = "portal/view";
+export const VIEW_META_KEY = "io.portal/view";
 /** The resource error code for an unknown URI (MCP's). */
 const RESOURCE_NOT_FOUND = -32002;
 

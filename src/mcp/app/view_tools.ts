@@ -1,6 +1,6 @@
 /**
  * The tools of the terminal view (an MCP App), for the view only
- * (`_meta.ui.visibility: ["app"]`: a host lists them to no model): each
+ * (`_meta.ui.visibility: ["app"]`: a client lists them to no model): each
  * takes the view's token (views.ts), which names its process, and does
  * what the watch page's socket does (src/watch/page_socket.ts): the
  * output since a cursor (a long poll of at most a second, so the view needs
@@ -16,7 +16,7 @@ import { asciicast, ASCIICAST_TYPE } from "../../core/recording/asciicast.ts";
 import { type AnyTool, defineTool } from "../tools/tool.ts";
 import { findView } from "./views.ts";
 
-/** A poll waits at most this long for output: well within any host's request timeout. */
+/** A poll waits at most this long for output: well within any client's request timeout. */
 export const POLL_MAX_MS = 1000;
 /** The recording a view downloads is cut here (`portal export` gives it whole). */
 export const RECORDING_MAX_CHARS = 8 * 1024 * 1024;

@@ -5,7 +5,7 @@
  * among the views of the client that calls (its session), so it opens that
  * one process of that client and nothing else, and a token shown to another
  * client opens nothing. A view lives while its page polls: one that has not
- * called for {@link LEASE_MS} (its host closed it without a teardown, or the
+ * called for {@link LEASE_MS} (its client closed it without a teardown, or the
  * client is gone) is closed, and the keyboard it held goes back to the agent.
  *
  * @module

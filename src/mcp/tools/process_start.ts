@@ -20,7 +20,8 @@ export const processStart = defineTool({
     ...waitRequest("none").shape,
     max_chars: maxCharsParam(STEP_MAX_CHARS),
     // Taken by the remote layer (src/remote/remotes.ts) before the core sees the call.
-    host: name().optional().describe("ssh destination: run in its Portal."),
+    machine: name().optional().describe("ssh destination: run in its Portal."),
+    host: name().optional().describe("Deprecated: use machine."),
   }),
   // Nothing is typed before a start's reply, and no shell command has finished yet.
   output: processSummary.extend(

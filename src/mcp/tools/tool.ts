@@ -200,7 +200,7 @@ export async function callTool(
 
 /**
  * A tool error: its message for the model, its kind and data for code
- * (`_meta["portal/error"]`): a {@link PortalError}'s, or `cancelled` (the
+ * (`_meta["io.portal/error"]`): a {@link PortalError}'s, or `cancelled` (the
  * client cancelled the call) and `internal` (a bug or a failing system call).
  */
 export function errorResult(

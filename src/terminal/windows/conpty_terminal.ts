@@ -1,6 +1,6 @@
 /**
  * A program on a Windows pseudo console (ConPTY), as a state machine driven
- * by the shared {@link pollLoop}. The Win32 side is a {@link ConsoleSession}
+ * by the shared {@link pollLoop}. The Win32 side is a {@link ConsoleProgram}
  * (pseudo_console.ts); this module decides what happens when.
  *
  * While the program runs, every tick reads what its output pipe holds,
@@ -45,7 +45,7 @@ const CTRL_C = 0x03;
 const CTRL_Z_ENTER = new Uint8Array([0x1a, 0x0d]);
 
 /** What the state machine needs from the console and the process; nothing here may block. */
-export interface ConsoleSession {
+export interface ConsoleProgram {
   /** OS process id of the program. */
   readonly pid: number;
   /** Up to `max` bytes the output pipe holds now: empty when none, null once it has ended. */
@@ -67,7 +67,7 @@ export interface ConsoleSession {
 /** See the module doc. */
 export class ConPtyTerminal implements Terminal, Pollable {
   readonly pid: number;
-  readonly #session: ConsoleSession;
+  readonly #program: ConsoleProgram;
   readonly #events: TerminalEvents;
   readonly #input: InputQueue;
   #exit: ExitInfo | null = null;
@@ -79,11 +79,11 @@ export class ConPtyTerminal implements Terminal, Pollable {
   #ended = false;
   readonly #done = Promise.withResolvers<void>();
 
-  constructor(session: ConsoleSession, events: TerminalEvents) {
-    this.pid = session.pid;
-    this.#session = session;
+  constructor(program: ConsoleProgram, events: TerminalEvents) {
+    this.pid = program.pid;
+    this.#program = program;
     this.#events = events;
-    this.#input = new InputQueue((chunk) => session.write(chunk));
+    this.#input = new InputQueue((chunk) => program.write(chunk));
     pollLoop.add(this);
   }
 
@@ -108,7 +108,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
     checkTerminalSize(cols, rows);
     this.#checkRunning();
     try {
-      this.#session.resize(cols, rows);
+      this.#program.resize(cols, rows);
     } catch (error) {
       throw new PortalError(`Could not resize the console: ${(error as Error).message}.`);
     }
@@ -124,7 +124,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
     if (signo === SIGNALS.SIGINT) {
       this.write(new Uint8Array([CTRL_C]));
     } else if (signo === SIGNALS.SIGTERM || signo === SIGNALS.SIGKILL) {
-      this.#session.terminate();
+      this.#program.terminate();
       pollLoop.kick();
     } else {
       throw new PortalError(
@@ -155,7 +155,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
    */
   kill(_graceMs?: number): Promise<void> {
     if (!this.#ended && this.#exit === null) {
-      this.#session.terminate();
+      this.#program.terminate();
       pollLoop.kick();
     }
     return this.#done.promise;
@@ -191,7 +191,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
     let busy = this.#readOutput(now);
     if (this.#input.pending) this.#input.flush();
     if (this.#exit === null) {
-      this.#exit = this.#session.exited();
+      this.#exit = this.#program.exited();
       if (this.#exit !== null) {
         this.#exitSeenAt = now;
         this.#input.clear();
@@ -216,7 +216,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
     if (this.#outputEnded) return false;
     let total = 0;
     while (total < DRAIN_CAP) {
-      const chunk = this.#session.read(DRAIN_CAP - total);
+      const chunk = this.#program.read(DRAIN_CAP - total);
       if (chunk === null) {
         this.#outputEnded = true;
         break;
@@ -240,7 +240,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
         this.#consoleClosed = true;
         pollLoop.kick();
       };
-      this.#session.closeConsole().then(closed, closed);
+      this.#program.closeConsole().then(closed, closed);
       return;
     }
     const overdue = now - this.#closeStartedAt >= CLOSE_DEADLINE_MS;
@@ -250,7 +250,7 @@ export class ConPtyTerminal implements Terminal, Pollable {
   #finish(): void {
     this.#ended = true;
     pollLoop.remove(this);
-    this.#session.dispose();
+    this.#program.dispose();
     this.#done.resolve();
     this.#events.onExit(this.#exit!);
   }

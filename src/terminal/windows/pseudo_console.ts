@@ -16,7 +16,7 @@ import {
 } from "../../../ffi/kernel32.ts";
 import { coord } from "../../../ffi/win32_structs.ts";
 import type { ExitInfo } from "../terminal.ts";
-import type { ConsoleSession } from "./conpty_terminal.ts";
+import type { ConsoleProgram } from "./conpty_terminal.ts";
 import type { Job } from "./job.ts";
 
 /** Shared by every console: calls are synchronous, and each chunk is copied out. */
@@ -30,7 +30,7 @@ const NOTHING = new Uint8Array(0);
  */
 const WRITE_PIECE = 4096;
 
-/** The handles of a started program; the session owns and closes them all. */
+/** The handles of a started program; the console owns and closes them all. */
 export interface ConsoleHandles {
   pid: number;
   process: Handle;
@@ -44,7 +44,7 @@ export interface ConsoleHandles {
 }
 
 /** See the module doc. */
-export class PseudoConsole implements ConsoleSession {
+export class PseudoConsole implements ConsoleProgram {
   readonly pid: number;
   readonly #h: ConsoleHandles;
   #closing: Promise<void> | undefined;

@@ -51,7 +51,7 @@ export function renderList(element, processes, chosen, choose) {
     const parts = [elapsed(process), process.pty ? "terminal" : "pipes"];
     if (process.name) parts.push(process.command);
     if (process.policy) parts.push(`policy: ${process.policy}`);
-    if (process.host) parts.push(`on ${process.host}`);
+    if (process.machine) parts.push(`on ${process.machine}`);
     meta.textContent = parts.join(" · ");
     if (process.controlled_by === "person") {
       meta.append(" · ", span("badge small person", "person typing"));

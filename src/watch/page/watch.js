@@ -181,7 +181,7 @@ function choose(id) {
   params.delete("name");
   history.replaceState(null, "", `${location.pathname}?${params}`);
   // A process on another machine has its screen on that machine's page, not here.
-  if (current()?.host === undefined) send({ type: "watch", id });
+  if (current()?.machine === undefined) send({ type: "watch", id });
   render();
 }
 
@@ -203,13 +203,14 @@ function render() {
   renderList($("processes"), state.processes, state.chosen, choose);
   $("empty").hidden = state.processes.length > 0;
   const process = current();
-  const remote = process?.host !== undefined;
+  const remote = process?.machine !== undefined;
   $("placeholder").hidden = process !== undefined && !remote;
   $("view").hidden = process === undefined || remote;
   if (remote) {
-    $("choose").textContent = `#${process.id} runs on ${process.host}: its terminal is on that ` +
-      `machine's watch page (ssh ${process.host} portal watch), or join it from a terminal ` +
-      `with portal attach ${process.host}:${process.name ?? "NAME"}.`;
+    $("choose").textContent =
+      `#${process.id} runs on ${process.machine}: its terminal is on that ` +
+      `machine's watch page (ssh ${process.machine} portal watch), or join it from a terminal ` +
+      `with portal attach ${process.machine}:${process.name ?? "NAME"}.`;
     return;
   }
   if (process === undefined) {

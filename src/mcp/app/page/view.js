@@ -1,11 +1,11 @@
 // The terminal view, an MCP App: one process's terminal inside the chat, drawn by the watch
 // page's TerminalView (terminal_view.js, inlined before this), fed by polls of the view's tools
-// through the host (no connection of its own). Read-only until Take over; the model is told
+// through the client (no connection of its own). Read-only until Take over; the model is told
 // who holds the keyboard; closing the view gives it back. The App class is ext-apps' own,
 // inlined before this (globalThis.McpApps).
 const { App } = globalThis.McpApps;
 
-/** After a failed poll (the host busy), the next try waits this long. */
+/** After a failed poll (the client busy), the next try waits this long. */
 const RETRY_MS = 1000;
 /** Polls that fail in a row before the view says it has lost Portal. */
 const MAX_FAILURES = 10;
@@ -173,7 +173,7 @@ async function setMode(mode) {
   }
 }
 
-/** The host's theme (light or dark), its fonts and colours where it gives them. */
+/** The client's theme (light or dark), its fonts and colours where it gives them. */
 function applyContext(context) {
   if (!context) return;
   if (context.theme) {
@@ -194,7 +194,7 @@ async function tell(text) {
   try {
     await app.updateModelContext({ content: [{ type: "text", text }] });
   } catch {
-    // A host that keeps no model context: the agent still hears it in person_input.
+    // A client that keeps no model context: the agent still hears it in person_input.
   }
 }
 
@@ -254,7 +254,7 @@ $("download").onclick = async () => {
     });
     notice(
       result?.isError
-        ? "The host did not save the recording."
+        ? "The client did not save the recording."
         : cast.truncated
         ? "Saved the recording's first 8 MB: portal export gives all of it."
         : "",
@@ -265,7 +265,7 @@ $("download").onclick = async () => {
 };
 
 app.ontoolresult = (result) => {
-  const opened = result._meta?.["portal/view"];
+  const opened = result._meta?.["io.portal/view"];
   if (view !== null || stopped) return;
   if (!opened) {
     const url = result.structuredContent?.url;

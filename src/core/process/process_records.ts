@@ -8,22 +8,22 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ProcessLog } from "./log.ts";
+ * import { ProcessRecords } from "./process_records.ts";
  * import { RecordStore } from "../store/record_store.ts";
  * import { Secrets } from "../input/secrets.ts";
  *
  * const store = new RecordStore(":memory:");
- * const log = new ProcessLog(store, 1, { dropCR: true, secrets: new Secrets() });
- * log.append("stdout", new TextEncoder().encode("\x1b[1m>>> \r\n"));
- * const page = log.readNew({ sources: ["stdout"], maxChars: 100 });
+ * const records = new ProcessRecords(store, 1, { dropCR: true, secrets: new Secrets() });
+ * records.append("stdout", new TextEncoder().encode("\x1b[1m>>> \r\n"));
+ * const page = records.readNew({ sources: ["stdout"], maxChars: 100 });
  * assert.deepEqual(page.records.map((r) => r.content), [">>> \n"]);
- * assert.equal(log.lastLine, "");
+ * assert.equal(records.lastLine, "");
  * // The last line grows by what came since it was last asked for, an escape split in two too.
- * log.append("stdout", new TextEncoder().encode("42\r\n\x1b[1"));
- * assert.equal(log.lastLine, "");
- * log.append("stdout", new TextEncoder().encode("m>>"));
- * log.append("stdout", new TextEncoder().encode("> "));
- * assert.equal(log.lastLine, ">>> ");
+ * records.append("stdout", new TextEncoder().encode("42\r\n\x1b[1"));
+ * assert.equal(records.lastLine, "");
+ * records.append("stdout", new TextEncoder().encode("m>>"));
+ * records.append("stdout", new TextEncoder().encode("> "));
+ * assert.equal(records.lastLine, ">>> ");
  * store.close();
  * ```
  * @module
@@ -48,7 +48,7 @@ const DRAWN_MAX_BYTES = 256 * 1024;
 type OnOutput = (source: OutputSource, bytes: Uint8Array, seq: number) => void;
 
 /** Records as a read returns them, before the process adds its id and status. */
-export interface LogPage {
+export interface StoredPage {
   records: IoRecord[];
   complete: boolean;
   /** Bytes the store's cap dropped that this read would have covered. */
@@ -56,7 +56,7 @@ export interface LogPage {
 }
 
 /** The records of one process. */
-export class ProcessLog {
+export class ProcessRecords {
   readonly #store: RecordStore;
   readonly #id: number;
   readonly #dropCR: boolean;
@@ -88,7 +88,7 @@ export class ProcessLog {
    * `\r\n`; `secrets`: what to keep out of the records; `onOutput` hears
    * each output record as stored (the screen, the listeners).
    * `ended`: the records of a program that ended under an earlier host, as
-   * the file holds them: the log starts after them, ended.
+   * the file holds them: these records go on from there, ended.
    */
   constructor(
     store: RecordStore,
@@ -199,7 +199,7 @@ export class ProcessLog {
    * sources, oldest first, at most `maxChars` of content (a longer record is
    * cut, the rest comes next time); the cursors move past what is returned.
    */
-  readNew(options: { sources: OutputSource[]; maxChars: number }): LogPage {
+  readNew(options: { sources: OutputSource[]; maxChars: number }): StoredPage {
     this.#release();
     const { records, complete } = this.#cursor.page(options.sources, options.maxChars);
     this.#shown(records.map((r) => r.content).join(""));
@@ -275,7 +275,7 @@ export class ProcessLog {
   /** Records from the last `windowNs` of the process's life; the newest win `maxChars`. */
   read(
     options: { sources: Source[]; maxChars: number; windowNs: number; encoding?: Encoding },
-  ): LogPage {
+  ): StoredPage {
     this.#release();
     const since = Math.max(0, this.elapsedNs() - options.windowNs);
     const { records, complete } = newestPage(this.#store, this.#id, {
