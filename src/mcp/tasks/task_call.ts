@@ -15,13 +15,15 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { askingWay, clientModes } from "../asker.ts";
+import { envelope } from "../envelope.ts";
 import { elicitationAsker } from "../secret_prompt.ts";
 import type { ToolContext } from "../tools/tool.ts";
-import { legacyTaskCreated, refuseTask } from "./legacy.ts";
-import { declaresTasks, modernTaskCreated } from "./modern.ts";
+import { refuseTask } from "./legacy.ts";
+import { declaresTasks } from "./modern.ts";
 import { type PromptAt, TaskQuestions, TaskRounds } from "./questions.ts";
 import { TASK_TOOLS } from "./task_input.ts";
 import type { Tasks, TaskWork } from "./tasks.ts";
+import { legacyTask, modernTask } from "./wire.ts";
 
 /**
  * How the call `params` of tool `tool` runs as a task: `"later"` (2026-07-28,
@@ -34,7 +36,7 @@ export function taskMode(
   ctx: ServerContext,
   modern: boolean,
 ): "now" | "later" | undefined {
-  if (modern) return TASK_TOOLS.has(tool) && declaresTasks(ctx) ? "later" : undefined;
+  if (modern) return TASK_TOOLS.has(tool) && declaresTasks(envelope(ctx)) ? "later" : undefined;
   if (params.task === undefined) return undefined;
   if (!TASK_TOOLS.has(tool)) throw refuseTask(tool);
   return "now";
@@ -76,7 +78,10 @@ export async function runAsTask(
       }),
   }, when);
   if ("result" in started) return started.result;
-  const created = modern ? modernTaskCreated(started.task) : legacyTaskCreated(started.task);
+  // The call's answer is the revision's CreateTaskResult.
+  const created: Record<string, unknown> = modern
+    ? { resultType: "task", ...modernTask(started.task) }
+    : { task: legacyTask(started.task) };
   return created as CallToolResult;
 }
 
