@@ -14,8 +14,8 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { askingWay, clientModes } from "../asker.ts";
-import { envelope } from "../envelope.ts";
+import { askingWay } from "../asker.ts";
+import { clientCapabilities, envelope } from "../envelope.ts";
 import { elicitationAsker } from "../secret_prompt.ts";
 import type { ToolContext } from "../tools/tool.ts";
 import { refuseTask } from "./legacy.ts";
@@ -60,7 +60,7 @@ export async function runAsTask(
   const { tasks, context, server, ctx } = on;
   const modern = when === "later";
   // How the person is asked, chosen once: the task's inputRequests, or an elicitation tied to it.
-  const way = askingWay(modern, clientModes(server, ctx, modern), true);
+  const way = askingWay(modern, clientCapabilities(server, ctx)?.elicitation, true);
   const prompt = promptAt(context);
   const started = await tasks.start(work, {
     tool: call.tool,
