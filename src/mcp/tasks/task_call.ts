@@ -42,20 +42,15 @@ export function taskMode(
   return "now";
 }
 
-/** What a call made a task runs on. */
-export interface TaskCallContext {
-  tasks: Tasks;
-  context: ToolContext;
-  server: Server;
-  ctx: ServerContext;
-}
-
-/** Runs `work` (tool `tool`'s, on `args`) as a task `when` says; the call's answer. */
+/**
+ * Runs `work` (tool `tool`'s, on `args`) as a task of `tasks` `when` says,
+ * for the call `ctx` of `server`'s client; the call's answer.
+ */
 export async function runAsTask(
   when: "now" | "later",
   work: TaskWork,
   call: { tool: string; args: { id?: number; wait_ms?: number } },
-  on: TaskCallContext,
+  on: { tasks: Tasks; context: ToolContext; server: Server; ctx: ServerContext },
 ): Promise<CallToolResult> {
   const { tasks, context, server, ctx } = on;
   const modern = when === "later";
