@@ -84,12 +84,9 @@ export class FdInbox {
     this.#slots.delete(token);
   }
 
-  /** Stops listening: for shutdown. */
+  /** Stops listening: for shutdown (the host's lock's release removes the file). */
   close(): void {
     this.#listener.close();
-    try {
-      Deno.removeSync(this.path);
-    } catch { /* gone already */ }
   }
 
   /** Reads a token (and the fds that come with it) off `fd`, then closes it. */
