@@ -78,7 +78,7 @@ export interface Flag {
   names: string[];
   value?: string;
   /** Taken by the commands that take only the path flags ({@link COMMANDS}), not only by serve. */
-  doctor: boolean;
+  doctor?: true;
   help: string;
   set(options: Options, value: string): void;
 }
@@ -91,7 +91,6 @@ export const FLAGS: readonly Flag[] = [
   {
     names: ["--http"],
     value: "[HOST:]PORT",
-    doctor: false,
     help: `Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio. HOST defaults to ` +
       `${DEFAULT_HOST} (loopback); PORT 0 picks a free port.`,
     set: (options, value) => options.http = parseListen(value),
@@ -99,14 +98,12 @@ export const FLAGS: readonly Flag[] = [
   {
     names: ["--allow-host"],
     value: "NAME",
-    doctor: false,
     help: "With --http: also accept requests whose Host or Origin is NAME (repeatable). " +
       "Loopback names and the --http HOST are always accepted.",
     set: (options, value) => options.allowHosts.push(value.toLowerCase()),
   },
   {
     names: ["--share-processes"],
-    doctor: false,
     help: "With --http: every session sees and controls every process. Default: each session " +
       "only its own, and they are killed when it ends.",
     set: (options) => options.shareProcesses = true,
@@ -114,7 +111,6 @@ export const FLAGS: readonly Flag[] = [
   {
     names: ["--watch-port"],
     value: "PORT",
-    doctor: false,
     help: "The watch page's port on 127.0.0.1 (see process_watch). Default: one the system " +
       "picks. With --http the page is also at /watch there.",
     set: (options, value) => options.watchPort = parsePort("--watch-port", value),
@@ -136,7 +132,6 @@ export const FLAGS: readonly Flag[] = [
   {
     names: ["--log-level"],
     value: "LEVEL",
-    doctor: false,
     help: `Least severe diagnostics written to stderr and sent to clients until they choose: ` +
       `${LOG_LEVELS.join(", ")}. Default: info.`,
     set: (options, value) => options.logLevel = parseLevel(value),
@@ -151,7 +146,6 @@ export const FLAGS: readonly Flag[] = [
   },
   {
     names: ["--no-host"],
-    doctor: false,
     help: "Serve stdio in this process, without the host: programs end with it (as " +
       "PORTAL_NO_HOST=1).",
     set: (options) => options.noHost = true,
@@ -160,14 +154,14 @@ export const FLAGS: readonly Flag[] = [
 
 /**
  * A command besides serving: its operand (`optional` when it may be left
- * out), whether it takes every flag or only those marked `doctor`, and its
- * line of help.
+ * out), whether it takes every flag (`allFlags`) or only those marked
+ * `doctor`, and its line of help.
  */
 export interface CommandSpec {
   name: "attach" | "ps" | "watch" | "export" | "doctor" | "host" | "remote";
   operand?: string;
   optional?: boolean;
-  allFlags: boolean;
+  allFlags?: true;
   help: string;
 }
 
@@ -176,36 +170,30 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "attach",
     operand: "[MACHINE:]ID|NAME",
-    allFlags: false,
     help: "Join a running program from this terminal (Ctrl+] detaches; it runs on).",
   },
   {
     name: "ps",
-    allFlags: false,
     help: "List the host's processes: id, name, keep, state, command.",
   },
   {
     name: "watch",
     operand: "[ID|NAME]",
     optional: true,
-    allFlags: false,
     help: "Print the running server's watch page link (a browser).",
   },
   {
     name: "export",
     operand: "ID|NAME",
-    allFlags: false,
     help: "Print a PTY process's recording (asciicast): > session.cast",
   },
   {
     name: "doctor",
-    allFlags: false,
     help: "Check terminals, directories and the database; print a report.",
   },
   {
     name: "remote",
     operand: "install|uninstall MACHINE",
-    allFlags: false,
     help: "Set a machine up (ssh): Portal (and Deno if it has none) copied there (docs/remote.md).",
   },
   {
@@ -300,11 +288,9 @@ export function parseArgs(args: readonly string[]): Invocation {
     case undefined:
       return { command: "serve", options };
     case "export":
-      return { command: "export", target: positional[0], options };
     case "watch":
-      return { command: "watch", target: positional[0], options };
     case "attach":
-      return { command: "attach", target: positional[0], options };
+      return { command: command.name, target: positional[0], options };
     case "remote":
       return {
         command: "remote",
@@ -313,7 +299,7 @@ export function parseArgs(args: readonly string[]): Invocation {
         options,
       };
     default:
-      return { command: command!.name as "doctor" | "host" | "ps", options };
+      return { command: command!.name, options };
   }
 }
 

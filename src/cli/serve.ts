@@ -57,8 +57,8 @@ function serveOverStdio(
   process.stdin.on("close", shutdown);
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is taken for gone, as when it closes stdin.
-  const transport = new LineTransport(stdioPort(), note, { overflow: () => void shutdown() });
-  serveConnection(transport, context, log, undefined, shared.tasks);
+  const transport = new LineTransport(stdioPort(), note, () => void shutdown());
+  serveConnection(transport, context, log, shared.tasks);
   console.error(`portal ${VERSION} serving MCP on stdio; records database ${shared.database}`);
   console.error(watchLine(watch));
 }

@@ -1,8 +1,9 @@
 /**
- * The host's Unix socket: made 0600 in the private runtime directory (a
- * stale one, left by a host that was killed, is replaced: the lock beside it
- * says no live host owns it), and each connection handed over once its first
- * line, the caller's {@link Hello}, is read. A connection from a process of
+ * The host's Unix sockets (its own, and fd_inbox.ts's): made 0600 in the
+ * private runtime directory (a stale one, left by a host that was killed, is
+ * replaced: the lock beside it says no live host owns it), and each
+ * connection to its own handed over once its first line, the caller's
+ * {@link Hello}, is read. A connection from a process of
  * another user (root's, say, whom no file mode keeps out) is closed before
  * a byte is read or written ({@link admitPeer}): the host serves its user only.
  * So is one from a program inside a sandbox: every policy's runs in a user
@@ -32,10 +33,11 @@ export interface Caller {
   hello: Hello;
 }
 
-/** Connections to the host's socket, of its own user's processes only. */
+/** Connections to a socket of the host, of its own user's processes only. */
 export interface Listener {
-  /** The next admitted connection; rejects once the listener is closed. */
-  accept(): Promise<Deno.Conn>;
+  readonly path: string;
+  /** The next admitted connection's fd; rejects once the listener is closed. */
+  accept(): Promise<number>;
   close(): void;
 }
 
@@ -67,6 +69,7 @@ export function listenAt(path: string): Listener {
       readinessLoop.setEvents(fd, C.POLLIN);
     });
   return {
+    path,
     // Taken one at a time as asked for: the rest wait in the kernel's backlog.
     async accept() {
       for (;;) {
@@ -79,7 +82,7 @@ export function listenAt(path: string): Listener {
           continue;
         }
         if (conn === "drained") await readable();
-        else if (admitPeer(conn, path)) return new SocketConn(conn, path);
+        else if (admitPeer(conn, path)) return conn;
         else libc().close(conn);
       }
     },
@@ -100,7 +103,7 @@ const refused = new Set<string>();
  * socket `path`) is this user's, outside any sandbox; the first refusal of
  * each kind is logged (the host's stderr).
  */
-export function admitPeer(fd: number, path: string): boolean {
+function admitPeer(fd: number, path: string): boolean {
   const me = process.getuid?.();
   let uid: number;
   let sameNamespace: boolean;
@@ -146,7 +149,7 @@ export async function acceptCallers(
   for (;;) {
     let conn: Deno.Conn;
     try {
-      conn = await listener.accept();
+      conn = new SocketConn(await listener.accept(), listener.path);
     } catch {
       return; // Closed: the host is stopping.
     }

@@ -26,14 +26,8 @@
  * ```
  * @module
  */
-import {
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type Server,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Answer } from "../core/steps/step.ts";
-import { envelope } from "./envelope.ts";
 
 /** One way to ask the person, made for one call (or one task). */
 export interface Asker {
@@ -73,21 +67,4 @@ export function askingWay(
   // 2025-11-25 asks on the connection, a task's question tied to it, in a mode it named.
   if (!modes.url && !modes.form) return undefined;
   return { by: "elicitation", url: Boolean(modes.url) };
-}
-
-/**
- * The elicitation modes of the client of call `ctx` to `server`: on
- * 2026-07-28 (`modern`) the request's `_meta` declares them, on 2025-11-25
- * its `initialize` did.
- */
-export function clientModes(
-  server: Server,
-  ctx: ServerContext,
-  modern: boolean,
-): Modes | undefined {
-  if (!modern) return server.getClientCapabilities()?.elicitation;
-  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: Modes }
-    | undefined;
-  return capabilities?.elicitation;
 }

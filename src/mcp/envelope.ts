@@ -24,6 +24,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolErrorCode,
@@ -88,6 +89,18 @@ export function speaksModern(server: Server): boolean {
 /** A 2026-07-28 request's `_meta` envelope (the SDK's type of it is opaque); empty for others. */
 export function envelope(ctx: ServerContext): Record<string, unknown> {
   return (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * The capabilities of the client of call `ctx` to `server`: 2026-07-28
+ * carries them in each request's `_meta`, 2025-11-25 had them at `initialize`.
+ */
+export function clientCapabilities(
+  server: Server,
+  ctx: ServerContext,
+): ClientCapabilities | undefined {
+  const declared = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return declared ?? server.getClientCapabilities();
 }
 
 function invalid(message: string): EnvelopeError {

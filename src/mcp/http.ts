@@ -27,6 +27,7 @@
  *   sessions: { idleMs: 60_000, max: 8 },
  *   openSession: () => assert.fail("no session without the token"),
  *   modern: () => assert.fail("no request without the token"),
+ *   tasks: () => assert.fail("no task without the token"),
  * });
  * const response = await fetch(service.url, { method: "POST" });
  * assert.equal(response.status, 401);
@@ -82,8 +83,8 @@ export interface HttpOptions {
    * session: asked for once, at the first, and kept for the server's lifetime.
    */
   modern(): ToolContext;
-  /** The server's tasks (asked for at the first request); none: no tasks. */
-  tasks?(): Tasks;
+  /** The server's tasks (asked for at the first request). */
+  tasks(): Tasks;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
   mount?: { path: string; handle(request: Request): Promise<Response> };
 }
@@ -173,9 +174,8 @@ export function serveHttp(options: HttpOptions): HttpService {
       const error = headerMismatch(request, params) ?? envelopeError(params);
       const { id = null } = (parsedBody ?? {}) as { id?: unknown };
       if (error) return Response.json({ jsonrpc: "2.0", id, error }, { status: 400 });
-      const tasks = options.tasks?.();
-      if (tasks && isTaskListen(parsedBody)) {
-        return listenResponse(tasks, parsedBody, closing.signal);
+      if (isTaskListen(parsedBody)) {
+        return listenResponse(options.tasks(), parsedBody, closing.signal);
       }
       return await modern.fetch(request, { parsedBody });
     }
@@ -205,10 +205,8 @@ export function serveHttp(options: HttpOptions): HttpService {
   let modernContext: ToolContext | undefined;
   const modern = createMcpHandler(
     () =>
-      createServer(modernContext ??= options.modern(), log, {
-        era: "modern",
-        tasks: options.tasks?.(),
-      }).server,
+      createServer(modernContext ??= options.modern(), log, options.tasks(), { era: "modern" })
+        .server,
     {
       legacy: "reject",
       maxRequestBodySize: REQUEST_MAX_BYTES,
@@ -226,7 +224,7 @@ export function serveHttp(options: HttpOptions): HttpService {
         log.stderr("info", "http", `session ${id} started`);
       },
     });
-    const { server, log: sessionLog } = createServer(context, log, { tasks: options.tasks?.() });
+    const { server, log: sessionLog } = createServer(context, log, options.tasks());
     let ended: Promise<void> | undefined;
     const session: HttpSession = {
       transport,

@@ -70,10 +70,6 @@ export class SessionTable<S extends Endable> {
     return this.#entries.get(id)?.session;
   }
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
   values(): S[] {
     return [...this.#entries.values()].map((entry) => entry.session);
   }

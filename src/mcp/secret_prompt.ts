@@ -82,12 +82,11 @@ async function askOnPage(question: Question, label: string): Promise<string> {
   const answered = new AbortController();
   try {
     const elicitationId = crypto.randomUUID();
-    const consent = elicit(question, {
-      mode: "url",
-      url: page.url,
-      elicitationId,
-      message: intro(label) + PAGE_TEXT,
-    }, AbortSignal.any([question.until, answered.signal]));
+    const consent = elicit(
+      question,
+      { mode: "url", elicitationId, ...secretOnPage(label, page.url) },
+      AbortSignal.any([question.until, answered.signal]),
+    );
     // A client may answer once the page is done with, so the page's answer alone will do.
     const secret = await Promise.race([
       page.secret,
@@ -106,35 +105,45 @@ async function askOnPage(question: Question, label: string): Promise<string> {
 
 /** Form mode: the client shows a form, and passes the answer on. */
 async function askInForm(question: Question, label: string): Promise<string> {
-  const result = await elicit(question, {
-    mode: "form",
-    message: intro(label) + FORM_TEXT,
-    requestedSchema: {
-      type: "object",
-      properties: { secret: { type: "string", title: label } },
-      required: ["secret"],
-    },
-  }, question.until);
-  given(result);
-  const secret = result.content?.secret;
-  if (typeof secret !== "string") throw notGiven("no text");
-  return secret;
+  return formSecret(await elicit(question, { mode: "form", ...secretForm(label) }, question.until));
 }
 
 /** What a URL-mode question says after its {@link intro}. */
-export const PAGE_TEXT =
+const PAGE_TEXT =
   "Enter it on this page, in a browser on the computer Portal runs on (it is served on " +
   "127.0.0.1 only). From there it is typed into that program: neither the agent nor this " +
   "client sees it, and Portal does not store it.";
 
 /** What a form-mode question says after its {@link intro}. */
-export const FORM_TEXT =
+const FORM_TEXT =
   "What you enter is typed into that program. The agent does not see it, and Portal does " +
   "not store it.";
 
 /** How every question begins. */
-export function intro(label: string): string {
+function intro(label: string): string {
   return `A program run by your AI agent through Portal asks for: ${label}\n`;
+}
+
+/** The form that asks for a secret labelled `label` (either revision's). */
+export function secretForm(label: string) {
+  const secret = { type: "string" as const, title: label };
+  return {
+    message: intro(label) + FORM_TEXT,
+    requestedSchema: { type: "object" as const, properties: { secret }, required: ["secret"] },
+  };
+}
+
+/** The secret a form's answer holds, or a {@link PortalError} saying it was not given. */
+export function formSecret(answer: { action: string; content?: Record<string, unknown> }): string {
+  if (answer.action !== "accept") throw notGiven(answer.action);
+  const secret = answer.content?.secret;
+  if (typeof secret !== "string") throw notGiven("no text");
+  return secret;
+}
+
+/** The URL-mode question for a secret labelled `label`, entered at `url`. */
+export function secretOnPage(label: string, url: string): { url: string; message: string } {
+  return { url, message: intro(label) + PAGE_TEXT };
 }
 
 /**

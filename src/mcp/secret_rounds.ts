@@ -28,7 +28,7 @@ import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
 import type { Asker } from "./asker.ts";
 import { openSecretPage, type SecretPage } from "./secret_page.ts";
-import { FORM_TEXT, intro, notGiven, PAGE_TEXT } from "./secret_prompt.ts";
+import { formSecret, notGiven, secretForm, secretOnPage } from "./secret_prompt.ts";
 
 /** What a question's `requestState` carries (signed, not secret). */
 interface QuestionState {
@@ -91,23 +91,9 @@ export function secretQuestion(
   label: string,
   url: boolean,
 ): { request: InputRequest; page?: SecretPage } {
-  if (url) {
-    const page = openSecretPage(label);
-    return {
-      request: inputRequired.elicitUrl({ url: page.url, message: intro(label) + PAGE_TEXT }),
-      page,
-    };
-  }
-  return {
-    request: inputRequired.elicit({
-      message: intro(label) + FORM_TEXT,
-      requestedSchema: {
-        type: "object",
-        properties: { secret: { type: "string", title: label } },
-        required: ["secret"],
-      },
-    }),
-  };
+  if (!url) return { request: inputRequired.elicit(secretForm(label)) };
+  const page = openSecretPage(label);
+  return { request: inputRequired.elicitUrl(secretOnPage(label, page.url)), page };
 }
 
 /**
@@ -122,11 +108,8 @@ export async function secretIn(
 ): Promise<string> {
   try {
     if (answer.kind !== "elicit") throw notGiven("no answer");
-    if (answer.action !== "accept") throw notGiven(answer.action);
-    if (page) return await fromPage(page, signal);
-    const secret = answer.content?.secret;
-    if (typeof secret !== "string") throw notGiven("no text");
-    return secret;
+    if (answer.action !== "accept" || !page) return formSecret(answer);
+    return await fromPage(page, signal);
   } finally {
     await page?.close();
   }

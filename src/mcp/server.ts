@@ -110,26 +110,25 @@ class PortalServer extends Server {
 
 /**
  * Builds the server of one session (or of one request, in 2026-07-28 over
- * HTTP), with every tool on `context`; `log` is its part of the server's log
- * (close it when the session ends); a 2025-11-25 client hears `clientLevel`
- * and above until it sets a level (default: the server's). `era` is the one
- * the SDK's serving entry builds it for (default: legacy, by `initialize`).
+ * HTTP), with every tool on `context` and long waits as `tasks`; `log` is
+ * its part of the server's log (close it when the session ends); a
+ * 2025-11-25 client hears `clientLevel` and above until it sets a level
+ * (default: the server's). `era` is the one the SDK's serving entry builds
+ * it for (default: legacy, by `initialize`).
  */
 export function createServer(
   context: ToolContext,
   serverLog: Log,
-  options: { clientLevel?: LoggingLevel; era?: ProtocolEra; tasks?: Tasks } = {},
+  tasks: Tasks,
+  options: { clientLevel?: LoggingLevel; era?: ProtocolEra } = {},
 ): { server: Server; log: SessionLog } {
   const modern = options.era === "modern";
-  const tasks = options.tasks;
   const server = new PortalServer(
     { name: "portal", title: "Portal", version: VERSION },
     {
       instructions: INSTRUCTIONS,
       // 2026-07-28's tasks are an extension; 2025-11-25's a capability of their own.
-      capabilities: !tasks
-        ? CAPABILITIES
-        : modern
+      capabilities: modern
         ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
         : { ...CAPABILITIES, tasks: LEGACY_TASKS_CAPABILITY },
       supportedProtocolVersions: PROTOCOL_VERSIONS,
@@ -145,7 +144,7 @@ export function createServer(
     "tools/list",
     (_, ctx) => {
       const listing = declaresUi(server, ctx) ? appListing(TOOLS) : toolListing();
-      return !modern && tasks ? withTaskSupport(listing) : listing;
+      return modern ? listing : withTaskSupport(listing);
     },
   );
   server.setRequestHandler("resources/list", (_, ctx) => viewResources(declaresUi(server, ctx)));
@@ -155,7 +154,7 @@ export function createServer(
     const tool = (ui ? WITH_VIEW : BY_NAME).get(request.params.name)!;
     const done = log.ask(ctx.mcpReq.id, envelope(ctx)[LOG_LEVEL_META_KEY] as LoggingLevel);
     try {
-      const when = tasks && taskMode(tool.name, request.params, ctx, modern);
+      const when = taskMode(tool.name, request.params, ctx, modern);
       const screened = screenArguments(
         tool,
         request.params.arguments,
@@ -175,14 +174,14 @@ export function createServer(
         when,
         (signal, onProgress) => callTool(tool, args, { ...call, control: { signal, onProgress } }),
         { tool: tool.name, args },
-        { tasks: tasks!, context, server, ctx },
+        { tasks, context, server, ctx },
       );
     } finally {
       done();
     }
   });
-  if (modern && tasks) serveModernTasks(server, tasks);
-  if (!modern && tasks) {
+  if (modern) serveModernTasks(server, tasks);
+  else {
     const unwatch = serveLegacyTasks(server, tasks, server);
     const closed = server.onclose;
     server.onclose = () => {
@@ -211,15 +210,15 @@ export function serveConnection(
   transport: Transport,
   context: ToolContext,
   serverLog: Log,
+  tasks: Tasks,
   clientLevel?: LoggingLevel,
-  tasks?: Tasks,
 ): Connection {
   let current: SessionLog | undefined;
   // Subscriptions to tasks are served before the SDK's entry, whose router knows none.
-  if (tasks) transport = new TaskListenTransport(transport, tasks);
+  transport = new TaskListenTransport(transport, tasks);
   const handle = serveStdio(({ era }) => {
     current?.close();
-    const { server, log } = createServer(context, serverLog, { clientLevel, era, tasks });
+    const { server, log } = createServer(context, serverLog, tasks, { clientLevel, era });
     current = log;
     return server;
   }, {

@@ -167,27 +167,17 @@ export function stdioPort(): BytePort {
   };
 }
 
-/** How much a {@link LineTransport} holds for a client that does not read its replies. */
-export interface ReplyBounds {
-  /** Past this many bytes unsent, no more requests are read and notifications are dropped. */
-  backlogBytes: number;
-  /** Past this many, `overflow` is called (and nothing more is sent). */
-  maxBytes: number;
-  /** Ends the client's connection: it has stopped reading. */
-  overflow(): void;
-}
-
 /**
  * An MCP server transport of one JSON-RPC message per line over `port`;
  * `note` takes what goes to stderr. Replies a client has not read are
- * bounded by `bounds` (see {@link ReplyBounds}). Past the first bound the
- * client's messages are no longer taken (nor read: its writes then block),
- * so it cannot make the server queue more; only what it asked before is
- * answered, and progress and log notifications are dropped. Several
- * messages that came at once are taken one a turn of the event loop, so
- * that each one's reply is counted before the next is taken. Past the
- * second bound (replies to requests taken before, which came at once) the
- * client is taken for gone.
+ * bounded: past {@link REPLY_BACKLOG_BYTES} unsent the client's messages
+ * are no longer taken (nor read: its writes then block), so it cannot make
+ * the server queue more; only what it asked before is answered, and
+ * progress and log notifications are dropped. Several messages that came at
+ * once are taken one a turn of the event loop, so that each one's reply is
+ * counted before the next is taken. Past {@link REPLY_BACKLOG_MAX_BYTES}
+ * (replies to requests taken before, which came at once) the client is
+ * taken for gone: nothing more is sent, and `overflow` ends its connection.
  * It follows the requests it received and the replies it sent, so that its
  * end can wait for what was asked.
  */
@@ -198,7 +188,7 @@ export class LineTransport implements Transport {
   readonly #port: BytePort;
   readonly #note: (message: string) => void;
   readonly #lines: BoundedLines;
-  readonly #bounds: ReplyBounds;
+  readonly #onOverflow: () => void;
   #stop: (() => void) | undefined;
   /** Lines read and not yet taken, in order. */
   #queue: string[] = [];
@@ -213,19 +203,10 @@ export class LineTransport implements Transport {
   readonly #open = new Set<string | number>();
   #settled: (() => void) | undefined;
 
-  constructor(
-    port: BytePort,
-    note: (message: string) => void,
-    bounds: Partial<ReplyBounds> = {},
-  ) {
+  constructor(port: BytePort, note: (message: string) => void, overflow: () => void) {
     this.#port = port;
     this.#note = note;
-    this.#bounds = {
-      backlogBytes: REPLY_BACKLOG_BYTES,
-      maxBytes: REPLY_BACKLOG_MAX_BYTES,
-      overflow: () => {},
-      ...bounds,
-    };
+    this.#onOverflow = overflow;
     this.#lines = new BoundedLines(REQUEST_MAX_BYTES, {
       line: (text) => this.#queue.push(text),
       tooLong: (skipped) => this.#refuse(skipped),
@@ -265,7 +246,7 @@ export class LineTransport implements Transport {
     // A progress or log line to a client this far behind: it would be old news once read.
     if (!("id" in message) && this.#behind()) return;
     const bytes = encoder.encode(serializeMessage(message));
-    if (this.#unsent + bytes.length > this.#bounds.maxBytes) return this.#overflow();
+    if (this.#unsent + bytes.length > REPLY_BACKLOG_MAX_BYTES) return this.#overflow();
     this.#unsent += bytes.length;
     try {
       await this.#port.write(bytes);
@@ -284,7 +265,7 @@ export class LineTransport implements Transport {
   }
 
   #behind(): boolean {
-    return this.#unsent > this.#bounds.backlogBytes;
+    return this.#unsent > REPLY_BACKLOG_BYTES;
   }
 
   /** Takes the lines read; a promise when some must wait (nothing more is read until then). */
@@ -303,7 +284,7 @@ export class LineTransport implements Transport {
         if (!this.#paused) {
           this.#paused = true;
           this.#note(
-            `The client has left over ${this.#bounds.backlogBytes} bytes of replies unread: ` +
+            `The client has left over ${REPLY_BACKLOG_BYTES} bytes of replies unread: ` +
               "what it sends is taken again once it reads them.",
           );
         }
@@ -329,10 +310,10 @@ export class LineTransport implements Transport {
   #overflow(): void {
     this.#note(
       `The client has left ${this.#unsent} bytes of replies unread and more are due ` +
-        `(over ${this.#bounds.maxBytes}): it is taken for gone, its connection ended.`,
+        `(over ${REPLY_BACKLOG_MAX_BYTES}): it is taken for gone, its connection ended.`,
     );
     this.#end();
-    this.#bounds.overflow();
+    this.#onOverflow();
   }
 
   #receive(line: string): void {

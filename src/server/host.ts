@@ -207,15 +207,12 @@ class Host {
     }
   }
 
-  /** Stops listening, kills every program, closes the files. */
+  /** Stops listening, kills every program, closes the files; then the socket's go, and its lock. */
   #stop(): Promise<void> {
     return this.#stopping ??= (async () => {
       clearTimeout(this.#grace);
       this.#listener?.close();
       this.#inbox?.close();
-      try {
-        Deno.removeSync(this.#address.socket);
-      } catch { /* gone already */ }
       await this.#shared.close();
       this.#releaseLock();
     })();

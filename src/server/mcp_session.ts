@@ -41,8 +41,8 @@ export async function serveMcpSession(
   const { context, scope } = shared.toolContext(shared.manager(session), watch);
   const note = (text: string) => log.log("warning", "server", text);
   // A client that leaves too much unread is ended as if it had left: its stdout closes.
-  const transport = new LineTransport(port, note, { overflow: () => link.close() });
-  const connection = serveConnection(transport, context, log, clientLevel, shared.tasks);
+  const transport = new LineTransport(port, note, () => link.close());
+  const connection = serveConnection(transport, context, log, shared.tasks, clientLevel);
   await ended;
   // A client may close its input right after its last request (a door that relays a pipe
   // does): what it asked is answered first, as far as the door still relays (a few seconds).

@@ -18,7 +18,7 @@ import {
 } from "../core/store/database_file.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
 import { RecordStore } from "../core/store/record_store.ts";
-import { readVar, REMOTE_UNREACHABLE_S, retentionDays } from "../env_vars.ts";
+import { readVar, REMOTE_UNREACHABLE_S, retentionDays, TASK_AFTER_MS } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { Tasks } from "../mcp/tasks/tasks.ts";
@@ -113,7 +113,7 @@ export class Shared {
         readVar(REMOTE_UNREACHABLE_S, paths) * 1000,
       );
       this.#tasks = new TaskFile(taskFilePath(this.dbPath));
-      this.tasks = Tasks.open(this.#tasks, paths);
+      this.tasks = new Tasks({ store: this.#tasks, afterMs: readVar(TASK_AFTER_MS, paths) });
       this.registry = new ProgramRegistry(dataDir(paths));
       this.#watch = watch;
       watch.showAll(this.manager({ seesAll: true }));

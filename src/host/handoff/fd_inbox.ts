@@ -9,21 +9,17 @@
  *
  * @module
  */
-import process from "node:process";
 import { libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { readinessLoop } from "../../../ffi/readiness_loop.ts";
-import { acceptNow, listenUnix, receiveFds } from "../../../ffi/unix_socket.ts";
+import { receiveFds } from "../../../ffi/unix_socket.ts";
 import { withTimeout } from "../../async.ts";
 import { HELLO_DEADLINE_MS } from "../../limits.ts";
 import { FD_PASSING } from "../../platform.ts";
-import { admitPeer } from "../listener.ts";
+import { listenAt, type Listener } from "../listener.ts";
 
 /** A token's length: a random UUID's 32 hex digits. */
 const TOKEN_LENGTH = 32;
-
-/** How long accepting pauses after it failed. */
-const ACCEPT_PAUSE_MS = 100;
 
 /** A client's stdin and stdout, as fds of the host. */
 export type StdioFds = [input: number, output: number];
@@ -36,30 +32,25 @@ interface Slot {
 /** The fd socket and the tokens offered on it. See the module doc. */
 export class FdInbox {
   readonly path: string;
-  readonly #fd: number;
+  readonly #listener: Listener;
   readonly #slots = new Map<string, Slot>();
 
   /** Listens at `<socket>.fds`; undefined (no handoff then, doors relay) where it cannot. */
   static open(socket: string): FdInbox | undefined {
     if (!FD_PASSING) return undefined;
-    const path = `${socket}.fds`;
     try {
-      Deno.removeSync(path);
-    } catch { /* none left */ }
-    const umask = process.umask(0o177);
-    try {
-      return new FdInbox(path, listenUnix(path));
+      return new FdInbox(listenAt(`${socket}.fds`));
     } catch {
       return undefined;
-    } finally {
-      process.umask(umask);
     }
   }
 
-  private constructor(path: string, fd: number) {
-    this.path = path;
-    this.#fd = fd;
-    readinessLoop.register(fd, C.POLLIN, () => this.#accept());
+  private constructor(listener: Listener) {
+    this.path = listener.path;
+    this.#listener = listener;
+    (async () => {
+      for (;;) this.#receive(await listener.accept());
+    })().catch(() => {/* Closed: the host is stopping. */});
   }
 
   /** A new token for one door's fds. */
@@ -93,26 +84,9 @@ export class FdInbox {
     this.#slots.delete(token);
   }
 
-  /** Stops listening: for shutdown. */
+  /** Stops listening: for shutdown (the host's lock's release removes the file). */
   close(): void {
-    readinessLoop.unregister(this.#fd);
-    try {
-      Deno.removeSync(this.path);
-    } catch { /* gone already */ }
-  }
-
-  #accept(): void {
-    try {
-      for (let fd; typeof (fd = acceptNow(this.#fd)) === "number";) {
-        if (admitPeer(fd, this.path)) this.#receive(fd);
-        else libc().close(fd);
-      }
-    } catch {
-      // Out of fds, say: the socket stays readable, so pause rather than spin (the door's
-      // connection waits in the backlog meanwhile).
-      readinessLoop.setEvents(this.#fd, 0);
-      setTimeout(() => readinessLoop.setEvents(this.#fd, C.POLLIN), ACCEPT_PAUSE_MS);
-    }
+    this.#listener.close();
   }
 
   /** Reads a token (and the fds that come with it) off `fd`, then closes it. */

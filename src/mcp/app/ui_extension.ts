@@ -14,8 +14,6 @@
 import { getUiCapability, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   type ListResourcesResult,
   type ListToolsResult,
   ProtocolError,
@@ -23,7 +21,7 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { envelope } from "../envelope.ts";
+import { clientCapabilities } from "../envelope.ts";
 import type { Watched } from "../../core/process/manager.ts";
 import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
@@ -39,10 +37,7 @@ const RESOURCE_NOT_FOUND = -32002;
 
 /** Whether the client of `ctx` renders MCP Apps: it declares the extension, and HTML views. */
 export function declaresUi(server: Server, ctx: ServerContext): boolean {
-  // 2026-07-28 carries the capabilities in each request; 2025-11-25 had them at initialize.
-  const capabilities = (envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] ??
-    server.getClientCapabilities()) as ClientCapabilities | undefined;
-  const ui = getUiCapability(capabilities);
+  const ui = getUiCapability(clientCapabilities(server, ctx));
   return ui !== undefined && (ui.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? true);
 }
 

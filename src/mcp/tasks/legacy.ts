@@ -29,7 +29,6 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { TaskView } from "./task.ts";
 import type { Tasks } from "./tasks.ts";
 import { TASK_TOOLS } from "./task_input.ts";
 import { legacyTask } from "./wire.ts";
@@ -66,11 +65,6 @@ export function refuseTask(tool: string): ProtocolError {
     `${tool} does not run as a task (its execution.taskSupport is absent): call it without ` +
       `"task". The tools that may: ${[...TASK_TOOLS].join(", ")}.`,
   );
-}
-
-/** The answer of a `tools/call` made task `view`: `CreateTaskResult`. */
-export function legacyTaskCreated(view: TaskView): Record<string, unknown> {
-  return { task: legacyTask(view) };
 }
 
 /**

@@ -19,7 +19,6 @@
  * @module
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type JSONRPCMessage,
   ProtocolErrorCode,
   SUBSCRIPTION_ID_META_KEY,
@@ -27,8 +26,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/server";
 import { TASKS } from "../../limits.ts";
-import { envelopeError } from "../envelope.ts";
-import { missingExtension, TASKS_EXTENSION } from "./modern.ts";
+import { declaresTasks, missingExtension } from "./modern.ts";
 import { hasEnded } from "../../core/steps/task_file.ts";
 import type { TaskView } from "./task.ts";
 import type { Tasks } from "./tasks.ts";
@@ -121,16 +119,12 @@ function full() {
   };
 }
 
-/** Why `params` cannot open a subscription to tasks; undefined if they can. */
+/**
+ * Why `params` cannot open a subscription to tasks; undefined if they can.
+ * Their `_meta` envelope was checked before (stdio.ts, http.ts).
+ */
 function refuse(params: TaskListen["params"]) {
-  const envelope = envelopeError(params);
-  if (envelope) return envelope;
-  const capabilities = params._meta?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { extensions?: Record<string, unknown> }
-    | undefined;
-  if (capabilities?.extensions?.[TASKS_EXTENSION] === undefined) {
-    return missingExtension("subscriptions/listen with taskIds");
-  }
+  if (!declaresTasks(params._meta)) return missingExtension("subscriptions/listen with taskIds");
   const { taskIds } = params.notifications;
   if (
     !Array.isArray(taskIds) || taskIds.length > TASKS.max ||

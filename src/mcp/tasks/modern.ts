@@ -16,24 +16,18 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { envelope } from "../envelope.ts";
-import type { TaskView } from "./task.ts";
 import type { Tasks } from "./tasks.ts";
 import { modernTask } from "./wire.ts";
 
 /** The extension's name, in capabilities. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/** Whether the request `ctx` declares the tasks extension. */
-export function declaresTasks(ctx: ServerContext): boolean {
-  const capabilities = envelope(ctx)[CLIENT_CAPABILITIES_META_KEY] as
+/** Whether a request whose `_meta` is `meta` declares the tasks extension. */
+export function declaresTasks(meta: Record<string, unknown> | undefined): boolean {
+  const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY] as
     | { extensions?: Record<string, unknown> }
     | undefined;
   return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
-}
-
-/** The answer of a call made task `view`: `CreateTaskResult`. */
-export function modernTaskCreated(view: TaskView): Record<string, unknown> {
-  return { resultType: "task", ...modernTask(view) };
 }
 
 /** The `-32021` error of a request that needs the tasks extension declared. */
@@ -48,7 +42,7 @@ export function missingExtension(what: string) {
 
 /** Throws `-32021` unless the request `ctx` declares the extension (`method` needs it). */
 function needsExtension(ctx: ServerContext, method: string): void {
-  if (declaresTasks(ctx)) return;
+  if (declaresTasks(envelope(ctx))) return;
   const { code, message, data } = missingExtension(method);
   throw new ProtocolError(code, message, data);
 }

@@ -14,14 +14,16 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { askingWay, clientModes } from "../asker.ts";
+import { askingWay } from "../asker.ts";
+import { clientCapabilities, envelope } from "../envelope.ts";
 import { elicitationAsker } from "../secret_prompt.ts";
 import type { ToolContext } from "../tools/tool.ts";
-import { legacyTaskCreated, refuseTask } from "./legacy.ts";
-import { declaresTasks, modernTaskCreated } from "./modern.ts";
+import { refuseTask } from "./legacy.ts";
+import { declaresTasks } from "./modern.ts";
 import { type PromptAt, TaskQuestions, TaskRounds } from "./questions.ts";
 import { TASK_TOOLS } from "./task_input.ts";
 import type { Tasks, TaskWork } from "./tasks.ts";
+import { legacyTask, modernTask } from "./wire.ts";
 
 /**
  * How the call `params` of tool `tool` runs as a task: `"later"` (2026-07-28,
@@ -34,31 +36,26 @@ export function taskMode(
   ctx: ServerContext,
   modern: boolean,
 ): "now" | "later" | undefined {
-  if (modern) return TASK_TOOLS.has(tool) && declaresTasks(ctx) ? "later" : undefined;
+  if (modern) return TASK_TOOLS.has(tool) && declaresTasks(envelope(ctx)) ? "later" : undefined;
   if (params.task === undefined) return undefined;
   if (!TASK_TOOLS.has(tool)) throw refuseTask(tool);
   return "now";
 }
 
-/** What a call made a task runs on. */
-export interface TaskCallContext {
-  tasks: Tasks;
-  context: ToolContext;
-  server: Server;
-  ctx: ServerContext;
-}
-
-/** Runs `work` (tool `tool`'s, on `args`) as a task `when` says; the call's answer. */
+/**
+ * Runs `work` (tool `tool`'s, on `args`) as a task of `tasks` `when` says,
+ * for the call `ctx` of `server`'s client; the call's answer.
+ */
 export async function runAsTask(
   when: "now" | "later",
   work: TaskWork,
   call: { tool: string; args: { id?: number; wait_ms?: number } },
-  on: TaskCallContext,
+  on: { tasks: Tasks; context: ToolContext; server: Server; ctx: ServerContext },
 ): Promise<CallToolResult> {
   const { tasks, context, server, ctx } = on;
   const modern = when === "later";
   // How the person is asked, chosen once: the task's inputRequests, or an elicitation tied to it.
-  const way = askingWay(modern, clientModes(server, ctx, modern), true);
+  const way = askingWay(modern, clientCapabilities(server, ctx)?.elicitation, true);
   const prompt = promptAt(context);
   const started = await tasks.start(work, {
     tool: call.tool,
@@ -76,7 +73,10 @@ export async function runAsTask(
       }),
   }, when);
   if ("result" in started) return started.result;
-  const created = modern ? modernTaskCreated(started.task) : legacyTaskCreated(started.task);
+  // The call's answer is the revision's CreateTaskResult.
+  const created: Record<string, unknown> = modern
+    ? { resultType: "task", ...modernTask(started.task) }
+    : { task: legacyTask(started.task) };
   return created as CallToolResult;
 }
 

@@ -54,7 +54,6 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import { hasEnded, type TaskStatus, type TaskStore } from "../../core/steps/task_file.ts";
-import { readVar, TASK_AFTER_MS } from "../../env_vars.ts";
 import { TASKS } from "../../limits.ts";
 import type { Questions, QuestionsListener } from "./questions.ts";
 import {
@@ -111,11 +110,6 @@ export class Tasks {
     this.#store = options.store;
     this.#afterMs = options.afterMs ?? TASKS.afterMs;
     this.#store?.forget(Date.now() - TASKS.keptMs, TASKS.max);
-  }
-
-  /** A server's table on `store`, `PORTAL_TASK_AFTER_MS` from `env` (throws on a bad value). */
-  static open(store: TaskStore, env?: Record<string, string>): Tasks {
-    return new Tasks({ store, afterMs: readVar(TASK_AFTER_MS, env) });
   }
 
   /**

@@ -127,9 +127,6 @@ function sentence(issue: Issue, root: unknown, prefix: Path, names: readonly str
   switch (issue.code) {
     case "invalid_type":
       return wrongValue(subject, kind(issue.expected), shown(got), got);
-    case "too_small":
-    case "too_big":
-      return `${subject} must be ${bound(issue)} (got ${measure(issue.origin, got)})`;
     case "invalid_value":
       return wrongValue(subject, alternatives(issue.values.map(literal)), literal(got), got);
     case "unrecognized_keys": {

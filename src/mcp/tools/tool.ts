@@ -45,8 +45,8 @@ import type { Target } from "../../remote/target.ts";
 import { type CallControl, type NeedsInput, needsInput } from "../../core/steps/step.ts";
 import { PROGRESS_STATE_META } from "../../core/model/schema.ts";
 import type { SessionLog } from "../logging.ts";
-import { type Asker, askingWay, clientModes } from "../asker.ts";
-import { speaksModern } from "../envelope.ts";
+import { type Asker, askingWay } from "../asker.ts";
+import { clientCapabilities, speaksModern } from "../envelope.ts";
 import { elicitationAsker } from "../secret_prompt.ts";
 import { roundsAsker } from "../secret_rounds.ts";
 import { replyText } from "./reply_text.ts";
@@ -97,7 +97,7 @@ export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
  */
 function callAsker(server: Server, ctx: ServerContext, args: unknown): Asker | undefined {
   const modern = speaksModern(server);
-  const way = askingWay(modern, clientModes(server, ctx, modern), false);
+  const way = askingWay(modern, clientCapabilities(server, ctx)?.elicitation, false);
   if (way === undefined) return undefined;
   return way.by === "rounds"
     ? roundsAsker(ctx, args, way.url)
