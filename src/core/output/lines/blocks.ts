@@ -32,11 +32,12 @@ export interface ShownLine {
 
 /**
  * Bytes decoded at once (records are copied side by side up to this many),
- * and the most small texts joined into one block. A text this long is one of V8's large objects, allocated outside the young
- * generation: decoded 64 KiB at a time, 200 MB of text cost a host (1 MiB
- * semi-spaces, src/limits.ts) ~250 scavenges a search, decoded 256 KiB at a
- * time ~30 (docs/decisions/2026-12-07-search-decoding.md). Deno decodes
- * 1 MiB 3× slower per byte than 64 KiB, 256 KiB as fast.
+ * and the most small texts joined into one block. A text this long is one
+ * of V8's large objects, allocated outside the young generation: decoded
+ * 64 KiB at a time, 200 MB of text cost a host (1 MiB semi-spaces,
+ * src/limits.ts) ~250 scavenges a search, decoded 256 KiB at a time ~30
+ * (docs/decisions/2026-12-07-search-decoding.md). Deno decodes 1 MiB 3×
+ * slower per byte than 64 KiB, 256 KiB as fast.
  */
 const BLOCK_CHARS = 256 * 1024;
 /** A text at least this long is cut into blocks where it lies (joining it to others copies it). */
