@@ -144,11 +144,11 @@ Deno.test("a line longer than 64 KiB is searched in pieces, under one number", a
 });
 
 Deno.test("a flood's large record, decoded in pieces, loses no character or sequence", async () => {
-  // Lines of 3-byte and 4-byte characters and colours; one line of 100 KB without a newline,
-  // so that a piece is cut inside a character (and perhaps a sequence).
+  // Lines of 3-byte and 4-byte characters and colours; one line of 300 KB without a newline,
+  // longer than a piece (256 KiB), so that a piece is cut inside it.
   const line = (i: number) => `日本 🙂 \x1b[1m${i}\x1b[0m: ${i % 997 === 0 ? "fail" : "ok"}\r\n`;
   const text = Array.from({ length: 20_000 }, (_, i) => line(i)).join("") +
-    "é\x1b[31m日".repeat(10_000) + " fail\r\n" + line(20_000);
+    "é\x1b[31m日".repeat(30_000) + " fail\r\n" + line(20_000);
   const bytes = new TextEncoder().encode(text);
   const records: RawRecord[] = [{ seq: 1, timestamp: 1, source: "stdout", bytes }];
   const lines = reference(records);

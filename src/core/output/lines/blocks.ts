@@ -2,10 +2,10 @@
  * A process's stored text as numbered lines, in blocks (for lines/search.ts):
  * each block whole lines, numbered on from the block before (line 1 is the
  * first line of the first record given), but a piece of a line longer than
- * {@link LINE_MAX}, numbered as its line. Small records of one source in a
- * row are decoded together (side by side in a frame's buffer: one view of
- * them); a long text is cut where it lies (a slice of it is not a copy).
- * {@link BlockLines} finds a block's lines by offset.
+ * {@link LINE_MAX}, numbered as its line. The bytes of one source in a row
+ * are decoded {@link BLOCK_CHARS} at a time, and the text cut where it lies
+ * (a slice of it is not a copy). {@link BlockLines} finds a block's lines by
+ * offset.
  *
  * @example
  * ```ts
@@ -30,15 +30,18 @@ export interface ShownLine {
   match?: true;
 }
 
-/** Text cut into blocks at most this long: small records are joined up to it. */
+/**
+ * Bytes decoded at once (records are copied side by side up to this many),
+ * and the most small texts joined into one block. A text this long is one
+ * of V8's large objects, allocated outside the young generation: decoded
+ * 64 KiB at a time, 200 MB of text cost a host (1 MiB semi-spaces,
+ * src/limits.ts) ~250 scavenges a search, decoded 256 KiB at a time ~30
+ * (docs/decisions/2026-12-07-search-decoding.md). Deno decodes 1 MiB 3×
+ * slower per byte than 64 KiB, 256 KiB as fast.
+ */
 const BLOCK_CHARS = 256 * 1024;
 /** A text at least this long is cut into blocks where it lies (joining it to others copies it). */
 const IN_PLACE_CHARS = 16 * 1024;
-/**
- * A long record is decoded in pieces of at most this many bytes: Deno
- * decodes 1 MiB (a flood's record) 3× slower per byte than 64 KiB.
- */
-const DECODE_BYTES = 64 * 1024;
 /** A line longer than this is searched in pieces of this size (a match across a cut is missed). */
 const LINE_MAX = 64 * 1024;
 
@@ -152,21 +155,6 @@ function lineStart(text: string, at: number): number {
   return at <= 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;
 }
 
-/**
- * `bytes` in pieces of at most {@link DECODE_BYTES}, each cut after a
- * newline where it has one (a cut inside a character costs the decoder a
- * copy of that piece).
- */
-function* pieces(bytes: Uint8Array): Generator<Uint8Array> {
-  for (let start = 0; start < bytes.length;) {
-    let end = Math.min(bytes.length, start + DECODE_BYTES);
-    const newline = end < bytes.length ? bytes.lastIndexOf(0x0a, end - 1) : -1;
-    if (newline >= start) end = newline + 1;
-    yield bytes.subarray(start, end);
-    start = end;
-  }
-}
-
 const NEWLINES = /\n/g;
 
 /** Lines in `text`: newlines, and a last line without one. */
@@ -178,10 +166,10 @@ function countLines(text: string): number {
 
 /**
  * The stored text of `records` in blocks of whole lines; see {@link Block}.
- * Small records of one source in a row are decoded together (a decode per
- * record would cost more than the search); a text of {@link IN_PLACE_CHARS}
- * or more is cut where it lies (a slice of it is not a copy), only its first
- * line joined to what came before.
+ * Records of one source in a row are decoded together (a decode per record
+ * would cost more than the search); a text of {@link IN_PLACE_CHARS} or more
+ * is cut where it lies (a slice of it is not a copy), only its first line
+ * joined to what came before.
  */
 export function* blocks(
   records: Iterable<RawRecord>,
@@ -194,12 +182,10 @@ export function* blocks(
     source === "stdin"
       ? utf8.decode(bytes, { stream: true })
       : (decoders[source] ??= new OutputDecoder({ dropCR })).decode(bytes);
-  /**
-   * Bytes of small records of `joined` in a row not yet decoded: records
-   * side by side in one buffer (a frame's) make one view, not a copy.
-   */
-  let run: Uint8Array | null = null;
-  let joined: Source = "stdout";
+  /** Bytes of `source` not yet decoded: the first `used` of `joined`. */
+  const joined = new Uint8Array(BLOCK_CHARS);
+  let used = 0;
+  let source: Source = "stdout";
   /** Text not yet in a block: the start of a line not yet ended, then small texts. */
   let parts: string[] = [];
   let size = 0;
@@ -239,31 +225,32 @@ export function* blocks(
     parts = [text.slice(lastEnd + 1)];
     size = parts[0].length;
   };
-  const decodeJoined = function* (): Generator<Block> {
-    if (run === null) return;
-    const text = decode(joined, run);
-    run = null;
+  /**
+   * Decodes the joined bytes: all, or (`lines`) up to their last newline, the
+   * rest kept (a cut inside a character would cost the decoder a copy).
+   */
+  const decodeJoined = function* (lines = false): Generator<Block> {
+    const end = lines ? joined.lastIndexOf(0x0a, used - 1) + 1 || used : used;
+    if (end === 0) return;
+    const text = decode(source, joined.subarray(0, end));
+    joined.copyWithin(0, end, used);
+    used -= end;
     yield* take(text);
   };
   for (const record of records) {
     const scoped = record.timestamp >= sinceTimestamp;
-    if (scoped !== inScope) {
+    if (scoped !== inScope || record.source !== source) {
       yield* decodeJoined();
-      if (size > 0) yield* flush(false);
-      inScope = scoped;
+      if (scoped !== inScope && size > 0) yield* flush(false);
+      [inScope, source] = [scoped, record.source];
     }
-    const bytes = record.bytes;
-    const large = bytes.length >= BLOCK_CHARS / 4;
-    const next = run !== null && !large && record.source === joined &&
-      bytes.buffer === run.buffer && bytes.byteOffset === run.byteOffset + run.length &&
-      run.length + bytes.length <= BLOCK_CHARS;
-    if (next) {
-      run = new Uint8Array(bytes.buffer, run!.byteOffset, run!.length + bytes.length);
-      continue;
+    for (let at = 0; at < record.bytes.length;) {
+      if (used === BLOCK_CHARS) yield* decodeJoined(true);
+      const piece = record.bytes.subarray(at, at + BLOCK_CHARS - used);
+      joined.set(piece, used);
+      used += piece.length;
+      at += piece.length;
     }
-    yield* decodeJoined();
-    if (large) { for (const piece of pieces(bytes)) yield* take(decode(record.source, piece)); }
-    else [run, joined] = [bytes, record.source];
   }
   yield* decodeJoined();
   yield* flush(true);
