@@ -97,7 +97,10 @@ pageTest("app view: python live; take over, a password, give back; person_input"
 
   await host.frame.click("#give");
   await badgeUntil(host, /agent holds the keyboard/);
-  assert(host.log.modelContext.at(-1)!.includes("gave the keyboard"), "the model told of it");
+  // The view tells the model after it shows the badge: wait for that message too.
+  await waitFor("the model to be told", () => host.log.modelContext.at(-1) ?? "", {
+    until: (text) => text.includes("gave the keyboard"),
+  });
   const reply = await portal.call("process_write", { id, content: "print(2+2)\n" });
   assert(reply.person_input.includes("print(111*3)"), JSON.stringify(reply.person_input));
   assert(reply.person_input.includes("[secret]"), "the password shows as [secret]");
