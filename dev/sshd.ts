@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { freePort } from "./free_port.ts";
 import { pidsOf } from "./process_table.ts";
 import { waitFor } from "./wait.ts";
 import { type TempDir, tempDir } from "./temp_dir.ts";
@@ -57,14 +58,6 @@ async function run(command: string, args: string[], stdin?: string): Promise<str
 function randomHex(bytes: number): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** A port nobody listens on now. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 /** Options of {@link startSshd}. */

@@ -6,18 +6,11 @@
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { callTool, Portal } from "../../dev/portal_client.ts";
+import { freePort } from "../../dev/free_port.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { runCli } from "../helpers/cli.ts";
 import { HttpPortal } from "../helpers/http_portal.ts";
 import { linkToken, openWatchSocket } from "../helpers/watch.ts";
-
-/** A free port on 127.0.0.1 (bound, then let go). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 Deno.test("portal watch: the running server's link, opening on an id or a name", async () => {
   await using dir = await tempDir("portal-watch-cli-");
