@@ -10,7 +10,7 @@ const RETRY_MS = 1000;
 /** Polls that fail in a row before the view says it has lost Portal. */
 const MAX_FAILURES = 10;
 /** The font sizes the terminal may take to fit the chat's width. */
-const FONT = { max: 14, min: 8 };
+const FONT = { max: 14, min: 10 };
 
 const $ = (id) => document.getElementById(id);
 /** Base64 to bytes: Uint8Array.fromBase64 where the browser has it (Chromium 140+), else atob. */
