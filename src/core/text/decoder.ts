@@ -16,6 +16,10 @@
  * // A BOM after the start is a character, as a stream keeps it.
  * assert.equal(decoder.decode(new TextEncoder().encode("\ufeffx\n")), "\ufeffx\n");
  * assert.equal(decoder.decode(), "");
+ * // Kept for a caller that cuts lines: every CR is a line end's, or none is kept.
+ * const lines = new OutputDecoder({ dropCR: true, lineEndCR: true });
+ * assert.equal(lines.decode(new TextEncoder().encode("a\r\nb\r\n")), "a\r\nb\r\n");
+ * assert.equal(lines.decode(new TextEncoder().encode("50%\r99%\r\n")), "50%99%\n");
  * ```
  * @module
  */
@@ -34,10 +38,18 @@ export class OutputDecoder {
   #clean = false;
   #ansi = new AnsiStripper();
   #dropCR: boolean;
+  #lineEndCR: boolean;
 
-  /** `dropCR`: remove every `\r` (a terminal's line ends are `\r\n`). */
-  constructor(options: { dropCR: boolean }) {
+  /**
+   * `dropCR`: remove every `\r` (a terminal's line ends are `\r\n`).
+   * `lineEndCR`: but a text whose every `\r` is just before a `\n` keeps
+   * them, for a caller that drops them from each line it cuts out
+   * (lines/blocks.ts): copying 200 MB without them costs more than the rest
+   * of a search (docs/decisions/2026-12-07-search-decoding.md).
+   */
+  constructor(options: { dropCR: boolean; lineEndCR?: boolean }) {
     this.#dropCR = options.dropCR;
+    this.#lineEndCR = options.lineEndCR ?? false;
   }
 
   /** The text of `bytes`, minus what is held back for the next chunk; no bytes: the end. */
@@ -45,7 +57,8 @@ export class OutputDecoder {
     const text = bytes
       ? this.#ansi.push(this.#chunk(bytes))
       : this.#ansi.push(this.#utf8.decode()) + this.#ansi.flush();
-    return this.#dropCR && text.includes("\r") ? text.replaceAll("\r", "") : text;
+    if (!this.#dropCR || !text.includes("\r")) return text;
+    return this.#lineEndCR && onlyLineEndCRs(text) ? text : text.replaceAll("\r", "");
   }
 
   /** The UTF-8 of `bytes`, the start of a character at its end held for the next chunk. */
@@ -61,4 +74,13 @@ export class OutputDecoder {
     if (bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
     return this.#utf8.decode(bytes, { stream: true });
   }
+}
+
+/** Whether every `\r` of `text` is just before a `\n` (one it ends with is not). */
+function onlyLineEndCRs(text: string): boolean {
+  // A loop of indexOf allocates nothing; a regex test costs what the copy does.
+  for (let i = text.indexOf("\r"); i >= 0; i = text.indexOf("\r", i + 2)) {
+    if (text.charCodeAt(i + 1) !== 0x0a) return false;
+  }
+  return true;
 }
