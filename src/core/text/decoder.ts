@@ -18,7 +18,7 @@
  * assert.equal(decoder.decode(), "");
  * // Kept for a caller that cuts lines: every CR is a line end's, or none is kept.
  * const lines = new OutputDecoder({ dropCR: true, lineEndCR: true });
- * assert.equal(lines.decode(new TextEncoder().encode("a\r\nb\r\n")), "a\r\nb\r\n");
+ * assert.equal(lines.decode(new TextEncoder().encode("a\r\nb\r\r\n")), "a\r\nb\r\r\n");
  * assert.equal(lines.decode(new TextEncoder().encode("50%\r99%\r\n")), "50%99%\n");
  * ```
  * @module
@@ -42,7 +42,7 @@ export class OutputDecoder {
 
   /**
    * `dropCR`: remove every `\r` (a terminal's line ends are `\r\n`).
-   * `lineEndCR`: but a text whose every `\r` is just before a `\n` keeps
+   * `lineEndCR`: but a text whose every `\r` ends a line (`\r\n`, `\r\r\n`) keeps
    * them, for a caller that drops them from each line it cuts out
    * (lines/blocks.ts): copying 200 MB without them costs more than the rest
    * of a search (docs/decisions/2026-12-07-search-decoding.md).
@@ -76,11 +76,15 @@ export class OutputDecoder {
   }
 }
 
-/** Whether every `\r` of `text` is just before a `\n` (one it ends with is not). */
+/**
+ * Whether every `\r` of `text` is just before a `\n` or before more `\r`s
+ * and a `\n` (a CR LF file through a terminal: `\r\r\n`).
+ */
 function onlyLineEndCRs(text: string): boolean {
   // A loop of indexOf allocates nothing; a regex test costs what the copy does.
-  for (let i = text.indexOf("\r"); i >= 0; i = text.indexOf("\r", i + 2)) {
-    if (text.charCodeAt(i + 1) !== 0x0a) return false;
+  for (let i = text.indexOf("\r"); i >= 0; i = text.indexOf("\r", i + 1)) {
+    while (text.charCodeAt(i) === 0x0d) i++;
+    if (text.charCodeAt(i) !== 0x0a) return false;
   }
   return true;
 }

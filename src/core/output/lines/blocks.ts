@@ -57,9 +57,9 @@ export interface Block {
   /** How many lines (or pieces of one) it holds. */
   count: number;
   /**
-   * A `\r` just before one of its newlines is not part of its line: a
-   * terminal's line end the decoder kept (OutputDecoder's `lineEndCR`); its
-   * other `\r`s are all dropped.
+   * The `\r`s just before one of its newlines are not part of their line: a
+   * terminal's line end the decoder kept (OutputDecoder's `lineEndCR`); it
+   * has no other `\r`.
    */
   crlf: boolean;
 }
@@ -131,11 +131,11 @@ export class BlockLines {
     return this.#block.first + this.#block.count - 1;
   }
 
-  /** The line from `start` to `end` (exclusive), without the CR of a terminal's line end. */
+  /** The line from `start` to `end` (exclusive), without the CRs of a terminal's line end. */
   #text(start: number, end: number): string {
     const text = this.#block.text;
-    const cr = this.#block.crlf && end > start && text.charCodeAt(end - 1) === 0x0d;
-    return text.slice(start, cr ? end - 1 : end);
+    while (this.#block.crlf && end > start && text.charCodeAt(end - 1) === 0x0d) end--;
+    return text.slice(start, end);
   }
 
   /** Up to `n` lines back from the one ending at offset `end` (exclusive), numbered `number`. */
