@@ -5,7 +5,8 @@
  * number, 3 lines of context before and after), and `process_read` with its
  * `line` returns the 21 lines around it. Through the server and the official
  * client: the median of 9 calls each, and the reply's characters (its text
- * block, what the model reads).
+ * block, what the model reads). Then the same search over the same output
+ * through a PTY (lines ending `\r\n`, most programs an agent runs).
  *
  * Run: deno run -A bench/read_search.ts
  *
@@ -35,17 +36,22 @@ print(i, file=sys.stderr)
 await using portal = await Portal.start({
   env: { PORTAL_MAX_OUTPUT_BYTES: String((MB + 50) * 1000 * 1000) },
 });
-const { id } = await portal.call("process_start", {
-  command: "python3",
-  args: ["-c", PROGRAM],
-  wait: "exit",
-  wait_ms: 300_000,
-});
-const stored = await portal.call("process_inspect", { id });
-console.error(`stored: ${JSON.stringify(stored).slice(0, 300)}`);
+/** The id of the program run to its exit, on pipes or on a PTY. */
+async function run(pty: boolean): Promise<number> {
+  const { id } = await portal.call("process_start", {
+    command: "python3",
+    args: ["-c", PROGRAM],
+    pty,
+    wait: "exit",
+    wait_ms: 300_000,
+  });
+  const stored = await portal.call("process_inspect", { id });
+  console.error(`stored: ${JSON.stringify(stored).slice(0, 300)}`);
+  return id;
+}
 
-/** The median ms of CALLS calls of process_read with `args`, and the last reply. */
-async function timed(args: Record<string, unknown>) {
+/** The median ms of CALLS calls of process_read of `id` with `args`, and the last reply. */
+async function timed(id: number, args: Record<string, unknown>) {
   const times: number[] = [];
   let reply;
   for (let i = 0; i <= CALLS; i++) {
@@ -62,18 +68,25 @@ async function timed(args: Record<string, unknown>) {
   };
 }
 
-const found = await timed({ pattern: "error: '\\w+' undeclared" });
-const lines = found.reply.lines as { line: number; match?: true }[];
-const at = lines.find((l) => l.match)?.line;
-const one = found.reply.matches === 1 && at !== undefined;
-row(
-  "33 search",
-  `process_read pattern: the one error line among ${MB} MB stored (${found.reply.total_lines} lines)`,
-  `${ms(found.ms)}, line ${at}, reply ${found.chars} characters`,
-  "< 200 ms, < 2,000 characters",
-  one && found.ms < 200 && found.chars < 2000,
-);
-const around = await timed({ line: at, context: 10 });
+/** Times the search over `id`'s output and prints its row; the matching line's number. */
+async function search(id: number, where: string): Promise<number | undefined> {
+  const found = await timed(id, { pattern: "error: '\\w+' undeclared" });
+  const lines = found.reply.lines as { line: number; match?: true }[];
+  const at = lines.find((l) => l.match)?.line;
+  const one = found.reply.matches === 1 && at !== undefined;
+  row(
+    "33 search",
+    `process_read pattern: the one error line among ${MB} MB stored${where} (${found.reply.total_lines} lines)`,
+    `${ms(found.ms)}, line ${at}, reply ${found.chars} characters`,
+    "< 200 ms, < 2,000 characters",
+    one && found.ms < 200 && found.chars < 2000,
+  );
+  return at;
+}
+
+const id = await run(false);
+const at = await search(id, "");
+const around = await timed(id, { line: at, context: 10 });
 row(
   "33 search",
   `process_read line: the 21 lines around it`,
@@ -82,3 +95,6 @@ row(
   (around.reply.lines as unknown[]).length === 21 && around.ms < 200,
 );
 await portal.call("process_cleanup", { id });
+const onPty = await run(true);
+await search(onPty, " from a PTY");
+await portal.call("process_cleanup", { id: onPty });

@@ -4,8 +4,8 @@
  * first line of the first record given), but a piece of a line longer than
  * {@link LINE_MAX}, numbered as its line. The bytes of one source in a row
  * are decoded {@link BLOCK_CHARS} at a time, and the text cut where it lies
- * (a slice of it is not a copy). {@link BlockLines} finds a block's lines by
- * offset.
+ * (a slice of it is not a copy); a terminal's `\r\n` stays in it, and
+ * {@link BlockLines}, which finds a block's lines by offset, drops the `\r`.
  *
  * @example
  * ```ts
@@ -14,7 +14,7 @@
  *
  * const bytes = new TextEncoder().encode("one\r\ntwo\r\n");
  * const [block] = [...blocks([{ seq: 1, timestamp: 1, source: "stdout", bytes }], true)];
- * assert.deepEqual([block.text, block.first, block.count], ["one\ntwo\n", 1, 2]);
+ * assert.deepEqual([block.text, block.first, block.count], ["one\r\ntwo\r\n", 1, 2]);
  * assert.deepEqual(new BlockLines(block).last(1), [{ line: 2, text: "two" }]);
  * ```
  * @module
@@ -56,6 +56,12 @@ export interface Block {
   inScope: boolean;
   /** How many lines (or pieces of one) it holds. */
   count: number;
+  /**
+   * The `\r`s just before one of its newlines are not part of their line: a
+   * terminal's line end the decoder kept (OutputDecoder's `lineEndCR`); it
+   * has no other `\r`.
+   */
+  crlf: boolean;
 }
 
 /** The lines of one block, found by offset (the start of a line) as they are asked for. */
@@ -92,7 +98,7 @@ export class BlockLines {
       this.#countedLine++;
       this.#countedTo = i + 1;
     }
-    return { line: this.#countedLine, text: text.slice(at, this.endOf(at)) };
+    return { line: this.#countedLine, text: this.#text(at, this.endOf(at)) };
   }
 
   /** Up to `n` lines before the one starting at `at`, oldest first. */
@@ -125,13 +131,20 @@ export class BlockLines {
     return this.#block.first + this.#block.count - 1;
   }
 
+  /** The line from `start` to `end` (exclusive), without the CRs of a terminal's line end. */
+  #text(start: number, end: number): string {
+    const text = this.#block.text;
+    while (this.#block.crlf && end > start && text.charCodeAt(end - 1) === 0x0d) end--;
+    return text.slice(start, end);
+  }
+
   /** Up to `n` lines back from the one ending at offset `end` (exclusive), numbered `number`. */
   #back(end: number, number: number, n: number): ShownLine[] {
     const out: ShownLine[] = [];
     const text = this.#block.text;
     for (; out.length < n && end >= 0 && number >= this.#block.first; number--) {
       const start = lineStart(text, end);
-      out.unshift({ line: number, text: text.slice(start, end) });
+      out.unshift({ line: number, text: this.#text(start, end) });
       end = start - 1;
     }
     return out;
@@ -143,7 +156,7 @@ export class BlockLines {
     const text = this.#block.text;
     for (; out.length < n && at < text.length; number++) {
       const end = this.endOf(at);
-      out.push({ line: number, text: text.slice(at, end) });
+      out.push({ line: number, text: this.#text(at, end) });
       at = end + 1;
     }
     return out;
@@ -156,6 +169,9 @@ function lineStart(text: string, at: number): number {
 }
 
 const NEWLINES = /\n/g;
+
+/** `text` without its CRs. */
+const withoutCR = (text: string) => text.replaceAll("\r", "");
 
 /** Lines in `text`: newlines, and a last line without one. */
 function countLines(text: string): number {
@@ -181,7 +197,7 @@ export function* blocks(
   const decode = (source: Source, bytes: Uint8Array) =>
     source === "stdin"
       ? utf8.decode(bytes, { stream: true })
-      : (decoders[source] ??= new OutputDecoder({ dropCR })).decode(bytes);
+      : (decoders[source] ??= new OutputDecoder({ dropCR, lineEndCR: true })).decode(bytes);
   /** Bytes of `source` not yet decoded: the first `used` of `joined`. */
   const joined = new Uint8Array(BLOCK_CHARS);
   let used = 0;
@@ -189,12 +205,23 @@ export function* blocks(
   /** Text not yet in a block: the start of a line not yet ended, then small texts. */
   let parts: string[] = [];
   let size = 0;
+  /**
+   * The text waiting holds a CR of stdin's own (kept on a terminal): a block
+   * of it drops its terminal line ends' CRs rather than let a line lose its own.
+   */
+  let ownCR = false;
   let first = 1;
   let inScope = false;
   const block = (text: string): Block => {
     const count = countLines(text);
     first += count;
-    return { text, first: first - count, open: false, inScope, count };
+    return { text, first: first - count, open: false, inScope, count, crlf: dropCR && !ownCR };
+  };
+  /** `rest` (the start of a line) waits alone. */
+  const wait = (rest: string) => {
+    parts = rest === "" ? [] : [rest];
+    size = rest.length;
+    ownCR &&= rest.includes("\r");
   };
   /** What waits, as blocks: its whole lines (all of it if `closing`), then any long line's pieces. */
   const flush = function* (closing: boolean): Generator<Block> {
@@ -204,13 +231,16 @@ export function* blocks(
     let rest = text.slice(end);
     // A piece of a line is numbered as the line: the next block goes on with the same number.
     for (; rest.length > LINE_MAX; rest = rest.slice(LINE_MAX)) {
-      yield { text: rest.slice(0, LINE_MAX), first, open: true, inScope, count: 1 };
+      yield { text: rest.slice(0, LINE_MAX), first, open: true, inScope, count: 1, crlf: false };
     }
-    parts = rest === "" ? [] : [rest];
-    size = rest.length;
+    wait(rest);
   };
   /** Decoded text, to blocks: a small one waits to be joined, a large one is cut in place. */
   const take = function* (text: string): Generator<Block> {
+    const own = dropCR && source === "stdin" && text.includes("\r");
+    if (own && !ownCR) parts = parts.map(withoutCR);
+    if (own) ownCR = true;
+    else if (ownCR) text = withoutCR(text);
     const firstEnd = text.length < IN_PLACE_CHARS ? -1 : text.indexOf("\n");
     if (firstEnd < 0) {
       parts.push(text);
@@ -220,10 +250,10 @@ export function* blocks(
     }
     parts.push(text.slice(0, firstEnd + 1));
     yield* flush(false);
+    ownCR = own;
     const lastEnd = text.lastIndexOf("\n");
     if (lastEnd > firstEnd) yield block(text.slice(firstEnd + 1, lastEnd + 1));
-    parts = [text.slice(lastEnd + 1)];
-    size = parts[0].length;
+    wait(text.slice(lastEnd + 1));
   };
   /**
    * Decodes the joined bytes: all, or (`lines`) up to their last newline, the
