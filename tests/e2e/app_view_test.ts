@@ -17,7 +17,7 @@ import { MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { LEASE_MS } from "../../src/mcp/app/views.ts";
 import { LISTING_MAX_CHARS } from "../../src/mcp/tools/listing.ts";
-import { type AppHost, renderView, UI_CAPABILITIES } from "../helpers/app_host.ts";
+import { type AppHost, badgeUntil, renderView, UI_CAPABILITIES } from "../helpers/app_host.ts";
 import { screenshot, sharedBrowser, terminalText, terminalUntil } from "../helpers/browser.ts";
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 
@@ -61,19 +61,11 @@ async function typeInView(host: AppHost, text: string): Promise<void> {
   }
 }
 
-function badge(host: AppHost): Promise<string> {
-  return host.frame.$eval("#state", (e) => e.textContent ?? "");
-}
-
-function badgeUntil(host: AppHost, what: RegExp): Promise<string> {
-  return waitFor(`the view to say ${what}`, () => badge(host), { until: (t) => what.test(t) });
-}
-
 pageTest("app view: python live; take over, a password, give back; person_input", async (b) => {
   await using portal = await uiPortal();
   const { id, host } = await viewOf(b, portal, { command: "python3", args: ["-q"] }, ">>>");
   await using _ = host;
-  await badgeUntil(host, /agent holds the keyboard/);
+  await badgeUntil(host.frame, /agent holds the keyboard/);
   await portal.call("process_write", { id, content: "print(6*7)\n" });
   await terminalUntil(host.frame, "42", (text) => text.includes("42"));
   // Read-only until Take over: keys typed now go nowhere.
@@ -82,7 +74,7 @@ pageTest("app view: python live; take over, a password, give back; person_input"
   assert(!(await terminalText(host.frame)).includes("1001"), "keys before Take over went nowhere");
 
   await host.frame.click("#take");
-  await badgeUntil(host, /you hold the keyboard/);
+  await badgeUntil(host.frame, /you hold the keyboard/);
   await waitFor("the model to be told", () => host.log.modelContext.join("\n"), {
     until: (text) => text.includes("took the keyboard"),
   });
@@ -96,7 +88,7 @@ pageTest("app view: python live; take over, a password, give back; person_input"
   await screenshot(host.page, "app-view-taken-over");
 
   await host.frame.click("#give");
-  await badgeUntil(host, /agent holds the keyboard/);
+  await badgeUntil(host.frame, /agent holds the keyboard/);
   // The view tells the model after it shows the badge: wait for that message too.
   await waitFor("the model to be told", () => host.log.modelContext.at(-1) ?? "", {
     until: (text) => text.includes("gave the keyboard"),
@@ -125,7 +117,7 @@ pageTest(
       until: (m) => m.endsWith(",inline"),
     });
     await host.frame.click("#take");
-    await badgeUntil(host, /you hold the keyboard/);
+    await badgeUntil(host.frame, /you hold the keyboard/);
     assertEquals((await portal.call("process_inspect", { id })).controlled_by, "person");
     await host.teardown();
     assertEquals((await portal.call("process_inspect", { id })).controlled_by, "agent");

@@ -8,8 +8,7 @@
  *
  * @module
  */
-import type { Frame } from "puppeteer-core";
-import { waitFor } from "../../dev/wait.ts";
+import { badgeUntil } from "../helpers/app_host.ts";
 import { screenshot, sharedBrowser, terminalUntil } from "../helpers/browser.ts";
 import { openInspector } from "../helpers/inspector_web.ts";
 import { assert, assertMatch } from "../helpers/assert.ts";
@@ -18,16 +17,6 @@ const pageTest = sharedBrowser();
 
 /** The view's title, as the Inspector lists process_watch among its apps. */
 const WATCH = "Let a person watch";
-
-function badgeUntil(view: Frame, what: RegExp): Promise<string> {
-  return waitFor(
-    `the view to say ${what}`,
-    () => view.$eval("#state", (e) => e.textContent ?? ""),
-    {
-      until: (text) => what.test(text),
-    },
-  );
-}
 
 pageTest("MCP Inspector: python in the view; take over, give back; person_input", async (b) => {
   await using inspector = await openInspector(b);

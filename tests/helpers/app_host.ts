@@ -34,6 +34,17 @@ export const UI_CAPABILITIES = {
   extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
 };
 
+/** Waits until the terminal view in `frame` says `what` in its badge (who holds the keyboard). */
+export function badgeUntil(frame: Frame, what: RegExp): Promise<string> {
+  return waitFor(
+    `the view to say ${what}`,
+    () => frame.$eval("#state", (e) => e.textContent ?? ""),
+    {
+      until: (text) => what.test(text),
+    },
+  );
+}
+
 /** One rendered view in the host page. */
 export interface AppHost extends AsyncDisposable {
   page: Page;

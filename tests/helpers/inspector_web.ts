@@ -36,6 +36,11 @@ export interface InspectorWeb extends AsyncDisposable {
 export async function openInspector(browser: BrowserContext): Promise<InspectorWeb> {
   const dir = await tempDir("portal-inspector-");
   const inspector = await startInspector(dir);
+  const end = async () => {
+    await inspector.stop();
+    await endHost(dir.path);
+    await dir[Symbol.asyncDispose]();
+  };
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
@@ -52,15 +57,11 @@ export async function openInspector(browser: BrowserContext): Promise<InspectorW
       openApp: (title) => openApp(page, title),
       async [Symbol.asyncDispose]() {
         await page.close().catch(() => {});
-        await inspector.stop();
-        await endHost(dir.path);
-        await dir[Symbol.asyncDispose]();
+        await end();
       },
     };
   } catch (error) {
-    await inspector.stop();
-    await endHost(dir.path);
-    await dir[Symbol.asyncDispose]();
+    await end();
     throw error;
   }
 }
@@ -220,6 +221,8 @@ async function callTool(
 
 async function openApp(page: Page, title: string): Promise<Frame> {
   await showTab(page, "Apps");
+  // The view is a frame that was not there before: a closed app's frame may linger a moment.
+  const before = new Set(page.frames());
   // An app left open from before is closed, so that opening it calls its tool anew.
   const close = '[data-testid="apps-form"] button[aria-label="Close"]';
   if (await page.$(close)) await page.click(close);
@@ -228,7 +231,7 @@ async function openApp(page: Page, title: string): Promise<Frame> {
   let clicked = 0;
   const view = await waitFor(`${title}'s view to load`, async () => {
     for (const frame of page.frames()) {
-      if (await frame.$("#take").catch(() => null)) return frame;
+      if (!before.has(frame) && await frame.$("#take").catch(() => null)) return frame;
     }
     const open = await page.$("::-p-text(Open App)");
     if (open) await open.click();
