@@ -118,6 +118,11 @@ policyTest(
     const linkedTwice = await runCli(at.workspace, ["--policy", `${at.outside}/policy.json`]);
     assertEquals(linkedTwice.code, 2, linkedTwice.stderr);
     assertMatch(linkedTwice.stderr, /has 2 names \(hard links\)/);
+    // A mode that lets no one write is no help: a program of its owner may chmod it back.
+    await Deno.chmod(`${at.outside}/policy.json`, 0o444);
+    const readOnly = await runCli(at.workspace, ["--policy", `${at.outside}/policy.json`]);
+    assertEquals(readOnly.code, 2, readOnly.stderr);
+    assertMatch(readOnly.stderr, /has 2 names \(hard links\)/);
     // The same file by its own path, with one name, is fine.
     Deno.removeSync(`${at.workspace}/alias.json`);
     const doctor = await runCli(at.workspace, ["doctor"], {

@@ -129,6 +129,15 @@ Deno.test("a file its programs could point elsewhere or write through is refused
     await Deno.link(join(root, "q.json"), join(ws, "q-again.json"));
     const linked = () => readPolicyFile(join(root, "q.json"), where);
     assertMatch(catchMessage(linked), /has 2 names \(hard links\)/);
+    // A mode that lets no one write holds nothing: its owner's program may chmod it back.
+    await Deno.chmod(join(root, "q.json"), 0o444);
+    assertMatch(catchMessage(linked), /has 2 names \(hard links\)/);
+    await Deno.writeTextFile(join(root, "r.json"), text);
+    await Deno.symlink(join(root, "r.json"), join(ws, "real", "r-link.json"));
+    await Deno.chmod(join(ws, "real"), 0o555);
+    const unwritableDir = () => readPolicyFile(join(ws, "real", "r-link.json"), where);
+    assertMatch(catchMessage(unwritableDir), /through the link ".*\/ws\/real\/r-link\.json"/);
+    await Deno.chmod(join(ws, "real"), 0o755);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -222,10 +222,13 @@ function linksOn(path: string): { link: string; dir: string }[] {
   return links;
 }
 
-/** Whether this user, without capabilities (as in a sandbox), may write `info`'s file. */
+/**
+ * Whether this user, without capabilities (as in a sandbox), may write
+ * `info`'s file, or make it writable: its owner may, whatever its mode says
+ * now, since an owner's `chmod u+w` needs no capability.
+ */
 function mayWrite(info: Deno.FileInfo): boolean {
-  const mode = info.mode ?? 0;
-  return (info.uid === Deno.uid() && (mode & 0o200) !== 0) || (mode & 0o022) !== 0;
+  return info.uid === Deno.uid() || ((info.mode ?? 0) & 0o022) !== 0;
 }
 
 /** `path` absolute: `~` is `place.home`, a relative path is under `place.cwd`. */
