@@ -22,6 +22,7 @@ hostname "$h" 2>/dev/null && echo SET-hostname
 [ -e /proc/sysrq-trigger ] && [ -w /proc/sysrq-trigger ] && echo WRITABLE-sysrq-trigger
 [ -w /proc/sys/vm/drop_caches ] && echo WRITABLE-drop_caches
 find /sys/kernel -maxdepth 2 -type f -perm -u+w -writable 2>/dev/null | sed 's/^/WRITABLE-/'
+unshare -Um sh -c 'echo NESTED; umount -l /proc/sys 2>/dev/null && echo UNMOUNTED-proc-sys'
 true`;
 
 holds(
@@ -36,7 +37,10 @@ holds(
         user: runner.runAs,
       });
       const { output } = await run(portal, WRITES);
-      assertEquals(output.match(/(WROTE|SET|WRITABLE)-\S+/g), null, `${mode}: ${output}`);
+      assertEquals(output.match(/(WROTE|SET|WRITABLE|UNMOUNTED)-\S+/g), null, `${mode}: ${output}`);
+      // A user namespace of its own inside has every capability there, over its own view only:
+      // the kernel locks the sandbox's mounts, so none can be taken off.
+      assertStringIncludes(output, "NESTED", `${mode}: no user namespace was made inside`);
     }
     assertEquals(await Deno.readTextFile("/proc/sys/kernel/hostname"), hostname);
   },
@@ -68,9 +72,13 @@ holds("a hidden path stays hidden whatever a program renames, moves or links", a
     );
     const { output } = await run(
       portal,
-      `find ${ws} -type f -exec cat {} +; cat ${ws}/soft/secret.txt`,
+      `find ${ws} -type f -exec cat {} +; cat ${ws}/soft/secret.txt; ` +
+        // Nor does a user namespace of its own take the mounts off (the kernel locks them).
+        `unshare -Um sh -c 'echo NESTED; umount -l ${ws}/conf/secret.txt ${ws}/sub/dotssh; ` +
+        `cat ${ws}/conf/secret.txt ${ws}/sub/dotssh/id'`,
     );
     assert(!output.includes("SECRET"), `a hidden path was read: ${output}`);
+    assertStringIncludes(output, "NESTED", "no user namespace was made inside");
   }
   {
     await using portal = await startUnder(`${at.root}/full.json`, {
