@@ -9,8 +9,10 @@
  * end a marker (`"m"`) saying how the process ended. Lines are produced one at
  * a time, so a long recording is never held whole. The shell integration
  * marks (OSC 133 and 633, core/shell/marks.ts) are left out of the output: they
- * carry the key of the shell's hooks, which no file that leaves the host may
- * hold, and a player has nothing to draw for them.
+ * carry the key of the shell's hooks, and a player has nothing to draw for
+ * them. (The line `integrate: true` types holds the key as plain text, in an
+ * input event and its echo, possibly cut by the terminal's wrapping: it
+ * stays, as docs/security.md says.)
  *
  * @example
  * ```ts
