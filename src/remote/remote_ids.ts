@@ -173,6 +173,19 @@ export class RemoteIds {
     return this.#byId.get(id);
   }
 
+  /**
+   * `MACHINE:ID` of the remote process named `target` here (its local id,
+   * or its name), as `portal attach` there needs it; undefined if none is.
+   */
+  targetOf(target: string): string | undefined {
+    const named = () => {
+      const all = this.visibleTo({ seesAll: true }).filter((e) => e.summary?.name === target);
+      return all.find((e) => e.summary?.status === "running") ?? all.at(-1);
+    };
+    const entry = /^\d+$/.test(target) ? this.get(Number(target)) : named();
+    return entry && `${entry.machine}:${entry.remoteId}`;
+  }
+
   /** The local id of `remoteId` on `machine`, if this server knows it. */
   localOf(machine: string, remoteId: number): number | undefined {
     for (const entry of this.#byId.values()) {

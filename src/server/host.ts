@@ -148,7 +148,8 @@ class Host {
           clientLevel: hello.logLevel,
         });
       } else if (hello.role === "attach") {
-        await serveAttach(conn, lines, hello.target, this.#shared, welcome);
+        const elsewhere = (target: string) => this.#shared.remote.ids.targetOf(target);
+        await serveAttach(conn, lines, hello.target, this.#shared, welcome, elsewhere);
       } else if (hello.role === "ps") {
         const processes = [
           ...this.#shared.manager({ seesAll: true }).list(),

@@ -131,15 +131,22 @@ Deno.test({
 
 Deno.test({
   name:
-    `${skipped}portal attach MACHINE:NAME joins a remote program from a terminal; Ctrl+] leaves`,
+    `${skipped}portal attach ID here names MACHINE:ID, which joins it from a terminal; Ctrl+] leaves`,
   ...onSharedMachine,
   async fn() {
     const { machine, portal, started } = await remotePython({ keep: true, name: "joined" });
     await using _ = portal;
+    // Its id and name here lead a person to what that machine knows it by (its own id).
+    const said = await Promise.all([String(started.id), "joined"].map(async (target) => {
+      const run = await runCli(portal.dir, ["attach", target]);
+      assertEquals(run.code, 1, run.stderr);
+      return run.stderr.match(/runs on calcbox: `portal attach (calcbox:\d+)` joins it there/)?.[1];
+    }));
+    assert(said[0] !== undefined && said[1] === said[0], JSON.stringify(said));
     const env = await serverEnv(portal.dir, { env: { PORTAL_SSH_COMMAND: machine.sshCommand } });
     await using pane = await Pane.open(portal.dir, [
       Deno.execPath(),
-      ...["run", "-A", MAIN, "attach", `${machine.alias}:joined`],
+      ...["run", "-A", MAIN, "attach", said[0]],
     ], env);
     await pane.until("the banner and the prompt", (t) => t.includes("attached to joined"));
     await pane.keys("print(6*7+1)", "Enter");

@@ -20,15 +20,28 @@ import { connWriter, encodeLine, type LineReader, type Welcome } from "../hello.
 import type { ProcessManager } from "../../core/process/manager.ts";
 import type { ProcessPool } from "../../core/process/pool.ts";
 
-/** Serves an attached terminal on `conn` until it detaches or the program ends. */
+/**
+ * Serves an attached terminal on `conn` until it detaches or the program ends.
+ * `elsewhere`: the `MACHINE:ID` of a process this host runs on another
+ * machine (named by its id or name here), which that machine's Portal serves.
+ */
 export async function serveAttach(
   conn: Deno.Conn,
   lines: LineReader,
   target: string,
   shared: { pool: ProcessPool; manager(session: { seesAll: true }): ProcessManager },
   welcome: Welcome,
+  elsewhere: (target: string) => string | undefined,
 ): Promise<void> {
   const entry = /^\d+$/.test(target) ? shared.pool.get(Number(target)) : shared.pool.named(target);
+  const remote = entry ? undefined : elsewhere(target);
+  if (remote) {
+    // Its id here means nothing there: the person gets the target that machine knows it by.
+    welcome.error = `"${target}" runs on ${remote.slice(0, remote.lastIndexOf(":"))}: ` +
+      `\`portal attach ${remote}\` joins it there`;
+    await conn.write(encodeLine(welcome));
+    return;
+  }
   if (!entry) {
     welcome.error = `no process has the id or name "${target}": \`portal ps\` lists them`;
     await conn.write(encodeLine(welcome));
