@@ -158,7 +158,8 @@ export class RemoteLink {
     const waitMs = typeof args.wait_ms === "number" ? args.wait_ms : WAIT_MS.default;
     const late = this.#deadline(waitMs + CALL_MARGIN_MS);
     const signal = control.signal ? AbortSignal.any([control.signal, late.signal]) : late.signal;
-    return await this.#secrets.during(askSecret, async () => {
+    const label = typeof args.secret_prompt === "string" ? args.secret_prompt : undefined;
+    return await this.#secrets.during(askSecret, label, async () => {
       let result;
       try {
         result = await this.#client.callTool(

@@ -7,6 +7,12 @@
  * then goes over the link to the remote Portal, which types it at the
  * prompt and keeps it out of its records; it is stored nowhere here.
  *
+ * The remote may ask only during a call that carries the agent's
+ * `secret_prompt`, and its person is asked in the agent's words, not the
+ * remote's: a hostile remote can neither put a question of its own to the
+ * person nor stop a call's deadline (which waits while a person is asked)
+ * by asking during any other call.
+ *
  * When the asking fails, or must end the call first (input_required: the
  * asker's answer is `asking`), the remote is told no (`cancel`: nothing is
  * typed there) and the call ends with the asker's own outcome: its error,
@@ -22,6 +28,8 @@ type Ask = (label: string) => Promise<Answer>;
 /** One call in flight that can ask its person, and what its asking threw or left to its reply. */
 interface Asker {
   ask: Ask;
+  /** The agent's `secret_prompt`: what the person is asked, whatever the remote's form says. */
+  label: string;
   thrown?: unknown;
   /** The label of the question the call's reply puts. */
   asking?: string;
@@ -43,10 +51,18 @@ export class SecretRelay {
     return this.#asked;
   }
 
-  /** Runs `call` with `ask` as where the remote's questions go during it. */
-  async during<T>(ask: Ask | undefined, call: () => Promise<T>): Promise<T | NeedsInput> {
-    if (ask === undefined) return await call();
-    const asker: Asker = { ask };
+  /**
+   * Runs `call` with `ask` as where the remote's questions go during it,
+   * each asked as `label` (the agent's `secret_prompt`); without both, the
+   * remote's questions are declined.
+   */
+  async during<T>(
+    ask: Ask | undefined,
+    label: string | undefined,
+    call: () => Promise<T>,
+  ): Promise<T | NeedsInput> {
+    if (ask === undefined || label === undefined) return await call();
+    const asker: Asker = { ask, label };
     this.#askers.push(asker);
     const outcome = () => {
       if ("thrown" in asker) throw asker.thrown;
@@ -67,11 +83,12 @@ export class SecretRelay {
   /** The answer to the remote's `elicitation/create`. */
   async answer(request: ElicitRequest): Promise<ElicitResult> {
     const asker = this.#askers.at(-1);
-    const params = request.params as {
-      requestedSchema?: { properties?: { secret?: { title?: string } } };
-    };
-    const label = params.requestedSchema?.properties?.secret?.title;
-    if (asker === undefined || label === undefined) return { action: "decline" };
+    const params = request.params as { requestedSchema?: { properties?: { secret?: unknown } } };
+    // A Portal asks for one field, `secret`; its title is the agent's label, which is used here.
+    if (asker === undefined || params.requestedSchema?.properties?.secret === undefined) {
+      return { action: "decline" };
+    }
+    const { label } = asker;
     this.#asking++;
     try {
       const answer = await asker.ask(label);

@@ -2,14 +2,15 @@
  * What a hostile remote can do to this side (docs/remote.md, "What a remote
  * may send"): a small script speaking MCP that says it is Portal
  * (dev/hostile_remote.ts), reached as a `PORTAL_MACHINE_<name>` transport,
- * answers with a 200 MB line, a line that never ends, nothing at all, or a
- * reply whose ids and machine are not Portal's.
+ * answers with a 200 MB line, a line that never ends, nothing at all, a
+ * reply whose ids and machine are not Portal's, or a question of its own.
  *
  * @module
  */
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { type Json, MAIN, Portal } from "../../dev/portal_client.ts";
 import { fileURLToPath } from "node:url";
+import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const HOSTILE = fileURLToPath(new URL("../../dev/hostile_remote.ts", import.meta.url));
 
@@ -77,6 +78,28 @@ Deno.test("a remote's reply whose id and machine are not Portal's is refused", a
   assertMatch(message, /^evil's reply to process_start is not a Portal reply \(id: .*\): refused/);
   const { processes } = await portal.call("process_list");
   assertEquals(processes, []);
+});
+
+Deno.test("a remote asks the person only the agent's secret_prompt, in the agent's words", async () => {
+  await using portal = await Portal.start({
+    env: evil("asks"),
+    capabilities: { elicitation: { form: {} } },
+  });
+  const asked: string[] = [];
+  portal.client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
+    asked.push(request.params.message);
+    return { action: "accept", content: { secret: "hunter2" } };
+  });
+  const { id } = await portal.call("process_start", { command: "cat", machine: "evil" });
+  // A call that asks for no secret: the remote's question is declined, no person is asked.
+  assertMatch(await portal.fail("process_read_new", { id }), /answered: asked: decline$/);
+  assertEquals(asked, []);
+  // One that does: the person is asked what the agent asked, not what the remote wrote.
+  const typed = await portal.fail("process_write", { id, secret_prompt: "the db password" });
+  assertMatch(typed, /answered: asked: accept hunter2$/);
+  assertEquals(asked.length, 1);
+  assertMatch(asked[0], /asks for: the db password/);
+  assert(!asked[0].includes("bank"), asked[0]);
 });
 
 Deno.test("a Portal's largest reply, a million characters, comes through the link whole", async () => {
