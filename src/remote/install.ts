@@ -301,17 +301,19 @@ export async function install(
         },
       }),
     );
+    // Not tar.output(): a copy cut short leaves stdout's pipe locked a while, and output() throws.
+    const tarSaid = new Response(tar.stderr).text();
     const placed = await remote(machine, env, PLACE, [id], counted);
-    const tarred = await tar.output();
-    if (!tarred.success) {
-      throw new Error(`tar failed: ${new TextDecoder().decode(tarred.stderr)}`);
-    }
+    // The stream's end, or its cancelling when the copy is cut short, ends tar.
+    const tarred = await tar.status;
+    // Checked first: a copy cut short fails tar too (its pipe closed), which says less.
     if (placed.code !== 0) {
       throw new Error(
         `copying to ${machine} failed (exit ${placed.code}), nothing was put in ` +
           `place: ${placed.err}`,
       );
     }
+    if (!tarred.success) throw new Error(`tar failed: ${await tarSaid}`);
     say(
       `${machine}: ${placed.out} in ~/${SHARE}/${id}` +
         (files.deno ? ", with a Deno" : "") + `, run by ~/${LAUNCHER}; ` +

@@ -71,6 +71,10 @@ Deno.test("the README is a front door: short, its tools table the server's tools
   const readme = read("README.md");
   const lines = readme.split("\n").length;
   assert(lines <= 250, `README.md has ${lines} lines (at most 250: the rest goes in docs/)`);
+  // Its first screen shows the command that runs Portal's main job, and the one that tests it.
+  const firstScreen = readme.split("\n").slice(0, 30).join("\n");
+  assertMatch(firstScreen, /^deno task demo\b/m);
+  assertMatch(firstScreen, /^deno task test\b/m);
   const listed = [...readme.matchAll(/^\| `([a-z_]+)` +\| /gm)].map((m) => m[1]);
   assertEquals(listed, TOOLS.map((tool) => tool.name));
 });

@@ -40,9 +40,8 @@ posixTest("a kept process outlives its client; the next client finds it by name"
     sleep = await first.call("process_start", { command: "sleep", args: ["300"] });
     await first.call("process_write", { id: calc.id, content: "x = 41\n" });
   }
-  await waitFor("the unkept sleep to die with its client", () => !pidAlive(sleep.os_pid), {
-    timeoutMs: 2000,
-  });
+  // waitFor's 10 s deadline fails only a broken teardown; how soon is bench/teardown.ts's.
+  await waitFor("the unkept sleep to die with its client", () => !pidAlive(sleep.os_pid));
   assert(pidAlive(calc.os_pid), "the kept python runs on");
   await using second = await Portal.start({ dir: dir.path });
   const { processes } = await second.call("process_list");
@@ -72,9 +71,8 @@ posixTest(
       assertEquals(second.serverPid, host, "one host for both");
 
       Deno.kill(first.transport.pid!, "SIGKILL");
-      await waitFor("the killed door's sleep to die", () => !pidAlive(mine.os_pid), {
-        timeoutMs: 2000,
-      });
+      // Deadlines are waitFor's (10 s): how soon programs end is bench/teardown.ts's figure.
+      await waitFor("the killed door's sleep to die", () => !pidAlive(mine.os_pid));
       assert(pidAlive(calc.os_pid) && pidAlive(theirs.os_pid) && pidAlive(host));
       // Its end is in the file with the next commit (200 ms), before the host is killed.
       await waitFor("the killed door's sleep to be recorded killed", () => {
@@ -85,7 +83,7 @@ posixTest(
       Deno.kill(host, "SIGKILL");
       await waitFor("every program to die with the host", () => {
         return [calc.os_pid, theirs.os_pid].filter(pidAlive);
-      }, { until: (left) => left.length === 0, timeoutMs: 1000, intervalMs: 20 });
+      }, { until: (left) => left.length === 0, intervalMs: 20 });
 
       // The next client starts a new host on the same database: the earlier processes are
       // listed, ended, with their output; ids go on.

@@ -4,7 +4,8 @@
  * registry, in a fresh npm cache, as an MCP client's config would start it.
  * Each time, at run time: an empty DENO_DIR, every registry at a closed port,
  * no Deno of the machine's on PATH; the SDK client drives python's REPL on a
- * PTY (the emulator Worker, the commit Worker) and Portal downloads nothing.
+ * PTY (the emulator Worker), its watch page's files are served whole, and
+ * Portal downloads nothing.
  * Setting up needs the npm registry (the `deno` package), as CI has it.
  */
 import { Client } from "@modelcontextprotocol/client";
@@ -22,6 +23,7 @@ import {
   pathWithoutDeno,
 } from "../helpers/npm_registry.ts";
 import { posixTest } from "../helpers/platform.ts";
+import { type Asset, ASSETS, PAGE } from "../../src/watch/assets.ts";
 
 const dir = await tempDir("portal-package-");
 Deno.test.afterAll(async () => await dir[Symbol.asyncDispose]());
@@ -79,6 +81,13 @@ async function servesPython(name: string, command: string, args: string[], extra
     assertEquals(step.output.trim().split("\n")[0], "42");
     const screen = await portal.call("process_screen", { id });
     assert(screen.lines.includes("42"), `the screen shows 42: ${JSON.stringify(screen.lines)}`);
+    // The watch page's files are in the build (text imports): each served as the source has it.
+    const { url } = await portal.call("process_watch", { id });
+    const files = [["", PAGE], ...[...ASSETS].map(([name, asset]) => [`/assets/${name}`, asset])];
+    for (const [path, asset] of files as [string, Asset][]) {
+      const response = await fetch(new URL(`/watch${path}`, url));
+      assertEquals([response.status, await response.text()], [200, asset.body], `/watch${path}`);
+    }
     await portal.call("process_kill", { id });
   } finally {
     await client.close();

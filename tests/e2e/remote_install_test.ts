@@ -4,11 +4,15 @@
  * throwaway sshd's new user (dev/remote_machine.ts) whose PATH holds every
  * program of this machine but Deno. Run from this clone, the install makes
  * the build and copies it with this Deno through ssh; then process_start with
- * `machine` works, a second install copies nothing, uninstall removes it, and
- * PORTAL_REMOTE_INSTALL=auto sets the machine up at the first process_start.
+ * `machine` works, a second install copies nothing, a damaged version is found
+ * by its checksums and copied again, a copy cut short puts nothing in place,
+ * another version run from a build (as the npm package runs) goes beside the
+ * first, uninstall removes them all, and PORTAL_REMOTE_INSTALL=auto sets the
+ * machine up at the first process_start.
  *
  * @module
  */
+import { build } from "../../dev/build.ts";
 import { Portal } from "../../dev/portal_client.ts";
 import { remoteMachine } from "../../dev/remote_machine.ts";
 import { sshdAvailable } from "../../dev/sshd.ts";
@@ -96,10 +100,73 @@ Deno.test({
       );
     });
 
+    /** Whether every file of version `id` there matches its SHA-256 sum. */
+    const whole = (id: string) =>
+      asUser(
+        machine.user,
+        `cd "$HOME/.local/share/portal/${id}" && sha256sum -c --quiet SHA256SUMS && echo whole`,
+      ) === "whole";
+    /** The version the launcher there runs (its mark's). */
+    const launched = () =>
+      asUser(machine.user, 'sed -n "s/^# portal-launcher //p" "$HOME/.local/bin/portal"');
+
+    await t.step("a damaged version is found by its checksums and copied again", async () => {
+      asUser(machine.user, `printf x >> "$HOME/.local/share/portal/${id}/main.js"`);
+      assert(!whole(id), "main.js no longer matches its sum");
+      const run = await runCli(cli.path, ["remote", "install", "bare"], env);
+      assertEquals(run.code, 0, run.stderr);
+      assertMatch(run.stdout, /MB copied/);
+      assert(whole(id), "the version is whole again");
+    });
+
+    // Another version: a build, run as the npm package runs it (deno run --no-config main.js),
+    // labelled with another id as a later release's build would be.
+    const other = `${dir.path}/build`;
+    await build(other);
+    const relabel = async (label: string) => {
+      const manifest = JSON.parse(await Deno.readTextFile(`${other}/build.json`));
+      await Deno.writeTextFile(`${other}/build.json`, JSON.stringify({ ...manifest, id: label }));
+      return label;
+    };
+    const fromBuild = ["--no-config", `${other}/main.js`];
+
+    await t.step("a copy cut short puts nothing in place", async () => {
+      const cut = await relabel("0.0.1+cutshort0000");
+      // ssh that passes on only the first 200 kB of what Portal sends, then ends the stream.
+      await Deno.writeTextFile(`${dir.path}/cut-ssh`, '#!/bin/sh\nhead -c 200000 | ssh "$@"\n', {
+        mode: 0o755,
+      });
+      const run = await runCli(cli.path, ["remote", "install", "bare"], {
+        PORTAL_SSH_COMMAND: machine.sshCommand.replace(/^ssh /, `${dir.path}/cut-ssh `),
+      }, fromBuild);
+      assertEquals(run.code, 1, run.stdout);
+      assertMatch(run.stderr, /copying to bare failed .*nothing was put in place/);
+      const share = asUser(machine.user, 'ls -A "$HOME/.local/share/portal"');
+      assert(!share.includes(cut) && !share.includes(".incoming"), `nothing left: ${share}`);
+      assertEquals(launched(), id, "the launcher still runs the whole version");
+      assert(whole(id));
+    });
+
+    await t.step("another version, from a build, goes beside the first", async () => {
+      const next = await relabel("0.0.2+beside000000");
+      const run = await runCli(cli.path, ["remote", "install", "bare"], env, fromBuild);
+      assertEquals(run.code, 0, run.stderr);
+      assertMatch(run.stdout, /MB copied/);
+      assert(whole(id) && whole(next), "both versions are there, whole");
+      assertEquals(launched(), next);
+      await using portal = await Portal.start({ env });
+      const { step } = await pythonAnswers({
+        call: (name, args) =>
+          portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
+      });
+      assertEquals(step.output.trim().split("\n")[0], "42");
+    });
+
     await t.step("uninstall removes every version and the launcher", async () => {
       const run = await runCli(cli.path, ["remote", "uninstall", "bare"], env);
       assertEquals(run.code, 0, run.stderr);
       assertMatch(run.stdout, /removed .*\.local\/bin\/portal/);
+      assertEquals(run.stdout.match(/^removed .*\/share\/portal\/\d\S*\+/gm)?.length, 2);
       // Portal's data there (programs.db, the program registry) stays: it is the user's.
       const left = asUser(machine.user, 'ls -A "$HOME/.local/share/portal" "$HOME/.local/bin"');
       assert(!/\+|portal$|incoming/m.test(left), `no version and no launcher left: ${left}`);

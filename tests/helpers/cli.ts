@@ -17,16 +17,18 @@ export interface CliRun {
 /**
  * Runs `portal ARGS` in `dir` (its cwd; home, database, registry and runtime
  * directory inside it) to its end, then ends the host it started, if it did
- * (a host that ran before it is the caller's).
+ * (a host that ran before it is the caller's). `entry`: what `deno run -A`
+ * runs, main.ts unless told (a build: `["--no-config", "BUILD/main.js"]`).
  */
 export async function runCli(
   dir: string,
   args: string[],
   env: Record<string, string> = {},
+  entry: string[] = [MAIN],
 ): Promise<CliRun> {
   const before = hostPid(dir);
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
+    args: ["run", "-A", ...entry, ...args],
     cwd: dir,
     env: await serverEnv(dir, { env }),
     stdin: "null",

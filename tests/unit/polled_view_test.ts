@@ -49,7 +49,9 @@ Deno.test("a polled view: a screen replaces what was queued; a reply is bounded"
   const first = await view.poll(0, 1000);
   // Output the page has not taken, then a fresh screen: only the screen is left to send.
   send({ kind: "output", seq: 2, bytes: bytes("old") });
-  await new Promise((resolve) => setTimeout(resolve, 40)); // a frame: the feed delivers
+  // Queued when the feed's frame ends: a poll from the same cursor waits for it, acks nothing.
+  const queued = await view.poll(first.cursor, 10_000);
+  assertEquals(queued.events, [{ type: "output", data: btoa("old") }]);
   view.restart();
   const after = await view.poll(first.cursor, 1000);
   assertEquals(after.events.map((e) => e.type), ["screen"]);
