@@ -8,9 +8,10 @@
  * `~/.local/share/portal/<id>/` (`<id>`: version+digest, so versions sit side
  * by side), as a gzipped tar checked there against SHA-256 sums, then renamed
  * into place (a half-copied version never runs), with a launcher at
- * `~/.local/bin/portal` (written beside, then renamed). No shell file there
- * is edited: ssh runs the launcher by its path (ssh_command.ts). A second
- * install of the same build copies nothing.
+ * `~/.local/bin/portal` (written beside, then renamed, once the version has
+ * answered `--version` there). No shell file there is edited: ssh runs the
+ * launcher by its path (ssh_command.ts). A second install of the same build
+ * copies nothing.
  *
  * @module
  */
@@ -94,9 +95,16 @@ const PLACE = [
   'cd "$base"',
   'if [ -e "$1" ]; then mv "$1" "$tmp/replaced"; fi',
   'mv "$tmp/$1" "$1"',
+  // A version that does not run there (a Deno for another libc, a noexec home) goes again, and
+  // what it replaced comes back: the launcher moves only to a version that answers.
+  'if ! "$1/launcher" --version >"$tmp/said" 2>&1; then',
+  '  rm -rf "$1"; if [ -e "$tmp/replaced" ]; then mv "$tmp/replaced" "$1"; fi',
+  '  echo "it was copied whole but does not run there, so it was taken out again:" >&2',
+  '  cat "$tmp/said" >&2; exit 3',
+  "fi",
   'cp "$1/launcher" "$bin/.portal.new" && chmod 755 "$bin/.portal.new"',
   `mv -f "$bin/.portal.new" "$HOME/${LAUNCHER}"`,
-  `"$HOME/${LAUNCHER}" --version`,
+  'cat "$tmp/said"',
 ].join("\n");
 
 /** Removes every version (`<version>+<digest>`), what a copy left, and the launcher if it is ours. */

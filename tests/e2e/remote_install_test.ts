@@ -7,7 +7,8 @@
  * `machine` works, a second install copies nothing, a damaged version is found
  * by its checksums and copied again, a copy cut short puts nothing in place,
  * another version run from a build (as the npm package runs) goes beside the
- * first, uninstall removes them all, and PORTAL_REMOTE_INSTALL=auto sets the
+ * first, a version that cannot start there (a home mounted noexec) is taken
+ * out again with the launcher left as it was, uninstall removes them all, and PORTAL_REMOTE_INSTALL=auto sets the
  * machine up at the first process_start.
  *
  * @module
@@ -147,8 +148,9 @@ Deno.test({
       assert(whole(id));
     });
 
+    let next = "";
     await t.step("another version, from a build, goes beside the first", async () => {
-      const next = await relabel("0.0.2+beside000000");
+      next = await relabel("0.0.2+beside000000");
       const run = await runCli(cli.path, ["remote", "install", "bare"], env, fromBuild);
       assertEquals(run.code, 0, run.stderr);
       assertMatch(run.stdout, /MB copied/);
@@ -160,6 +162,29 @@ Deno.test({
           portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
       });
       assertEquals(step.output.trim().split("\n")[0], "42");
+    });
+
+    await t.step("a version that does not run there is taken out; the launcher stays", async () => {
+      // A home mounted noexec: the copy arrives whole and checked, but its Deno cannot start.
+      const share = `${asUser(machine.user, 'echo "$HOME"')}/.local/share/portal`;
+      const sh = (script: string) => new Deno.Command("sh", { args: ["-c", script] }).outputSync();
+      assert(
+        sh(`mount -t tmpfs -o noexec tmpfs "${share}" && chown ${machine.user} "${share}"`).success,
+      );
+      try {
+        const run = await runCli(cli.path, ["remote", "install", "bare"], env, fromBuild);
+        assertEquals(run.code, 1, run.stdout);
+        assertMatch(
+          run.stderr,
+          /does not run there, so it was taken out again:.*Permission denied/s,
+        );
+        const left = asUser(machine.user, `ls -A "${share}"`);
+        assertEquals(left, "", "nothing left of it");
+      } finally {
+        sh(`umount "${share}"`);
+      }
+      assertEquals(launched(), next, "the launcher still runs the version that answers");
+      assert(whole(next));
     });
 
     await t.step("uninstall removes every version and the launcher", async () => {
