@@ -81,7 +81,8 @@ For example \`claude mcp add -s user portal -- npx -y ${PACKAGE}\`.
 `;
 
 if (import.meta.main) {
-  const path = await pack(`${ROOT}dist`);
+  const at = Deno.args.indexOf("--out");
+  const path = await pack(at >= 0 ? Deno.args[at + 1] : `${ROOT}dist`);
   const { size } = await Deno.stat(path);
   console.error(`${(size / 1e6).toFixed(2)} MB`);
   console.log(path);

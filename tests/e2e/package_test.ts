@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { callTool, endHost, runtimeDirOf } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
-import { pack, PACKAGE } from "../../dev/package/pack.ts";
+import { PACKAGE } from "../../dev/package/pack.ts";
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { pythonAnswers } from "../helpers/python_repl.ts";
 import {
@@ -27,7 +27,16 @@ import { type Asset, ASSETS, PAGE } from "../../src/watch/assets.ts";
 
 const dir = await tempDir("portal-package-");
 Deno.test.afterAll(async () => await dir[Symbol.asyncDispose]());
-const tarball = await pack(`${dir.path}/dist`);
+// As a person packs it: `deno task pack`, whose last line is the tarball's path.
+const packed = await new Deno.Command(Deno.execPath(), {
+  args: ["task", "pack", "--out", `${dir.path}/dist`],
+  cwd: new URL("../..", import.meta.url),
+  stdout: "piped",
+  stderr: "piped",
+}).output();
+const said = new TextDecoder().decode(packed.stdout).trim().split("\n");
+if (!packed.success) throw new Error(`deno task pack: ${new TextDecoder().decode(packed.stderr)}`);
+const tarball = said.at(-1)!;
 /** npm's cache for the setting up (never the user's: HOME may be a test's, and must stay empty). */
 const setupEnv = {
   ...Deno.env.toObject(),
@@ -103,6 +112,10 @@ async function servesPython(name: string, command: string, args: string[], extra
 }
 
 posixTest("the package installed into a fresh npm prefix serves MCP with no registry", async () => {
+  assert(
+    tarball.startsWith(`${dir.path}/dist/`) && tarball.endsWith(".tgz"),
+    `deno task pack's last line is the tarball: ${said.join("\n")}`,
+  );
   const prefix = `${dir.path}/prefix`;
   await npm(["install", "--global", "--prefix", prefix, tarball]);
   await servesPython("installed", `${prefix}/bin/portal`, []);
