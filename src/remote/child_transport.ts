@@ -14,7 +14,7 @@
  * @module
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { delay } from "../async.ts";
+import { withTimeout } from "../async.ts";
 import { LineSplitter, LineTooLong } from "./line_splitter.ts";
 
 /** The end of stderr kept for the error messages. */
@@ -81,7 +81,7 @@ export class ChildTransport implements Transport {
 
   async close(): Promise<void> {
     await this.#writer.close().catch(() => {/* the child is gone */});
-    const ended = await Promise.race([this.exited, delay(EXIT_GRACE_MS).then(() => null)]);
+    const ended = await withTimeout(this.exited, EXIT_GRACE_MS, null);
     if (ended === null) {
       try {
         this.#child.kill("SIGTERM");
