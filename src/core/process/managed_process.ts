@@ -336,9 +336,9 @@ export class ManagedProcess implements Waitable {
    * Ends the program (and its process group or session); resolves once it is
    * gone. Once it has ended, ends its {@link hasLeftovers leftovers} instead.
    */
-  async kill(graceMs?: number): Promise<void> {
+  async kill(): Promise<void> {
     if (this.status === "running") this.#killing = true;
-    await this.#terminal.kill(graceMs);
+    await this.#terminal.kill();
     await this.ended;
   }
 

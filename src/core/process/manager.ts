@@ -31,7 +31,6 @@ import { PortalError } from "../../errors.ts";
 import { withTimeout } from "../../async.ts";
 import {
   DEFAULT_READ_WINDOW_MS,
-  KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
   STOP_DEADLINE_MS,
@@ -363,13 +362,13 @@ export class ProcessManager {
 
   /**
    * Server shutdown: kills every running process and every leftover, waiting
-   * at most `deadlineMs` for them, then closes the store whichever won, so
-   * every record written so far is committed.
+   * at most {@link SHUTDOWN_DEADLINE_MS} for them, then closes the store
+   * whichever won, so every record written so far is committed.
    */
-  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
+  async shutdown(): Promise<void> {
     try {
-      const killing = Promise.allSettled(this.#view.killable().map((p) => p.kill(KILL_GRACE_MS)));
-      await withTimeout(killing, deadlineMs, undefined);
+      const killing = Promise.allSettled(this.#view.killable().map((p) => p.kill()));
+      await withTimeout(killing, SHUTDOWN_DEADLINE_MS, undefined);
     } finally {
       // The screens read from the store as they catch up: they go first.
       for (const process of this.#view.visible()) process.dispose();

@@ -237,11 +237,11 @@ export class RecordStore {
     return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
   }
 
-  /** Raw records of one source after `afterSeq`, oldest first, until `maxBytes` are collected. */
-  raw(processId: number, source: Source, afterSeq: number, maxBytes: number): RawRecord[] {
+  /** Raw stdout records after `afterSeq`, oldest first, until `maxBytes` are collected. */
+  raw(processId: number, afterSeq: number, maxBytes: number): RawRecord[] {
     const base = processId * SEQ_SPAN;
     const bounds = [SEQ_SPAN, SEQ_SPAN, SEQ_SPAN].map((b) => base + b);
-    bounds[SOURCE_CODE[source]] = base + afterSeq;
+    bounds[SOURCE_CODE.stdout] = base + afterSeq;
     const out: RawRecord[] = [];
     let bytes = 0;
     for (const record of this.#scan(processId, base + afterSeq, bounds, false)) {
