@@ -86,9 +86,6 @@ const BOTH: OutputSource[] = ["stdout", "stderr"];
 const START_STEP: StepKind = { defaultWait: "none", sources: BOTH, expectIn: "unread" };
 const WRITE_STEP: StepKind = { defaultWait: "ready", sources: BOTH, expectIn: "new" };
 
-/** What a watch page may do with a process: follow it, take over its keyboard, record it. */
-export type Watched = WatchedProcess;
-
 /**
  * The processes one session sees: those it started, the kept ones, and those
  * no live session owns (`session.seesAll`: every one).
@@ -274,12 +271,12 @@ export class ProcessManager {
   }
 
   /** A process as its watch page sees it (nothing the page does counts as the agent's call). */
-  watched(id: number): Watched {
+  watched(id: number): WatchedProcess {
     return this.#view.get(id).watched;
   }
 
   /** Every process, as watch pages list them. */
-  watchedAll(): Watched[] {
+  watchedAll(): WatchedProcess[] {
     return this.#view.visible().map((p) => p.watched);
   }
 
