@@ -154,10 +154,10 @@ export function wide(text: string): Uint16Array<ArrayBuffer> {
   return units;
 }
 
-/** The handle stored at `offset` of `buf` (x64: 8 bytes, little-endian). */
-export function handleAt(buf: Uint8Array, offset = 0): Handle {
+/** The handle stored at the start of `buf` (x64: 8 bytes, little-endian). */
+export function handleAt(buf: Uint8Array): Handle {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  return Deno.UnsafePointer.create(view.getBigUint64(offset, true));
+  return Deno.UnsafePointer.create(view.getBigUint64(0, true));
 }
 
 /** The address of `buf`, as stored in a struct field. */

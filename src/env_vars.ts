@@ -9,19 +9,19 @@
  * import assert from "node:assert/strict";
  * import {
  *   ENV_VARS,
- *   maxOutputBytes,
+ *   MAX_OUTPUT_BYTES,
  *   readVar,
- *   retentionDays,
+ *   RETENTION_DAYS,
  *   sessionLimits,
  *   TASK_AFTER_MS,
  * } from "./env_vars.ts";
  *
  * assert.ok(ENV_VARS.some((v) => v.name === "PORTAL_TOKEN" && v.secret));
- * assert.equal(maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
- * assert.throws(() => maxOutputBytes({ PORTAL_MAX_OUTPUT_BYTES: "64M" }));
- * assert.equal(retentionDays({}), 7);
- * assert.equal(retentionDays({ PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
- * assert.throws(() => retentionDays({ PORTAL_RETENTION_DAYS: "a week" }));
+ * assert.equal(readVar(MAX_OUTPUT_BYTES, { PORTAL_MAX_OUTPUT_BYTES: "1048576" }), 1 << 20);
+ * assert.throws(() => readVar(MAX_OUTPUT_BYTES, { PORTAL_MAX_OUTPUT_BYTES: "64M" }));
+ * assert.equal(readVar(RETENTION_DAYS, {}), 7);
+ * assert.equal(readVar(RETENTION_DAYS, { PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
+ * assert.throws(() => readVar(RETENTION_DAYS, { PORTAL_RETENTION_DAYS: "a week" }));
  * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
  * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
  * assert.equal(readVar(TASK_AFTER_MS, {}), 3000);
@@ -248,16 +248,6 @@ export function envVar(name: string): EnvVar | undefined {
 /** `variable`'s value in `env`, parsed; throws on a bad one with a message naming it. */
 export function readVar<T>(variable: EnvVar<T>, env: Env = Deno.env.toObject()): T {
   return variable.parse(env[variable.name]?.trim() || undefined);
-}
-
-/** The per-process cap on stored records, in bytes (0: none): {@link MAX_OUTPUT_BYTES}. */
-export function maxOutputBytes(env: Env = Deno.env.toObject()): number {
-  return readVar(MAX_OUTPUT_BYTES, env);
-}
-
-/** How long an ended server's database is kept, in days: {@link RETENTION_DAYS}. */
-export function retentionDays(env: Env = Deno.env.toObject()): number {
-  return readVar(RETENTION_DAYS, env);
 }
 
 /**

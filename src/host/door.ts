@@ -187,7 +187,7 @@ export async function door(
   await Promise.race([
     toClient.catch(() => {}),
     toHost.then(
-      () => Promise.race([toClient, delay(SHUTDOWN_DEADLINE_MS + 1000)]),
+      () => withTimeout(toClient, SHUTDOWN_DEADLINE_MS + 1000, undefined),
       () => {},
     ),
   ]);
@@ -201,10 +201,11 @@ export async function door(
  */
 async function answerWithError(message: string): Promise<void> {
   const lines = new LineReader(Deno.stdin.readable.getReader());
-  const request = await Promise.race([
+  const request = await withTimeout(
     lines.json<{ id?: unknown }>().catch(() => undefined),
-    delay(ANSWER_WAIT_MS).then(() => undefined),
-  ]);
+    ANSWER_WAIT_MS,
+    undefined,
+  );
   if (request?.id === undefined) return;
   const error = { code: -32603, message };
   await Deno.stdout.write(encodeLine({ jsonrpc: "2.0", id: request.id, error })).catch(() => {});
@@ -261,7 +262,7 @@ async function startAndConnect(
     if (conn) return conn;
     if (!host && !inUse(address.socket)) host = startHost(address, env, args);
     const ended = host?.status ?? Promise.resolve(undefined);
-    const status = await Promise.race([ended, delay(RETRY_MS).then(() => undefined)]);
+    const status = await withTimeout(ended, RETRY_MS, undefined);
     if (status && !status.success) throw new HostFailed(address.log);
     if (status) host = undefined;
     if (Date.now() > deadline) {

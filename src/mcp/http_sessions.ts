@@ -30,6 +30,7 @@
  * ```
  * @module
  */
+import { IdleTimeouts } from "../core/process/idle_timeout.ts";
 
 /** What the table needs of a session: a way to end it (which deletes it from the table). */
 export interface Endable {
@@ -45,12 +46,13 @@ interface Entry<S> {
   open: number;
   /** `performance.now()` since when none is open. */
   idleSince: number;
-  timer?: ReturnType<typeof setTimeout>;
 }
 
 /** See the module doc. */
 export class SessionTable<S extends Endable> {
   readonly #entries = new Map<string, Entry<S>>();
+  /** Each session's idle timer, held off while a request of it is open. */
+  readonly #idle = new IdleTimeouts<string>((id) => this.#end(id, "idle"));
   readonly #idleMs: number;
   readonly #max: number;
   readonly #onEnd: (id: string, why: EndReason) => void;
@@ -76,14 +78,13 @@ export class SessionTable<S extends Endable> {
 
   /** Adds a session that has just started (its initialize request is answered). */
   add(id: string, session: S): void {
-    const entry: Entry<S> = { session, open: 0, idleSince: performance.now() };
-    this.#entries.set(id, entry);
-    this.#armIdle(id, entry);
+    this.#entries.set(id, { session, open: 0, idleSince: performance.now() });
+    this.#idle.arm(id, this.#idleMs);
   }
 
   /** Forgets session `id` (it ended). */
   delete(id: string): void {
-    clearTimeout(this.#entries.get(id)?.timer);
+    this.#idle.clear(id);
     this.#entries.delete(id);
   }
 
@@ -92,14 +93,13 @@ export class SessionTable<S extends Endable> {
     const entry = this.#entries.get(id);
     if (entry === undefined) return () => {};
     entry.open++;
-    clearTimeout(entry.timer);
+    this.#idle.hold(id);
     let closed = false;
     return () => {
-      if (closed) return;
+      if (closed || this.#entries.get(id) !== entry) return;
       closed = true;
-      if (--entry.open > 0 || this.#entries.get(id) !== entry) return;
-      entry.idleSince = performance.now();
-      this.#armIdle(id, entry);
+      if (--entry.open === 0) entry.idleSince = performance.now();
+      this.#idle.release(id, this.#idleMs);
     };
   }
 
@@ -122,13 +122,7 @@ export class SessionTable<S extends Endable> {
 
   /** Stops every idle timer (the server is stopping; it ends the sessions itself). */
   close(): void {
-    for (const entry of this.#entries.values()) clearTimeout(entry.timer);
-  }
-
-  #armIdle(id: string, entry: Entry<S>): void {
-    if (this.#idleMs === 0) return;
-    entry.timer = setTimeout(() => this.#end(id, "idle"), this.#idleMs);
-    Deno.unrefTimer(entry.timer);
+    for (const id of this.#entries.keys()) this.#idle.clear(id);
   }
 
   /** Ends session `id`: gone from the table at once, its processes on their way out. */

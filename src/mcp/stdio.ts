@@ -3,7 +3,7 @@
  * line, as the SDK's own transport reads them, but never more than
  * {@link REQUEST_MAX_BYTES} of one line. A
  * longer line is skipped as it streams in (only its first and last few KiB
- * are kept), answered with a JSON-RPC error when its id is found in them, and
+ * are kept: bounded_lines.ts), answered with a JSON-RPC error when its id is found in them, and
  * noted on stderr; the next line is read as usual. The SDK's transport threw
  * on such a line and closed itself with stdin paused: the request got no
  * reply, later ones neither, and the end of stdin (which stops the server)
@@ -12,18 +12,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { BoundedLines, requestId } from "./stdio.ts";
+ * import { requestId } from "./stdio.ts";
  *
- * const lines: string[] = [];
- * const skipped: number[] = [];
- * const reader = new BoundedLines(8, {
- *   line: (text) => lines.push(text),
- *   tooLong: ({ size }) => skipped.push(size),
- * });
- * const bytes = (s: string) => new TextEncoder().encode(s);
- * reader.push(bytes('{"a":1}\n{"b":'));
- * reader.push(bytes('"much too long"}\n{}\n'));
- * assert.deepEqual([lines, skipped], [['{"a":1}', "{}"], [21]]);
  * assert.equal(requestId('{"method":"tools/call","params":{"id":3}', '"id":3}},"jsonrpc":"2.0","id":7}'), 7);
  * assert.equal(requestId('{"jsonrpc":"2.0","id":"a","method":"x","params":{', '"id":3}}}'), "a");
  * ```
@@ -37,7 +27,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { yieldTurn } from "../async.ts";
-import { concatBytes } from "../bytes.ts";
+import { BoundedLines, type SkippedLine } from "../bounded_lines.ts";
 import {
   CONTENT_MAX_CHARS,
   REPLY_BACKLOG_BYTES,
@@ -48,85 +38,8 @@ import { envelopeError } from "./envelope.ts";
 
 const encoder = new TextEncoder();
 
-/** Bytes kept of each end of a skipped line: where a request's id usually is. */
-const KEPT_BYTES = 4096;
 /** JSON-RPC's "Invalid Request". */
 const INVALID_REQUEST = -32600;
-
-/** A line too long to read: its size, and its first and last {@link KEPT_BYTES}. */
-export interface SkippedLine {
-  size: number;
-  head: string;
-  tail: string;
-}
-
-/** Splits a byte stream into lines of at most `maxBytes`; longer ones are skipped, not kept. */
-export class BoundedLines {
-  readonly #max: number;
-  readonly #on: { line(text: string): void; tooLong(skipped: SkippedLine): void };
-  #parts: Uint8Array[] = [];
-  #size = 0;
-  #skipping: { head: Uint8Array; tail: Uint8Array; size: number } | null = null;
-
-  constructor(
-    maxBytes: number,
-    on: { line(text: string): void; tooLong(skipped: SkippedLine): void },
-  ) {
-    this.#max = maxBytes;
-    this.#on = on;
-  }
-
-  push(chunk: Uint8Array): void {
-    for (let start = 0; start < chunk.length;) {
-      const newline = chunk.indexOf(0x0a, start);
-      this.#take(chunk.subarray(start, newline < 0 ? chunk.length : newline));
-      if (newline < 0) return;
-      this.#endLine();
-      start = newline + 1;
-    }
-  }
-
-  #take(part: Uint8Array): void {
-    if (part.length === 0) return;
-    if (this.#skipping) {
-      const skipping = this.#skipping;
-      skipping.size += part.length;
-      skipping.tail = concatBytes([skipping.tail, part]).slice(-KEPT_BYTES);
-      return;
-    }
-    if (this.#size + part.length <= this.#max) {
-      this.#parts.push(part.slice());
-      this.#size += part.length;
-      return;
-    }
-    const all = concatBytes([...this.#parts, part]);
-    this.#skipping = {
-      head: all.slice(0, KEPT_BYTES),
-      tail: all.slice(-KEPT_BYTES),
-      size: all.length,
-    };
-    this.#parts = [];
-    this.#size = 0;
-  }
-
-  #endLine(): void {
-    const skipping = this.#skipping;
-    if (skipping) {
-      this.#skipping = null;
-      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      this.#on.tooLong({
-        size: skipping.size,
-        head: text(skipping.head),
-        tail: text(skipping.tail),
-      });
-      return;
-    }
-    const line = new TextDecoder().decode(concatBytes(this.#parts));
-    this.#parts = [];
-    this.#size = 0;
-    this.#on.line(line.endsWith("\r") ? line.slice(0, -1) : line);
-  }
-}
 
 /**
  * Where a {@link LineTransport} reads and writes: stdin and stdout

@@ -8,14 +8,14 @@
  *
  * What the other side sends is bounded: a line (one message) longer than
  * {@link LINE_MAX_BYTES} ends the link at once (the child is killed), and
- * {@link ChildTransport.failure} says so; lines are split in linear time
- * (line_splitter.ts), so a flood costs this process no more than the bound.
+ * {@link ChildTransport.failure} says so, as soon as the bound is passed
+ * (bounded_lines.ts), so a flood costs this process no more than the bound.
  *
  * @module
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { delay } from "../async.ts";
-import { LineSplitter, LineTooLong } from "./line_splitter.ts";
+import { withTimeout } from "../async.ts";
+import { BoundedLines } from "../bounded_lines.ts";
 
 /** The end of stderr kept for the error messages. */
 const STDERR_KEPT = 4096;
@@ -81,7 +81,7 @@ export class ChildTransport implements Transport {
 
   async close(): Promise<void> {
     await this.#writer.close().catch(() => {/* the child is gone */});
-    const ended = await Promise.race([this.exited, delay(EXIT_GRACE_MS).then(() => null)]);
+    const ended = await withTimeout(this.exited, EXIT_GRACE_MS, null);
     if (ended === null) {
       try {
         this.#child.kill("SIGTERM");
@@ -91,27 +91,33 @@ export class ChildTransport implements Transport {
   }
 
   async #readStdout(): Promise<void> {
-    const lines = new LineSplitter(LINE_MAX_BYTES);
-    try {
-      for await (const chunk of this.#child.stdout) {
-        for (const line of lines.push(chunk)) {
-          if (line.trim() === "") continue;
-          try {
-            this.onmessage?.(JSON.parse(line));
-          } catch (error) {
-            this.onerror?.(error as Error);
-          }
+    const lines = new BoundedLines(LINE_MAX_BYTES, {
+      line: (line) => {
+        if (this.#failure !== undefined || line.trim() === "") return;
+        try {
+          this.onmessage?.(JSON.parse(line));
+        } catch (error) {
+          this.onerror?.(error as Error);
         }
-      }
-    } catch (error) {
-      if (error instanceof LineTooLong) {
-        // Leaving the loop cancels the stream: nothing more is read or held.
+      },
+      skipping: () => {
         this.#failure = `it sent a line over ${LINE_MAX_BYTES / 1024 / 1024} MiB, ` +
           "longer than any Portal reply";
+      },
+      tooLong: () => {},
+    });
+    try {
+      for await (const chunk of this.#child.stdout) {
+        lines.push(chunk);
+        if (this.#failure === undefined) continue;
         try {
           this.#child.kill("SIGKILL");
         } catch { /* ended meanwhile */ }
+        this.onerror?.(new Error(this.#failure));
+        // Leaving the loop cancels the stream: nothing more is read or held.
+        break;
       }
+    } catch (error) {
       this.onerror?.(error as Error);
     }
     await this.exited;

@@ -15,6 +15,7 @@
 import { Client, type Progress } from "@modelcontextprotocol/client";
 import { processState, PROGRESS_STATE_META } from "../core/model/schema.ts";
 import type { CallControl } from "../core/steps/step.ts";
+import { withTimeout } from "../async.ts";
 import { ERROR_META_KEY, type ErrorData, type ErrorKind, PortalError } from "../errors.ts";
 import { MAX_TIMEOUT_MS, WAIT_MS } from "../limits.ts";
 import { ChildTransport } from "./child_transport.ts";
@@ -94,13 +95,14 @@ export class RemoteLink {
     });
     const secrets = new SecretRelay();
     client.setRequestHandler("elicitation/create", (request) => secrets.answer(request));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const outcome = await Promise.race([
-      client.connect(child).then(() => "connected" as const, () => "failed" as const),
-      child.exited.then(() => "exited" as const),
-      new Promise<"late">((resolve) => timer = setTimeout(resolve, OPEN_TIMEOUT_MS, "late")),
-    ]);
-    clearTimeout(timer);
+    const outcome = await withTimeout(
+      Promise.race([
+        client.connect(child).then(() => "connected" as const, () => "failed" as const),
+        child.exited.then(() => "exited" as const),
+      ]),
+      OPEN_TIMEOUT_MS,
+      "late" as const,
+    );
     if (outcome === "connected") {
       const info = client.getServerVersion();
       if (info?.name === "portal") {

@@ -18,7 +18,7 @@ import {
 } from "../core/store/database_file.ts";
 import { dataDir, recordsDbPath, recordsDir } from "../core/store/paths.ts";
 import { RecordStore } from "../core/store/record_store.ts";
-import { readVar, REMOTE_UNREACHABLE_S, retentionDays, TASK_AFTER_MS } from "../env_vars.ts";
+import { readVar, REMOTE_UNREACHABLE_S, RETENTION_DAYS, TASK_AFTER_MS } from "../env_vars.ts";
 import { SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import type { Log } from "../mcp/logging.ts";
 import { Tasks } from "../mcp/tasks/tasks.ts";
@@ -48,7 +48,7 @@ export function openShared(
     if (options.adoptEarlier) {
       // One file for every client: ended processes leave it after the retention period, as
       // old per-server files do.
-      shared.store.removeEndedBefore(retentionDays(paths) * 86_400_000);
+      shared.store.removeEndedBefore(readVar(RETENTION_DAYS, paths) * 86_400_000);
       const adopted = shared.pool.adoptEarlier() + shared.remote.adoptEarlier();
       if (adopted > 0) log.stderr("info", "host", `${adopted} processes of an earlier host listed`);
     }
@@ -90,7 +90,7 @@ export class Shared {
 
   constructor(paths: Record<string, string>, log: Log, watch: WatchService) {
     this.dbPath = recordsDbPath(paths);
-    const retentionMs = retentionDays(paths) * 86_400_000;
+    const retentionMs = readVar(RETENTION_DAYS, paths) * 86_400_000;
     removeOldRecords(recordsDir(paths), retentionMs, { keep: this.dbPath });
     this.#file = claimRecordsFile(this.dbPath);
     try {

@@ -17,7 +17,7 @@
  */
 import { PortalError } from "../errors.ts";
 import { CONTENT_MAX_CHARS } from "../limits.ts";
-import type { Watched } from "../core/process/manager.ts";
+import type { WatchedProcess } from "../core/watch/watched_process.ts";
 import { BACKLOG_BYTES, type FeedSink, LiveFeed } from "../core/watch/live_feed.ts";
 import type { WatchScope } from "./scope.ts";
 
@@ -34,7 +34,7 @@ type FromPage =
 export function servePage(socket: WebSocket, scope: WatchScope): void {
   /** This page, as the processes know it when it holds their keyboard. */
   const page = {};
-  let watched: { process: Watched; feed: LiveFeed } | null = null;
+  let watched: { process: WatchedProcess; feed: LiveFeed } | null = null;
   let lastList = "";
 
   const send = (message: Record<string, unknown>) => {

@@ -11,13 +11,12 @@
  */
 import { PortalError } from "../errors.ts";
 import { generateToken, sameInConstantTime } from "../http_guard.ts";
-import type { Watched } from "../core/process/manager.ts";
 import type { Session } from "../core/process/pool.ts";
-import type { ListedProcess } from "../core/watch/watched_process.ts";
+import type { ListedProcess, WatchedProcess } from "../core/watch/watched_process.ts";
 
 /** Where a scope finds its processes (a ProcessManager). */
 export interface ProcessSource {
-  watchedAll(): Watched[];
+  watchedAll(): WatchedProcess[];
   /** The client whose processes they are (a ProcessManager's): what it runs elsewhere too. */
   readonly session?: Session;
 }
@@ -53,8 +52,8 @@ export class WatchScope {
   }
 
   /** Every process of the scope, by id. */
-  processes(): Watched[] {
-    const byId = new Map<number, Watched>();
+  processes(): WatchedProcess[] {
+    const byId = new Map<number, WatchedProcess>();
     for (const source of this.#sources()) {
       for (const process of source.watchedAll()) byId.set(process.id, process);
     }
@@ -90,7 +89,7 @@ export class WatchScope {
   }
 
   /** The process with `id`, or a clear error. */
-  find(id: number): Watched {
+  find(id: number): WatchedProcess {
     const process = this.processes().find((p) => p.id === id);
     if (process === undefined) {
       throw new PortalError(

@@ -128,7 +128,7 @@ Deno.test("record store: every query over packed frames equals the same query ov
         );
         if (i % 3 === 0) store.flush();
         const from = cursor();
-        const raw = store.raw(id, "stdout", from, 1 + rand.int(100_000));
+        const raw = store.raw(id, from, 1 + rand.int(100_000));
         const expected = model.records.get(id)!.filter((r) =>
           r.source === "stdout" && r.seq > from
         );
@@ -169,7 +169,7 @@ Deno.test("record store: the cap drops whole frames oldest first, never past kee
     assertEquals(dropped.map((d) => d.seq), dropped.map((_, i) => i + 1));
     assertEquals(dropped.map((d) => d.bytes), sizes.slice(0, dropped.length));
     assert(dropped.length > 0 && dropped.at(-1)!.seq <= keepAfter);
-    const kept = store.raw(1, "stdout", 0, Infinity);
+    const kept = store.raw(1, 0, Infinity);
     assertEquals(kept[0].seq, dropped.length + 1);
     assertEquals(kept.length, 4000 - dropped.length);
     const bytes = kept.reduce((sum, r) => sum + r.bytes.length, 0);

@@ -1,6 +1,6 @@
 /**
  * What a remote Portal sends, checked in-process (no server, no ssh): its
- * lines split in linear time and bounded (src/remote/line_splitter.ts), its
+ * lines split and bounded (src/bounded_lines.ts), its
  * replies checked by the tool's output schema with this side's ids
  * (src/remote/relayed_reply.ts). The end-to-end cases are in
  * tests/e2e/remote_hostile_test.ts.
@@ -9,7 +9,7 @@
  */
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { killAllResult, processDetails, processList } from "../../src/core/model/schema.ts";
-import { LineSplitter, LineTooLong } from "../../src/remote/line_splitter.ts";
+import { BoundedLines } from "../../src/bounded_lines.ts";
 import { relayedReply } from "../../src/remote/relayed_reply.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -43,32 +43,46 @@ const summary = (id: number, machine?: string) => ({
   ...machine === undefined ? {} : { machine },
 });
 
+/** Lines of at most `maxBytes`, as a remote link reads them: each one heard, and each skip. */
+function lineReader(maxBytes: number) {
+  const heard: string[] = [];
+  const reader = new BoundedLines(maxBytes, {
+    line: (text) => heard.push(text),
+    skipping: () => heard.push("(skipping)"),
+    tooLong: () => {},
+  });
+  return (chunk: Uint8Array) => {
+    reader.push(chunk);
+    return heard.splice(0);
+  };
+}
+
 Deno.test("lines: a character split across chunks, empty lines, a line exactly at the bound", () => {
-  const lines = new LineSplitter(8);
+  const push = lineReader(8);
   const euro = bytes("€"); // three bytes
-  assertEquals(lines.push(euro.subarray(0, 1)), []);
-  assertEquals(lines.push(euro.subarray(1)), []);
-  assertEquals(lines.push(bytes("12345\n\n")), ["€12345", ""]);
-  assertEquals(lines.push(bytes("12345678\n")), ["12345678"]);
+  assertEquals(push(euro.subarray(0, 1)), []);
+  assertEquals(push(euro.subarray(1)), []);
+  assertEquals(push(bytes("12345\n\n")), ["€12345", ""]);
+  assertEquals(push(bytes("12345678\n")), ["12345678"]);
 });
 
-Deno.test("lines: past the bound it throws, holds nothing, and reads on after", () => {
-  const lines = new LineSplitter(4);
-  assertEquals(lines.push(bytes("abc")), []);
-  assertEquals(thrown(() => lines.push(bytes("de"))) instanceof LineTooLong, true);
-  assertEquals(lines.push(bytes("\nok\n")), ["", "ok"]);
+Deno.test("lines: past the bound it says so at once, holds nothing, and reads on after", () => {
+  const push = lineReader(4);
+  assertEquals(push(bytes("abc")), []);
+  assertEquals(push(bytes("de")), ["(skipping)"]);
+  assertEquals(push(bytes("\nok\n")), ["ok"]);
 });
 
 Deno.test("lines: one line per chunk, and one line over 255 chunks, each whole", () => {
-  const lines = new LineSplitter(16 << 20);
+  const push = lineReader(16 << 20);
   const chunk = new Uint8Array(64 << 10).fill(0x78);
   chunk[chunk.length - 1] = 0x0a;
   let count = 0;
-  for (let i = 0; i < 64; i++) count += lines.push(chunk).length;
+  for (let i = 0; i < 64; i++) count += push(chunk).length;
   assertEquals(count, 64);
   const plain = new Uint8Array(64 << 10).fill(0x78);
-  for (let i = 0; i < 255; i++) assertEquals(lines.push(plain), []);
-  const [line] = lines.push(bytes("\n"));
+  for (let i = 0; i < 255; i++) assertEquals(push(plain), []);
+  const [line] = push(bytes("\n"));
   assertEquals(line.length, 255 * (64 << 10));
 });
 

@@ -170,7 +170,9 @@ export const personInput = z.string().optional();
 /** A command a shell ran, as its shell integration marks told it. */
 export const shellCommand = z.object({
   line: z.string(),
+  /** null when the shell did not say (a prompt came without an end mark). */
   exit_code: z.number().nullable(),
+  /** The shell's directory when the command ended, when the shell reports it. */
   cwd: z.string().nullable(),
   duration_ms: z.number(),
 });

@@ -1,7 +1,9 @@
 /**
- * The idle timeout of `process_start`'s `timeout_ms`: a running process that
- * nobody reads from or writes to for that long is ended and removed. A wait
- * in progress counts as attention: the agent is there, only waiting.
+ * Idle timers held off by waits. The idle timeout of `process_start`'s
+ * `timeout_ms`: a running process that nobody reads from or writes to for
+ * that long is ended and removed; a wait in progress counts as attention:
+ * the agent is there, only waiting. An HTTP session's, the same way: it
+ * ends once idle that long, and an open request holds it off.
  *
  * @example
  * ```ts
@@ -27,7 +29,7 @@ interface Entry {
   waits: number;
 }
 
-/** Idle timers keyed by process; `onExpire` runs when one fires. */
+/** Idle timers by key (a process, an HTTP session); `onExpire` runs when one fires. */
 export class IdleTimeouts<K> {
   readonly #entries = new Map<K, Entry>();
   readonly #onExpire: (key: K) => void;

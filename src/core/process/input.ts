@@ -9,7 +9,12 @@
  * @module
  */
 import { PortalError } from "../../errors.ts";
-import type { InputState, Terminal } from "../../terminal/terminal.ts";
+import type {
+  InputState,
+  InterruptDelivery,
+  InterruptKind,
+  Terminal,
+} from "../../terminal/terminal.ts";
 import { keyBytes } from "../input/keys.ts";
 import { asksForSecret } from "../input/password_prompt.ts";
 import type { Secrets } from "../input/secrets.ts";
@@ -202,7 +207,7 @@ export class ProcessInput {
    * A console event: on a PTY the key is typed (^C, or ^\ for a break) and
    * the line discipline signals; on pipes the equivalent signal is sent.
    */
-  interrupt(kind: "ctrl_c" | "ctrl_break"): { signal: string; delivered_to: string } {
+  interrupt(kind: InterruptKind): InterruptDelivery {
     this.#noteInput();
     const delivery = this.#target.terminal.interrupt(kind);
     this.lastInputAt = performance.now();

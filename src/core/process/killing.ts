@@ -8,14 +8,14 @@
  */
 import { withTimeout } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
-import { KILL_DEADLINE_MS, KILL_GRACE_MS } from "../../limits.ts";
+import { KILL_DEADLINE_MS } from "../../limits.ts";
 import type { KillAllResult } from "../model/schema.ts";
 import type { ManagedProcess } from "./managed_process.ts";
 
 /** Kills `process`, or throws once it outlives SIGKILL by {@link KILL_DEADLINE_MS}. */
 export async function killWithin(process: ManagedProcess): Promise<void> {
   const gone = await withTimeout(
-    process.kill(KILL_GRACE_MS).then(() => true),
+    process.kill().then(() => true),
     KILL_DEADLINE_MS,
     false,
   );

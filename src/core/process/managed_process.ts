@@ -27,6 +27,7 @@ import type {
   ProcessState,
   ScreenRequest,
   ScreenSnapshot,
+  ShellCommand,
   Status,
 } from "../model/schema.ts";
 import type { Screen, TerminalModes } from "../screen/screen.ts";
@@ -36,7 +37,7 @@ import { readiness, type Waitable } from "../steps/wait.ts";
 import { Viewers } from "../watch/viewers.ts";
 import { WatchedProcess } from "../watch/watched_process.ts";
 import type { Injection } from "../shell/injection.ts";
-import { type Command, type MarkReadiness, ShellTracker } from "../shell/tracker.ts";
+import { type MarkReadiness, ShellTracker } from "../shell/tracker.ts";
 
 /** How a process comes to be: a program started now, or one an earlier host held (pool.ts). */
 export interface Origin {
@@ -215,7 +216,7 @@ export class ManagedProcess implements Waitable {
   }
 
   /** The commands the shell finished since the last call, oldest first. */
-  takeFinishedCommands(): Command[] {
+  takeFinishedCommands(): ShellCommand[] {
     return this.#shell.takeFinished();
   }
 
@@ -336,9 +337,9 @@ export class ManagedProcess implements Waitable {
    * Ends the program (and its process group or session); resolves once it is
    * gone. Once it has ended, ends its {@link hasLeftovers leftovers} instead.
    */
-  async kill(graceMs?: number): Promise<void> {
+  async kill(): Promise<void> {
     if (this.status === "running") this.#killing = true;
-    await this.#terminal.kill(graceMs);
+    await this.#terminal.kill();
     await this.ended;
   }
 

@@ -31,7 +31,6 @@ import { PortalError } from "../../errors.ts";
 import { withTimeout } from "../../async.ts";
 import {
   DEFAULT_READ_WINDOW_MS,
-  KILL_GRACE_MS,
   MAX_CHARS,
   SHUTDOWN_DEADLINE_MS,
   STOP_DEADLINE_MS,
@@ -86,9 +85,6 @@ const BOTH: OutputSource[] = ["stdout", "stderr"];
 /** The steps of process_start (process_read_new's, on its sources) and of process_write. */
 const START_STEP: StepKind = { defaultWait: "none", sources: BOTH, expectIn: "unread" };
 const WRITE_STEP: StepKind = { defaultWait: "ready", sources: BOTH, expectIn: "new" };
-
-/** What a watch page may do with a process: follow it, take over its keyboard, record it. */
-export type Watched = WatchedProcess;
 
 /**
  * The processes one session sees: those it started, the kept ones, and those
@@ -275,12 +271,12 @@ export class ProcessManager {
   }
 
   /** A process as its watch page sees it (nothing the page does counts as the agent's call). */
-  watched(id: number): Watched {
+  watched(id: number): WatchedProcess {
     return this.#view.get(id).watched;
   }
 
   /** Every process, as watch pages list them. */
-  watchedAll(): Watched[] {
+  watchedAll(): WatchedProcess[] {
     return this.#view.visible().map((p) => p.watched);
   }
 
@@ -363,13 +359,13 @@ export class ProcessManager {
 
   /**
    * Server shutdown: kills every running process and every leftover, waiting
-   * at most `deadlineMs` for them, then closes the store whichever won, so
-   * every record written so far is committed.
+   * at most {@link SHUTDOWN_DEADLINE_MS} for them, then closes the store
+   * whichever won, so every record written so far is committed.
    */
-  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
+  async shutdown(): Promise<void> {
     try {
-      const killing = Promise.allSettled(this.#view.killable().map((p) => p.kill(KILL_GRACE_MS)));
-      await withTimeout(killing, deadlineMs, undefined);
+      const killing = Promise.allSettled(this.#view.killable().map((p) => p.kill()));
+      await withTimeout(killing, SHUTDOWN_DEADLINE_MS, undefined);
     } finally {
       // The screens read from the store as they catch up: they go first.
       for (const process of this.#view.visible()) process.dispose();

@@ -27,7 +27,6 @@
  * ```
  * @module
  */
-import { KILL_GRACE_MS } from "../../limits.ts";
 import { FULL_ACCESS, type Policy, policyOfView, type PolicyView } from "../policy/policy.ts";
 import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
@@ -96,7 +95,7 @@ export class ProcessPool {
     if (process.watched.controlledBy === "person") {
       return this.#idle.arm(process, process.spec.timeout_ms);
     }
-    await process.kill(KILL_GRACE_MS);
+    await process.kill();
     if (this.get(process.id)?.process === process) this.remove(process, "cleaned up");
   });
 
@@ -223,7 +222,7 @@ export class ProcessPool {
     const leaving = own.filter((entry) => !entry.process.spec.keep).map((e) => e.process);
     // Said from now, not once the kill is done: a call meanwhile hears where the process went.
     for (const process of leaving) this.#gone.set(process.id, "left with its client");
-    await Promise.allSettled(leaving.map((process) => process.kill(KILL_GRACE_MS)));
+    await Promise.allSettled(leaving.map((process) => process.kill()));
     for (const process of leaving) {
       if (this.get(process.id)?.process !== process) continue;
       if (options.deleteRecords) this.remove(process, "left with its client");

@@ -229,7 +229,7 @@ export class ProcessRecords {
    * all stored.
    */
   #drawn(afterSeq: number, cols: number, maxChars: number): string | null {
-    const records = this.#store.raw(this.#id, "stdout", afterSeq, DRAWN_MAX_BYTES + 1);
+    const records = this.#store.raw(this.#id, afterSeq, DRAWN_MAX_BYTES + 1);
     const bytes = records.reduce((n, r) => n + r.bytes.length, 0);
     if (bytes > DRAWN_MAX_BYTES || (records.at(-1)?.seq ?? afterSeq) < this.#outputSeq) return null;
     const decoder = new TextDecoder();

@@ -19,7 +19,7 @@ export function processScreen(
 ): Screen {
   const cap = store.maxOutputBytes;
   const screen = new Screen(size.cols, size.rows, {
-    backlog: (afterSeq, maxBytes) => store.raw(id, "stdout", afterSeq, maxBytes),
+    backlog: (afterSeq, maxBytes) => store.raw(id, afterSeq, maxBytes),
     maxLag: cap > 0 ? Math.ceil(cap / 4) : Infinity,
   });
   screen.onReply((data) => answer(new TextEncoder().encode(data)));

@@ -55,6 +55,7 @@ import { tmpdir } from "node:os";
 import process from "node:process";
 import { processRuns } from "../../terminal/backends.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
+import type { SpawnOptions } from "../../terminal/terminal.ts";
 import { shellQuote } from "../text/shell_quote.ts";
 import { hooksFor, newMarkKey } from "./hooks.ts";
 
@@ -101,11 +102,7 @@ export interface Injection {
 }
 
 /** What is launched: the program, its arguments, the variables set over the server's. */
-interface Launch {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
+type Launch = Pick<SpawnOptions, "command" | "args" | "env">;
 
 /**
  * What a program of `spec` is launched with, and its injection if any: on a
@@ -120,7 +117,7 @@ export function launchWith<S extends Launch & { pty: boolean }>(
   environment?: Record<string, string>,
   sandbox?: Sandbox,
 ): {
-  launch: S & { baseEnv?: Record<string, string>; sandbox?: Sandbox };
+  launch: S & Pick<SpawnOptions, "baseEnv" | "sandbox">;
   injection: Injection | null;
 } {
   const env = { ...spec.pty ? { TERM: "xterm-256color" } : {}, ...spec.env };

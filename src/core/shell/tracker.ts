@@ -52,18 +52,9 @@
  * ```
  * @module
  */
+import type { ShellCommand } from "../model/schema.ts";
 import { EchoLine } from "./echo_line.ts";
 import { type Mark, MarkParser } from "./marks.ts";
-
-/** One command the shell ran, as the step replies and process_inspect give it. */
-export interface Command {
-  line: string;
-  /** null when the shell did not say (a prompt came without an end mark). */
-  exit_code: number | null;
-  /** The shell's directory when the command ended, when the shell reports it. */
-  cwd: string | null;
-  duration_ms: number;
-}
 
 /** What the marks say about a wait: ready at a prompt, busy in a command, or nothing. */
 export type MarkReadiness = "prompt" | "command" | null;
@@ -115,8 +106,8 @@ export class ShellTracker {
   #inputTick = 0;
   #inputViaRelay = false;
   /** Finished and not yet taken; the newest stays as `last` after a take. */
-  #unreported: Command[] = [];
-  #last: Command | null = null;
+  #unreported: ShellCommand[] = [];
+  #last: ShellCommand | null = null;
   /** Whether the last finished command may still learn its directory (before the next prompt). */
   #lastAwaitsCwd = false;
   #onPromptStart: ((seq: number, rest: Uint8Array) => void) | null = null;
@@ -195,12 +186,12 @@ export class ShellTracker {
   }
 
   /** The last command that finished. */
-  get last(): Command | null {
+  get last(): ShellCommand | null {
     return this.#last;
   }
 
   /** The commands that finished since the last call, oldest first. */
-  takeFinished(): Command[] {
+  takeFinished(): ShellCommand[] {
     const finished = this.#unreported;
     this.#unreported = [];
     return finished;
@@ -283,7 +274,7 @@ export class ShellTracker {
   #finish(exitCode: number | null, durationMs?: number): void {
     const open = this.#open!;
     this.#open = null;
-    const command: Command = {
+    const command: ShellCommand = {
       line: open.line,
       exit_code: exitCode,
       cwd: this.#cwd,

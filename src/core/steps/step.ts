@@ -17,9 +17,14 @@
 import { PortalError } from "../../errors.ts";
 import { QUIET_MS, STEP_MAX_CHARS, WAIT_MS } from "../../limits.ts";
 import type { ExitInfo, OutputSource } from "../../terminal/terminal.ts";
-import type { ProcessState, ScreenSnapshot, StepReply, WaitRequest } from "../model/schema.ts";
+import type {
+  ProcessState,
+  ScreenSnapshot,
+  ShellCommand,
+  StepReply,
+  WaitRequest,
+} from "../model/schema.ts";
 import type { TerminalModes } from "../screen/screen.ts";
-import type { Command } from "../shell/tracker.ts";
 import { Pattern } from "../pattern/pattern.ts";
 import { type Waitable, waitForProgram, type WaitOutcome } from "./wait.ts";
 import { leaveOutEcho } from "../output/echo.ts";
@@ -90,7 +95,7 @@ export interface Steppable extends Waitable {
   readonly exit: ExitInfo | null;
   state(quietMs: number): ProcessState;
   /** The shell's commands finished since last asked (shell/tracker.ts). */
-  takeFinishedCommands(): Command[];
+  takeFinishedCommands(): ShellCommand[];
   /** The screen's input modes (PTY), else null. */
   modes(): Promise<TerminalModes> | null;
   screen(options: Record<never, never>): Promise<ScreenSnapshot>;

@@ -16,19 +16,6 @@ import { ProcessesTable } from "./processes_table.ts";
 import { StoredFrames } from "./frames/stored_frames.ts";
 import { prepareStatements, SEQ_SPAN } from "./tables.ts";
 
-/** One process's row as the file keeps it. */
-interface ProcessRow {
-  id: number;
-  command: string;
-  args: string;
-  pty: number;
-  status: "running" | "exited" | "killed";
-  exit_code: number | null;
-  exit_signal: string | null;
-  started_at: string;
-  ended_at: string | null;
-}
-
 /** A records database, read-only. */
 export class DatabaseReader {
   readonly path: string;
@@ -65,7 +52,7 @@ export class DatabaseReader {
 
   /** The recording of PTY process `id`; a clear error for an unknown id or a pipe process. */
   recording(id: number): Recording {
-    const row = this.#row(id);
+    const row = readLive(() => this.#rows.row(id));
     if (row === undefined) {
       throw new PortalError(`${this.path} has no process ${id}.`, "not_found", { id });
     }
@@ -79,7 +66,7 @@ export class DatabaseReader {
     }
     const base = id * SEQ_SPAN;
     return readLive(() => ({
-      process: { ...row, args: JSON.parse(row.args) },
+      process: row,
       sizes: this.#rows.sizes(id),
       records: this.#frames.records(base, base, [base, base, base], false),
     }));
@@ -87,14 +74,5 @@ export class DatabaseReader {
 
   close(): void {
     this.#db.close();
-  }
-
-  #row(id: number): ProcessRow | undefined {
-    return readLive(() =>
-      this.#db.prepare(
-        `SELECT id, command, args, pty, status, exit_code, exit_signal, started_at, ended_at
-        FROM processes WHERE id = ?`,
-      ).get(id)
-    ) as ProcessRow | undefined;
   }
 }

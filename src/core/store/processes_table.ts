@@ -120,38 +120,14 @@ export class ProcessesTable {
     const rows = this.#db.prepare(
       `SELECT * FROM processes WHERE (keep = 1 OR status = 'running')
         AND host IS ${remote ? "NOT NULL" : "NULL"} ORDER BY id`,
-    ).all() as Record<string, string | number | null>[];
-    return rows.map((row) => ({
-      ...row.host === null ? {} : { machine: String(row.host), remote_id: Number(row.remote_id) },
-      id: Number(row.id),
-      name: row.name === null ? null : String(row.name),
-      command: String(row.command),
-      os_pid: Number(row.os_pid),
-      status: row.status as ProcessDetails["status"],
-      state: "exited",
-      pty: row.pty === 1,
-      keep: row.keep === 1,
-      timeout_ms: Number(row.timeout_ms),
-      inactive_duration_ms: 0,
-      io_count: 0,
-      args: JSON.parse(String(row.args)),
-      cwd: String(row.cwd),
-      env: JSON.parse(String(row.env)),
-      cols: null,
-      rows: null,
-      exit_code: row.exit_code === null ? null : Number(row.exit_code),
-      exit_signal: row.exit_signal === null ? null : String(row.exit_signal),
-      core_dumped: false,
-      started_at: String(row.started_at),
-      ended_at: row.ended_at === null ? null : String(row.ended_at),
-      stdout_count: 0,
-      stderr_count: 0,
-      stdin_count: 0,
-      controlled_by: "agent",
-      shell_integration: "off",
-      last_command: null,
-      ...row.policy === null ? {} : { policy: JSON.parse(String(row.policy)) },
-    }));
+    ).all() as Columns[];
+    return rows.map(rowOf);
+  }
+
+  /** Process `id`'s row as written, if the file has one. */
+  row(id: number): ProcessRow | undefined {
+    const row = this.#db.prepare("SELECT * FROM processes WHERE id = ?").get(id);
+    return row && rowOf(row as Columns);
   }
 
   /** Ids of the processes that ended before `iso` (an ISO time), for retention. */
@@ -169,6 +145,44 @@ export class ProcessesTable {
     ).get() as { id: number };
     return row.id;
   }
+}
+
+/** A row's columns, as SQLite gives them. */
+type Columns = Record<string, string | number | null>;
+
+/** A written row as a process's details: what only a live process knows is at rest. */
+function rowOf(row: Columns): ProcessRow {
+  return {
+    ...row.host === null ? {} : { machine: String(row.host), remote_id: Number(row.remote_id) },
+    id: Number(row.id),
+    name: row.name === null ? null : String(row.name),
+    command: String(row.command),
+    os_pid: Number(row.os_pid),
+    status: row.status as ProcessDetails["status"],
+    state: "exited",
+    pty: row.pty === 1,
+    keep: row.keep === 1,
+    timeout_ms: Number(row.timeout_ms),
+    inactive_duration_ms: 0,
+    io_count: 0,
+    args: JSON.parse(String(row.args)),
+    cwd: String(row.cwd),
+    env: JSON.parse(String(row.env)),
+    cols: null,
+    rows: null,
+    exit_code: row.exit_code === null ? null : Number(row.exit_code),
+    exit_signal: row.exit_signal === null ? null : String(row.exit_signal),
+    core_dumped: false,
+    started_at: String(row.started_at),
+    ended_at: row.ended_at === null ? null : String(row.ended_at),
+    stdout_count: 0,
+    stderr_count: 0,
+    stdin_count: 0,
+    controlled_by: "agent",
+    shell_integration: "off",
+    last_command: null,
+    ...row.policy === null ? {} : { policy: JSON.parse(String(row.policy)) },
+  };
 }
 
 /**

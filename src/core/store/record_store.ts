@@ -39,7 +39,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { PortalError } from "../../errors.ts";
-import { maxOutputBytes } from "../../env_vars.ts";
+import { MAX_OUTPUT_BYTES, readVar } from "../../env_vars.ts";
 import { RecordDecoder } from "./record_decoder.ts";
 import { type QueryResult, type RawRecord, type RecordQuery, SOURCE_CODE } from "./records.ts";
 import { packFrames } from "./frames/packing.ts";
@@ -98,10 +98,10 @@ export class RecordStore {
 
   /**
    * Opens (creating) the database at `path`; `":memory:"` works for tests.
-   * The cap defaults to `PORTAL_MAX_OUTPUT_BYTES` ({@link maxOutputBytes}).
+   * The cap defaults to `PORTAL_MAX_OUTPUT_BYTES` ({@link MAX_OUTPUT_BYTES}).
    */
   constructor(path: string, options: StoreOptions = {}) {
-    this.#maxBytes = options.maxOutputBytes ?? maxOutputBytes();
+    this.#maxBytes = options.maxOutputBytes ?? readVar(MAX_OUTPUT_BYTES);
     this.#retention = new Retention(this.#maxBytes);
     // A small cap commits (and so trims) in smaller batches.
     this.#commitBytes = this.#maxBytes > 0
@@ -237,11 +237,11 @@ export class RecordStore {
     return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
   }
 
-  /** Raw records of one source after `afterSeq`, oldest first, until `maxBytes` are collected. */
-  raw(processId: number, source: Source, afterSeq: number, maxBytes: number): RawRecord[] {
+  /** Raw stdout records after `afterSeq`, oldest first, until `maxBytes` are collected. */
+  raw(processId: number, afterSeq: number, maxBytes: number): RawRecord[] {
     const base = processId * SEQ_SPAN;
     const bounds = [SEQ_SPAN, SEQ_SPAN, SEQ_SPAN].map((b) => base + b);
-    bounds[SOURCE_CODE[source]] = base + afterSeq;
+    bounds[SOURCE_CODE.stdout] = base + afterSeq;
     const out: RawRecord[] = [];
     let bytes = 0;
     for (const record of this.#scan(processId, base + afterSeq, bounds, false)) {

@@ -22,7 +22,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { clientCapabilities } from "../envelope.ts";
-import type { Watched } from "../../core/process/manager.ts";
+import type { WatchedProcess } from "../../core/watch/watched_process.ts";
 import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
@@ -107,7 +107,7 @@ export function withView(
   try {
     process = args.id !== undefined
       ? manager.watched(args.id)
-      : manager.watchedAll().reduce<Watched | undefined>(
+      : manager.watchedAll().reduce<WatchedProcess | undefined>(
         (a, b) => (a && a.id > b.id ? a : b),
         undefined,
       );

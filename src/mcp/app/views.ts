@@ -12,7 +12,8 @@
  */
 import { PortalError } from "../../errors.ts";
 import { generateToken } from "../../http_guard.ts";
-import type { ProcessManager, Watched } from "../../core/process/manager.ts";
+import type { ProcessManager } from "../../core/process/manager.ts";
+import type { WatchedProcess } from "../../core/watch/watched_process.ts";
 import { PolledView } from "../../core/watch/polled_view.ts";
 
 /** A view that has not called for this long is closed (its page polls at least once a second). */
@@ -22,12 +23,12 @@ export const MAX_VIEWS = 16;
 
 /** One open view: the process it shows, its feed, the end of its lease. */
 export class AppView {
-  readonly process: Watched;
+  readonly process: WatchedProcess;
   readonly feed: PolledView;
   readonly #close: () => void;
   #lease: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(process: Watched, close: () => void) {
+  constructor(process: WatchedProcess, close: () => void) {
     this.process = process;
     this.feed = new PolledView(process);
     this.#close = close;
@@ -61,7 +62,7 @@ function viewsOf(manager: ProcessManager): Map<string, AppView> {
 }
 
 /** Opens a view of `process` for `manager`'s client; its token. */
-export function openView(manager: ProcessManager, process: Watched): string {
+export function openView(manager: ProcessManager, process: WatchedProcess): string {
   const views = viewsOf(manager);
   if (views.size >= MAX_VIEWS) {
     const [oldest, view] = views.entries().next().value!;

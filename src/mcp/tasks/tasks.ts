@@ -53,6 +53,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
+import { settlesWithin } from "../../async.ts";
 import { hasEnded, type TaskStatus, type TaskStore } from "../../core/steps/task_file.ts";
 import { TASKS } from "../../limits.ts";
 import type { Questions, QuestionsListener } from "./questions.ts";
@@ -167,17 +168,9 @@ export class Tasks {
         }),
     );
     if (when === "now") return { task: this.#view(task) };
-    const later = Symbol("later");
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const soon = call.waitMs !== undefined && call.waitMs < this.#afterMs;
-    const first = await Promise.race([
-      running.then(() => task),
-      new Promise<typeof later>((resolve) => {
-        if (!soon) timer = setTimeout(() => resolve(later), this.#afterMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (first === later && this.#makeRoom()) {
+    const late = !soon && !await settlesWithin(running, this.#afterMs);
+    if (late && this.#makeRoom()) {
       this.#add(task);
       return { task: this.#view(task) };
     }

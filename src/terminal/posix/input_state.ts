@@ -217,7 +217,7 @@ export class InputProbe {
   }
 
   /** The terminal's local modes now (null on pipes, or once it is gone). */
-  modes(): { echo: boolean; canonical: boolean; flags: number } | null {
+  modes(): ReturnType<typeof lineModes> {
     return this.#source.master === undefined ? null : lineModes(this.#source.master);
   }
 

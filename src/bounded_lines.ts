@@ -1,0 +1,116 @@
+/**
+ * Lines out of a byte stream, each at most a bound: what MCP over stdio (or
+ * a host's client socket) reads from a client, and a remote link from the
+ * other machine's Portal, one JSON-RPC message a line. Each chunk is
+ * searched once for its newlines. A line past the bound is not held: its
+ * reader hears `skipping` at once (a remote link then ends), its bytes are
+ * skipped as they stream in (only its first and last {@link KEPT_BYTES}
+ * are kept), and `tooLong` hears its size and those ends once it ends (a
+ * server then answers the request whose id they show). A newline byte is
+ * never inside a UTF-8 sequence: each line decodes alone.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { BoundedLines } from "./bounded_lines.ts";
+ *
+ * const lines: string[] = [];
+ * const skipped: number[] = [];
+ * const reader = new BoundedLines(8, {
+ *   line: (text) => lines.push(text),
+ *   skipping: () => lines.push("(skipping)"),
+ *   tooLong: ({ size }) => skipped.push(size),
+ * });
+ * const bytes = (s: string) => new TextEncoder().encode(s);
+ * reader.push(bytes('{"a":1}\n{"b":'));
+ * reader.push(bytes('"much too long"}\n{}\n'));
+ * assert.deepEqual([lines, skipped], [['{"a":1}', "(skipping)", "{}"], [21]]);
+ * ```
+ * @module
+ */
+import { concatBytes } from "./bytes.ts";
+
+/** Bytes kept of each end of a skipped line: where a request's id usually is. */
+const KEPT_BYTES = 4096;
+
+/** A line too long to read: its size, and its first and last {@link KEPT_BYTES}. */
+export interface SkippedLine {
+  size: number;
+  head: string;
+  tail: string;
+}
+
+/** Who hears the lines. */
+export interface LineSink {
+  line(text: string): void;
+  /** A line has just passed the bound; its bytes are skipped from here on. */
+  skipping?(): void;
+  /** The skipped line has ended. */
+  tooLong(skipped: SkippedLine): void;
+}
+
+/** Splits a byte stream into lines of at most `maxBytes`; longer ones are skipped, not kept. */
+export class BoundedLines {
+  readonly #max: number;
+  readonly #on: LineSink;
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #skipping: { head: Uint8Array; tail: Uint8Array; size: number } | null = null;
+
+  constructor(maxBytes: number, on: LineSink) {
+    this.#max = maxBytes;
+    this.#on = on;
+  }
+
+  push(chunk: Uint8Array): void {
+    for (let start = 0; start < chunk.length;) {
+      const newline = chunk.indexOf(0x0a, start);
+      this.#take(chunk.subarray(start, newline < 0 ? chunk.length : newline));
+      if (newline < 0) return;
+      this.#endLine();
+      start = newline + 1;
+    }
+  }
+
+  #take(part: Uint8Array): void {
+    if (part.length === 0) return;
+    if (this.#skipping) {
+      const skipping = this.#skipping;
+      skipping.size += part.length;
+      skipping.tail = concatBytes([skipping.tail, part]).slice(-KEPT_BYTES);
+      return;
+    }
+    if (this.#size + part.length <= this.#max) {
+      this.#parts.push(part.slice());
+      this.#size += part.length;
+      return;
+    }
+    const all = concatBytes([...this.#parts, part]);
+    this.#skipping = {
+      head: all.slice(0, KEPT_BYTES),
+      tail: all.slice(-KEPT_BYTES),
+      size: all.length,
+    };
+    this.#parts = [];
+    this.#size = 0;
+    this.#on.skipping?.();
+  }
+
+  #endLine(): void {
+    const skipping = this.#skipping;
+    if (skipping) {
+      this.#skipping = null;
+      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+      this.#on.tooLong({
+        size: skipping.size,
+        head: text(skipping.head),
+        tail: text(skipping.tail),
+      });
+      return;
+    }
+    const line = new TextDecoder().decode(concatBytes(this.#parts));
+    this.#parts = [];
+    this.#size = 0;
+    this.#on.line(line.endsWith("\r") ? line.slice(0, -1) : line);
+  }
+}
