@@ -193,8 +193,15 @@ export class Portal implements AsyncDisposable {
           ]
             .concat(args)
           : args,
-        // The system's programs: this user's PATH may lead into a home the other cannot enter.
-        env: user ? { ...env, DENO_DIR: user.denoDir, PATH: "/usr/local/bin:/usr/bin:/bin" } : env,
+        // The system's programs (this user's PATH may lead into a home the other cannot enter),
+        // or the PATH the caller gives.
+        env: user
+          ? {
+            ...env,
+            DENO_DIR: user.denoDir,
+            PATH: options.env?.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          }
+          : env,
         cwd: options.cwd,
         stderr: options.captureStderr ? "pipe" : "inherit",
       });

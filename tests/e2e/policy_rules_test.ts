@@ -167,33 +167,41 @@ holds("commands.deny: no other name of a denied file runs (hard links)", async (
   assertEquals((await run(portal, "echo ok")).output, "ok\n");
 });
 
-policyTest("commands.deny: a tool only on the server's PATH, whatever PATH is passed", async () => {
-  await using at = await places();
-  const bin = `${at.root}/bin`;
-  await Deno.mkdir(bin);
-  const tool = `${bin}/portal-test-tool`;
-  await Deno.writeTextFile(tool, "#!/bin/sh\necho TOOL RAN\n", { mode: 0o755 });
-  await using portal = await startUnder(`${at.root}/policy.json`, {
-    mode: "workspace-write",
-    workspace: [at.workspace],
-    commands: { deny: ["portal-test-tool"] },
-  }, { cwd: at.workspace, env: { PATH: `${bin}:${Deno.env.get("PATH")}` } });
-  const env = { PATH: "/usr/bin:/bin" };
-  const refusal = await portal.fail("process_start", { command: tool, env });
-  assertStringIncludes(refusal, 'denies "');
-  const reply = await portal.call("process_start", {
-    command: "bash",
-    args: ["-c", tool],
-    env,
-    wait: "exit",
-    wait_ms: 20_000,
-  });
-  assert(!String(reply.output).includes("TOOL RAN"), `it ran: ${reply.output}`);
-  assertEquals(reply.exit_code, 126, reply.output);
-});
+holds(
+  "commands.deny: a tool only on the server's PATH, whatever PATH is passed",
+  async (runner) => {
+    await using at = await places(runner.runAs);
+    const bin = `${at.root}/bin`;
+    await Deno.mkdir(bin);
+    const tool = `${bin}/portal-test-tool`;
+    await Deno.writeTextFile(tool, "#!/bin/sh\necho TOOL RAN\n", { mode: 0o755 });
+    await handOver(at.root, runner);
+    await using portal = await startUnder(`${at.root}/policy.json`, {
+      mode: "workspace-write",
+      workspace: [at.workspace],
+      commands: { deny: ["portal-test-tool"] },
+    }, {
+      cwd: at.workspace,
+      env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
+      user: runner.runAs,
+    });
+    const env = { PATH: "/usr/bin:/bin" };
+    const refusal = await portal.fail("process_start", { command: tool, env });
+    assertStringIncludes(refusal, 'denies "');
+    const reply = await portal.call("process_start", {
+      command: "bash",
+      args: ["-c", tool],
+      env,
+      wait: "exit",
+      wait_ms: 20_000,
+    });
+    assert(!String(reply.output).includes("TOOL RAN"), `it ran: ${reply.output}`);
+    assertEquals(reply.exit_code, 126, reply.output);
+  },
+);
 
-policyTest("a hidden path reads as a missing one in every error of process_start", async () => {
-  await using at = await places();
+holds("a hidden path reads as a missing one in every error of process_start", async (runner) => {
+  await using at = await places(runner.runAs);
   const ws = at.workspace;
   await Deno.mkdir(`${ws}/dotssh/inner`, { recursive: true });
   await Deno.writeTextFile(`${ws}/id_rsa`, "KEY\n");
@@ -201,11 +209,12 @@ policyTest("a hidden path reads as a missing one in every error of process_start
   for (const path of [`${ws}/hbin/hidden-tool`, `${ws}/hidden-exe`]) {
     await Deno.writeTextFile(path, "#!/bin/sh\necho RAN\n", { mode: 0o755 });
   }
+  await handOver(at.root, runner);
   await using portal = await startUnder(`${at.root}/policy.json`, {
     mode: "workspace-write",
     workspace: [ws],
     hide: [`${ws}/id_rsa`, `${ws}/dotssh`, `${ws}/hbin`, `${ws}/hidden-exe`],
-  }, { cwd: ws });
+  }, { cwd: ws, user: runner.runAs });
   /** The error of `args`, with the name tried in it made the same. */
   const said = async (name: string, args: Record<string, unknown>) =>
     (await portal.fail("process_start", args)).replaceAll(name, "NAME");
