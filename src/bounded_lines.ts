@@ -40,6 +40,26 @@ export interface SkippedLine {
   tail: string;
 }
 
+/** A copy of the first `n` bytes of `parts` taken as one. */
+function firstBytes(parts: Uint8Array[], n: number): Uint8Array {
+  const kept: Uint8Array[] = [];
+  for (let i = 0; i < parts.length && n > 0; i++) {
+    kept.push(parts[i].subarray(0, n));
+    n -= kept.at(-1)!.length;
+  }
+  return concatBytes(kept).slice();
+}
+
+/** A copy of the last `n` bytes of `parts` taken as one. */
+function lastBytes(parts: Uint8Array[], n: number): Uint8Array {
+  const kept: Uint8Array[] = [];
+  for (let i = parts.length - 1; i >= 0 && n > 0; i--) {
+    kept.unshift(parts[i].subarray(Math.max(0, parts[i].length - n)));
+    n -= kept[0].length;
+  }
+  return concatBytes(kept).slice();
+}
+
 /** Who hears the lines. */
 export interface LineSink {
   line(text: string): void;
@@ -81,15 +101,17 @@ export class BoundedLines {
       return;
     }
     if (this.#size + part.length <= this.#max) {
-      this.#parts.push(part.slice());
+      // A view on a larger buffer is copied, so that a held line keeps no more than its bytes.
+      this.#parts.push(part.byteLength === part.buffer.byteLength ? part : part.slice());
       this.#size += part.length;
       return;
     }
-    const all = concatBytes([...this.#parts, part]);
+    // Only its ends are copied: a line at the bound is not joined whole once more.
+    const parts = [...this.#parts, part];
     this.#skipping = {
-      head: all.slice(0, KEPT_BYTES),
-      tail: all.slice(-KEPT_BYTES),
-      size: all.length,
+      head: firstBytes(parts, KEPT_BYTES),
+      tail: lastBytes(parts, KEPT_BYTES),
+      size: this.#size + part.length,
     };
     this.#parts = [];
     this.#size = 0;
