@@ -36,6 +36,16 @@ function asUser(user: string, script: string): string {
   return new TextDecoder().decode(stdout).trim();
 }
 
+/** A Portal started with `env` runs python on the machine "bare", which answers 6 * 7. */
+async function answersOnBare(env: Record<string, string>): Promise<void> {
+  await using portal = await Portal.start({ env });
+  const { step } = await pythonAnswers({
+    call: (name, args) =>
+      portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
+  });
+  assertEquals(step.output.trim().split("\n")[0], "42");
+}
+
 Deno.test({
   name: `${skipped}portal remote install sets up a machine with no Deno and no registry`,
   ignore,
@@ -83,12 +93,7 @@ Deno.test({
           "1",
           "no shell file edited",
         );
-        await using portal = await Portal.start({ env });
-        const { step } = await pythonAnswers({
-          call: (name, args) =>
-            portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
-        });
-        assertEquals(step.output.trim().split("\n")[0], "42");
+        await answersOnBare(env);
       },
     );
 
@@ -156,12 +161,7 @@ Deno.test({
       assertMatch(run.stdout, /MB copied/);
       assert(whole(id) && whole(next), "both versions are there, whole");
       assertEquals(launched(), next);
-      await using portal = await Portal.start({ env });
-      const { step } = await pythonAnswers({
-        call: (name, args) =>
-          portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
-      });
-      assertEquals(step.output.trim().split("\n")[0], "42");
+      await answersOnBare(env);
     });
 
     await t.step("a version that does not run there is taken out; the launcher stays", async () => {
@@ -198,12 +198,7 @@ Deno.test({
     });
 
     await t.step("PORTAL_REMOTE_INSTALL=auto installs at the first process_start", async () => {
-      await using portal = await Portal.start({ env: { ...env, PORTAL_REMOTE_INSTALL: "auto" } });
-      const { step } = await pythonAnswers({
-        call: (name, args) =>
-          portal.call(name, { ...args, machine: name === "process_start" ? "bare" : undefined }),
-      });
-      assertEquals(step.output.trim().split("\n")[0], "42");
+      await answersOnBare({ ...env, PORTAL_REMOTE_INSTALL: "auto" });
       assertMatch(asUser(machine.user, 'head -n 2 "$HOME/.local/bin/portal"'), /portal-launcher/);
     });
   },
