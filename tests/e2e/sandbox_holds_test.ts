@@ -5,7 +5,8 @@
  * renamed away, another Portal host of the user (in a runtime directory
  * every sandbox hides, or one none can know of, which refuses it) and
  * Portal's own files, vsock under `network: none` and `loopback`, and a
- * working directory under the private /tmp.
+ * working directory under the private /tmp; and what it found holding (no
+ * descriptor, capability, new privilege or outside terminal) still holds.
  */
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
@@ -201,3 +202,40 @@ holds("a working directory under the private /tmp is there, read-only", async (r
   assertEquals(output.split("\n").slice(0, 2), [cwd.path, "here"], output);
   assert(code !== 0, "the working directory is read-only under read-only");
 });
+
+/**
+ * What the review found holding, asked again: a descriptor past 2 Portal or
+ * bwrap left open, a capability, a way to new privileges, or a terminal
+ * outside the program's own (the target of a TIOCSTI that types elsewhere).
+ */
+const HELD = String.raw`
+python3 -c '
+import os
+for fd in range(3, 4096):
+    try:
+        os.fstat(fd)
+        print("FD-%d-%s" % (fd, os.readlink("/proc/self/fd/%d" % fd)))
+    except OSError:
+        pass
+'
+grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status | grep -v '0000000000000000' | sed 's/^/CAP-/'
+grep -qE '^NoNewPrivs:\s*1' /proc/self/status || echo NEWPRIVS-allowed
+(exec 3<>/dev/tty) 2>/dev/null && echo TTY-opened
+echo ASKED`;
+
+holds(
+  "no descriptor, capability, new privilege or outside terminal reaches a program",
+  async (runner) => {
+    await using at = await places(runner.runAs);
+    for (const mode of ["read-only", "workspace-write", "full"]) {
+      const rules = mode === "workspace-write" ? { mode, workspace: [at.workspace] } : { mode };
+      await using portal = await startUnder(`${at.root}/${mode}.json`, rules, {
+        cwd: at.workspace,
+        user: runner.runAs,
+      });
+      const { output } = await run(portal, HELD);
+      assertStringIncludes(output, "ASKED", `${mode}: the script did not run to its end`);
+      assertEquals(output.match(/(FD|CAP|NEWPRIVS|TTY)-\S+/g), null, `${mode}: ${output}`);
+    }
+  },
+);
