@@ -11,7 +11,7 @@
 import { chown, Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { assert, assertEquals, assertStringIncludes } from "../helpers/assert.ts";
-import { holds, places, run, startUnder } from "../helpers/policy.ts";
+import { holds, places, run, type Runner, startUnder } from "../helpers/policy.ts";
 import { VERSION } from "../../src/version.ts";
 import { exists } from "../../dev/exists.ts";
 
@@ -26,18 +26,26 @@ find /sys/kernel -maxdepth 2 -type f -perm -u+w -writable 2>/dev/null | sed 's/^
 unshare -Um sh -c 'echo NESTED; umount -l /proc/sys 2>/dev/null && echo UNMOUNTED-proc-sys'
 true`;
 
+/** What `script` printed under a Portal of each mode, run as `runner`: [mode, output] pairs. */
+async function inEachMode(runner: Runner, script: string): Promise<[string, string][]> {
+  await using at = await places(runner.runAs);
+  const outputs: [string, string][] = [];
+  for (const mode of ["read-only", "workspace-write", "full"]) {
+    const rules = mode === "workspace-write" ? { mode, workspace: [at.workspace] } : { mode };
+    await using portal = await startUnder(`${at.root}/${mode}.json`, rules, {
+      cwd: at.workspace,
+      user: runner.runAs,
+    });
+    outputs.push([mode, (await run(portal, script)).output]);
+  }
+  return outputs;
+}
+
 holds(
   "no program under any mode writes /proc/sys, sysrq-trigger or the hostname",
   async (runner) => {
-    await using at = await places(runner.runAs);
     const hostname = await Deno.readTextFile("/proc/sys/kernel/hostname");
-    for (const mode of ["read-only", "workspace-write", "full"]) {
-      const rules = mode === "workspace-write" ? { mode, workspace: [at.workspace] } : { mode };
-      await using portal = await startUnder(`${at.root}/${mode}.json`, rules, {
-        cwd: at.workspace,
-        user: runner.runAs,
-      });
-      const { output } = await run(portal, WRITES);
+    for (const [mode, output] of await inEachMode(runner, WRITES)) {
       assertEquals(output.match(/(WROTE|SET|WRITABLE|UNMOUNTED)-\S+/g), null, `${mode}: ${output}`);
       // A user namespace of its own inside has every capability there, over its own view only:
       // the kernel locks the sandbox's mounts, so none can be taken off.
@@ -226,14 +234,7 @@ echo ASKED`;
 holds(
   "no descriptor, capability, new privilege or outside terminal reaches a program",
   async (runner) => {
-    await using at = await places(runner.runAs);
-    for (const mode of ["read-only", "workspace-write", "full"]) {
-      const rules = mode === "workspace-write" ? { mode, workspace: [at.workspace] } : { mode };
-      await using portal = await startUnder(`${at.root}/${mode}.json`, rules, {
-        cwd: at.workspace,
-        user: runner.runAs,
-      });
-      const { output } = await run(portal, HELD);
+    for (const [mode, output] of await inEachMode(runner, HELD)) {
       assertStringIncludes(output, "ASKED", `${mode}: the script did not run to its end`);
       assertEquals(output.match(/(FD|CAP|NEWPRIVS|TTY)-\S+/g), null, `${mode}: ${output}`);
     }
