@@ -41,6 +41,7 @@ import type { ProcessRow } from "../core/store/processes_table.ts";
 import type { ListedProcess } from "../core/watch/watched_process.ts";
 import type { Policy } from "../core/policy/policy.ts";
 import { sees } from "../core/process/session_view.ts";
+import { pickProcess } from "../core/model/process_target.ts";
 
 /** Where remote processes' rows are kept: the records database's processes table. */
 export interface RemoteRows {
@@ -178,12 +179,14 @@ export class RemoteIds {
    * or its name), as `portal attach` there needs it; undefined if none is.
    */
   targetOf(target: string): string | undefined {
-    const named = () => {
-      const all = this.visibleTo({ seesAll: true }).filter((e) => e.summary?.name === target);
-      return all.find((e) => e.summary?.status === "running") ?? all.at(-1);
-    };
-    const entry = /^\d+$/.test(target) ? this.get(Number(target)) : named();
-    return entry && `${entry.machine}:${entry.remoteId}`;
+    const entries = this.visibleTo({ seesAll: true }).map((entry) => ({
+      entry,
+      id: entry.id,
+      name: typeof entry.summary?.name === "string" ? entry.summary.name : null,
+      running: entry.summary?.status === "running",
+    }));
+    const picked = pickProcess(entries, target)?.entry;
+    return picked && `${picked.machine}:${picked.remoteId}`;
   }
 
   /** The local id of `remoteId` on `machine`, if this server knows it. */
