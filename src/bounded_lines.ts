@@ -76,6 +76,8 @@ export class BoundedLines {
   #parts: Uint8Array[] = [];
   #size = 0;
   #skipping: { head: Uint8Array; tail: Uint8Array; size: number } | null = null;
+  /** Each line decodes alone (not `stream`), so one decoder serves them all. */
+  readonly #decoder = new TextDecoder();
 
   constructor(maxBytes: number, on: LineSink) {
     this.#max = maxBytes;
@@ -97,7 +99,7 @@ export class BoundedLines {
     if (this.#skipping) {
       const skipping = this.#skipping;
       skipping.size += part.length;
-      skipping.tail = concatBytes([skipping.tail, part]).slice(-KEPT_BYTES);
+      skipping.tail = lastBytes([skipping.tail, part], KEPT_BYTES);
       return;
     }
     if (this.#size + part.length <= this.#max) {
@@ -122,15 +124,14 @@ export class BoundedLines {
     const skipping = this.#skipping;
     if (skipping) {
       this.#skipping = null;
-      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
       this.#on.tooLong({
         size: skipping.size,
-        head: text(skipping.head),
-        tail: text(skipping.tail),
+        head: this.#decoder.decode(skipping.head),
+        tail: this.#decoder.decode(skipping.tail),
       });
       return;
     }
-    const line = new TextDecoder().decode(concatBytes(this.#parts));
+    const line = this.#decoder.decode(concatBytes(this.#parts));
     this.#parts = [];
     this.#size = 0;
     this.#on.line(line.endsWith("\r") ? line.slice(0, -1) : line);
