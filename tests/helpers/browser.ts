@@ -17,6 +17,7 @@ import puppeteer, {
 import type { Portal } from "../../dev/portal_client.ts";
 import { tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { withTimeout } from "../../src/async.ts";
 
 /** Debian's Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -76,13 +77,11 @@ export async function openBrowser(): Promise<Browser & AsyncDisposable> {
   return Object.assign(browser, {
     async [Symbol.asyncDispose]() {
       // A browser that does not close in time is killed: its process, then its profile.
-      const closed = await Promise.race([
+      const closed = await withTimeout(
         browser.close().then(() => true, () => false),
-        new Promise<false>((resolve) => {
-          const timer = setTimeout(() => resolve(false), 10_000);
-          Deno.unrefTimer(timer);
-        }),
-      ]);
+        10_000,
+        false,
+      );
       if (!closed) browser.process()?.kill("SIGKILL");
       await profile[Symbol.asyncDispose]();
     },

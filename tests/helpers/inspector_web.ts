@@ -14,6 +14,7 @@ import { homeEnv } from "../../dev/home.ts";
 import { denoDir, endHost, MAIN, serverEnv } from "../../dev/portal_client.ts";
 import { type TempDir, tempDir } from "../../dev/temp_dir.ts";
 import { waitFor } from "../../dev/wait.ts";
+import { settlesWithin } from "../../src/async.ts";
 import { screenshot } from "./browser.ts";
 
 /** The Inspector release these tests drive (the first with an Apps tab is 2.x). */
@@ -111,11 +112,7 @@ async function startInspector(dir: TempDir) {
     try {
       child.kill("SIGTERM");
     } catch { /* ended */ }
-    const ended = await Promise.race([
-      child.status.then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
-    ]);
-    if (!ended) {
+    if (!await settlesWithin(child.status, 5_000)) {
       try {
         child.kill("SIGKILL");
       } catch { /* ended */ }
