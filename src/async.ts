@@ -49,6 +49,23 @@ export async function withTimeout<T, F>(
   }
 }
 
+/**
+ * Settles like `promise`, or rejects with `signal`'s reason once it aborts
+ * (at once if it has); the listener is removed either way.
+ */
+export async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (signal === undefined) return await promise;
+  signal.throwIfAborted();
+  const aborted = Promise.withResolvers<never>();
+  const abort = () => aborted.reject(signal.reason);
+  signal.addEventListener("abort", abort, { once: true });
+  try {
+    return await Promise.race([promise, aborted.promise]);
+  } finally {
+    signal.removeEventListener("abort", abort);
+  }
+}
+
 /** Whether `promise` settles within `ms` (its rejection counts as settling). */
 export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return withTimeout(promise.then(() => true, () => true), ms, false);

@@ -25,6 +25,7 @@ import {
   SdkErrorCode,
   type Server,
 } from "@modelcontextprotocol/server";
+import { abortable } from "../async.ts";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
 import type { Asker } from "./asker.ts";
@@ -88,11 +89,10 @@ async function askOnPage(question: Question, label: string): Promise<string> {
       AbortSignal.any([question.until, answered.signal]),
     );
     // A client may answer once the page is done with, so the page's answer alone will do.
-    const secret = await Promise.race([
-      page.secret,
-      consent.then((result) => (given(result), page.secret)),
-      abortion(question.until),
-    ]);
+    const secret = await abortable(
+      Promise.race([page.secret, consent.then((result) => (given(result), page.secret))]),
+      question.until,
+    );
     await question.server.createElicitationCompletionNotifier(elicitationId, {
       relatedRequestId: question.requestId,
     })().catch(() => {/* The client is gone; the call ends anyway. */});
@@ -179,12 +179,4 @@ export function notGiven(why: string): PortalError {
     `The person did not give the secret (${why}); nothing was typed. Ask them how to go on.`,
     "declined",
   );
-}
-
-/** Rejects with `signal`'s reason once it aborts. */
-function abortion(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }

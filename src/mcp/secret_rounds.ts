@@ -24,6 +24,7 @@ import {
   inputResponse,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { abortable } from "../async.ts";
 import { PortalError } from "../errors.ts";
 import { SECRET_PROMPT_MS } from "../limits.ts";
 import type { Asker } from "./asker.ts";
@@ -144,19 +145,19 @@ function withdraw(id: string): void {
 }
 
 /** The secret from the page, once the person has sent it (the client said they accepted). */
-function fromPage(page: SecretPage, signal: AbortSignal): Promise<string> {
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(SECRET_PROMPT_MS)]);
-  return new Promise((resolve, reject) => {
-    const stop = () =>
-      reject(
-        signal.aborted ? signal.reason : new PortalError(
-          `The person was asked (secret_prompt), but no answer came on the page within ` +
-            `${SECRET_PROMPT_MS / 1000} s; nothing was typed.`,
-          "timeout",
-        ),
-      );
-    if (deadline.aborted) return stop();
-    deadline.addEventListener("abort", stop, { once: true });
-    page.secret.then(resolve, reject).finally(() => deadline.removeEventListener("abort", stop));
-  });
+async function fromPage(page: SecretPage, signal: AbortSignal): Promise<string> {
+  try {
+    return await abortable(
+      page.secret,
+      AbortSignal.any([signal, AbortSignal.timeout(SECRET_PROMPT_MS)]),
+    );
+  } catch (error) {
+    // The page's promise only resolves: this is the call's end, or the deadline.
+    if (signal.aborted) throw error;
+    throw new PortalError(
+      `The person was asked (secret_prompt), but no answer came on the page within ` +
+        `${SECRET_PROMPT_MS / 1000} s; nothing was typed.`,
+      "timeout",
+    );
+  }
 }

@@ -53,7 +53,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import { settlesWithin } from "../../async.ts";
+import { abortable, settlesWithin } from "../../async.ts";
 import { hasEnded, type TaskStatus, type TaskStore } from "../../core/steps/task_file.ts";
 import { TASKS } from "../../limits.ts";
 import type { Questions, QuestionsListener } from "./questions.ts";
@@ -215,16 +215,7 @@ export class Tasks {
   /** Task `taskId` once it has ended (2025-11-25's `tasks/result` blocks so); `signal` gives up. */
   async ended(taskId: string, signal?: AbortSignal): Promise<TaskView> {
     const task = this.#known(taskId);
-    if (!hasEnded(task.status)) {
-      const gaveUp = Promise.withResolvers<never>();
-      const giveUp = () => gaveUp.reject(signal!.reason);
-      signal?.addEventListener("abort", giveUp, { once: true });
-      try {
-        await Promise.race([task.done.promise, gaveUp.promise]);
-      } finally {
-        signal?.removeEventListener("abort", giveUp);
-      }
-    }
+    if (!hasEnded(task.status)) await abortable(task.done.promise, signal);
     return this.#view(task);
   }
 
