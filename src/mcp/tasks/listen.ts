@@ -214,22 +214,27 @@ const KEEP_ALIVE_MS = 15_000;
  * refused one is the JSON-RPC error alone (HTTP 400 for `-32021`).
  */
 export function listenResponse(tasks: Tasks, request: TaskListen, closing: AbortSignal): Response {
-  let refusal: JSONRPCMessage | undefined;
+  let finish = (_graceful: boolean) => {};
+  // A stream's start runs as it is made: the subscription writes to it at once.
   let stream!: ReadableStreamDefaultController<Uint8Array>;
-  const queued: JSONRPCMessage[] = [];
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => void (stream = controller),
+    cancel: () => finish(false),
+  });
   const encoder = new TextEncoder();
-  const write = (message: JSONRPCMessage) => {
-    if (stream === undefined) return void queued.push(message);
+  /** Whether `text` went out: not once the client closed the stream. */
+  const write = (text: string) => {
     try {
-      stream.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      stream.enqueue(encoder.encode(text));
+      return true;
     } catch {
-      // The client closed the stream: the subscription ends with it.
+      return false;
     }
   };
-  let finish = (_graceful: boolean) => {};
+  let refusal: JSONRPCMessage | undefined;
   const subscription = subscribe(tasks, request, (message) => {
     if ("error" in message) refusal = message;
-    else write(message);
+    else write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }, () => finish(true));
   if (refusal) {
     const code = (refusal as { error: { code: number } }).error.code;
@@ -237,7 +242,10 @@ export function listenResponse(tasks: Tasks, request: TaskListen, closing: Abort
       status: code === ProtocolErrorCode.MissingRequiredClientCapability ? 400 : 200,
     });
   }
-  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const keepAlive = setInterval(() => {
+    if (!write(": keepalive\n\n")) finish(false);
+  }, KEEP_ALIVE_MS);
+  Deno.unrefTimer(keepAlive);
   finish = (graceful: boolean) => {
     clearInterval(keepAlive);
     subscription?.end(graceful);
@@ -247,24 +255,8 @@ export function listenResponse(tasks: Tasks, request: TaskListen, closing: Abort
       // Already closed by its client.
     }
   };
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      stream = controller;
-      for (const message of queued.splice(0)) write(message);
-      if (subscription === undefined) return controller.close(); // Nothing to tell of.
-      keepAlive = setInterval(() => {
-        try {
-          controller.enqueue(encoder.encode(": keepalive\n\n"));
-        } catch {
-          finish(false);
-        }
-      }, KEEP_ALIVE_MS);
-      Deno.unrefTimer(keepAlive);
-      if (closing.aborted) finish(true);
-      else closing.addEventListener("abort", () => finish(true), { once: true });
-    },
-    cancel: () => finish(false),
-  });
+  if (subscription === undefined || closing.aborted) finish(true); // Nothing (more) to tell of.
+  else closing.addEventListener("abort", () => finish(true), { once: true });
   return new Response(body, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" },
   });
