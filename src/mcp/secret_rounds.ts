@@ -20,7 +20,6 @@ import {
   createRequestStateCodec,
   type InputRequest,
   inputRequired,
-  type InputRequiredResult,
   inputResponse,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -83,7 +82,19 @@ export function roundsAsker(ctx: ServerContext, args: unknown, url: boolean): As
       const answer = inputResponse(ctx.mcpReq.inputResponses, "secret");
       return { secret: await secretIn(answer, question.page, { signal }) };
     },
-    question: async (label) => await ask(label, url, call, ctx) as unknown as CallToolResult,
+    question: async (label) => {
+      if (open.size >= OPEN_MAX) withdraw(open.keys().next().value!);
+      const id = crypto.randomUUID();
+      const { request: secret, page } = secretQuestion(label, url);
+      const timer = setTimeout(() => withdraw(id), SECRET_PROMPT_MS);
+      Deno.unrefTimer(timer);
+      open.set(id, { call, page, timer });
+      const requestState = await codec.mint({ question: id }, ctx);
+      return inputRequired({
+        inputRequests: { secret },
+        requestState,
+      }) as unknown as CallToolResult;
+    },
   };
 }
 
@@ -114,25 +125,6 @@ export async function secretIn(
   } finally {
     await page?.close();
   }
-}
-
-/** Opens a question: its page in URL mode; the result that asks it. */
-async function ask(
-  label: string,
-  url: boolean,
-  call: string,
-  ctx: ServerContext,
-): Promise<InputRequiredResult> {
-  if (open.size >= OPEN_MAX) withdraw(open.keys().next().value!);
-  const id = crypto.randomUUID();
-  const { request: secret, page } = secretQuestion(label, url);
-  const timer = setTimeout(() => withdraw(id), SECRET_PROMPT_MS);
-  Deno.unrefTimer(timer);
-  open.set(id, { call, page, timer });
-  return inputRequired({
-    inputRequests: { secret },
-    requestState: await codec.mint({ question: id }, ctx),
-  });
 }
 
 /** Withdraws question `id`, unanswered: its answer will be refused, its page is closed. */
