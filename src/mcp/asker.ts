@@ -26,7 +26,7 @@
  * ```
  * @module
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/server";
 import type { Answer } from "../core/steps/step.ts";
 
 /** One way to ask the person, made for one call (or one task). */
@@ -35,12 +35,6 @@ export interface Asker {
   ask(label: string, signal: AbortSignal): Promise<Answer>;
   /** The call's reply that puts the question `label`, for an asker whose {@link ask} says `asking`. */
   question?(label: string): Promise<CallToolResult>;
-}
-
-/** The elicitation modes a client declares. */
-export interface Modes {
-  url?: object;
-  form?: object;
 }
 
 /** How a call asks: by which mechanism, and on Portal's page (`url`) or in a form. */
@@ -56,7 +50,7 @@ export interface AskingWay {
  */
 export function askingWay(
   modern: boolean,
-  modes: Modes | undefined,
+  modes: ClientCapabilities["elicitation"],
   task: boolean,
 ): AskingWay | undefined {
   if (modes === undefined) return undefined;
