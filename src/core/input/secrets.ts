@@ -55,8 +55,9 @@ const EMPTY = new Uint8Array(0);
  * first byte is common in the output.
  */
 const BYTES = new TextDecoder("latin1");
-/** Characters that end a line in the line discipline: newline, carriage return, Ctrl+D. */
-const LINE_ENDS = new Set(["\n", "\r", "\x04"]);
+/** A character that ends a line in the line discipline: newline, carriage return, Ctrl+D. */
+// deno-lint-ignore no-control-regex
+const LINE_END = /[\n\r\x04]/;
 /** The line discipline's erase (DEL, Backspace) and kill (Ctrl+U) characters. */
 const ERASE = new Set(["\x7f", "\b"]);
 const KILL = "\x15";
@@ -88,9 +89,9 @@ export class Secrets {
 
   /** Makes each non-empty line of `value` a secret. */
   add(value: string): void {
-    for (const line of linesOf(value)) {
+    for (const line of value.split(LINE_END)) {
       const bytes = BYTES.decode(new TextEncoder().encode(line));
-      if (this.#values.includes(bytes)) continue;
+      if (bytes === "" || this.#values.includes(bytes)) continue;
       this.#values.push(bytes);
       this.#values.sort((a, b) => b.length - a.length);
     }
@@ -108,7 +109,7 @@ export class Secrets {
     }
     let record = "";
     for (const char of text) {
-      if (LINE_ENDS.has(char)) {
+      if (LINE_END.test(char)) {
         record += char;
         this.#endLine();
       } else if (char === INTERRUPT) {
@@ -206,16 +207,6 @@ export class Secrets {
     }
     return bytes.length;
   }
-}
-
-/** The non-empty lines of `text`. */
-function linesOf(text: string): string[] {
-  const lines = [""];
-  for (const char of text) {
-    if (LINE_ENDS.has(char)) lines.push("");
-    else lines[lines.length - 1] += char;
-  }
-  return lines.filter((line) => line !== "");
 }
 
 /** `bytes[from, to)` with each of `matches` (clipped to `from`) replaced by the marker. */
