@@ -40,22 +40,14 @@ export const LEGACY_TASKS_CAPABILITY = {
   requests: { tools: { call: {} } },
 };
 
-/** Each listing (the plain one, the one with the terminal view) with task support, made once. */
-const listed = new WeakMap<ListToolsResult, ListToolsResult>();
-
 /** `listing` with `execution.taskSupport: "optional"` on the tools that may be tasks. */
 export function withTaskSupport(listing: ListToolsResult): ListToolsResult {
-  let withTasks = listed.get(listing);
-  if (withTasks === undefined) {
-    withTasks = {
-      ...listing,
-      tools: listing.tools.map((tool) =>
-        TASK_TOOLS.has(tool.name) ? { ...tool, execution: { taskSupport: "optional" } } : tool
-      ),
-    };
-    listed.set(listing, withTasks);
-  }
-  return withTasks;
+  return {
+    ...listing,
+    tools: listing.tools.map((tool) =>
+      TASK_TOOLS.has(tool.name) ? { ...tool, execution: { taskSupport: "optional" } } : tool
+    ),
+  };
 }
 
 /** Refuses a task asked of a tool that is never one (its `taskSupport` is absent). */
