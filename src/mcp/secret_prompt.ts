@@ -135,7 +135,7 @@ export function secretForm(label: string) {
 
 /** The secret a form's answer holds, or a {@link PortalError} saying it was not given. */
 export function formSecret(answer: { action: string; content?: Record<string, unknown> }): string {
-  if (answer.action !== "accept") throw notGiven(answer.action);
+  given(answer);
   const secret = answer.content?.secret;
   if (typeof secret !== "string") throw notGiven("no text");
   return secret;
@@ -169,7 +169,7 @@ function elicit(
 }
 
 /** Throws unless the person accepted. */
-function given(result: ElicitResult): void {
+function given(result: { action: string }): void {
   if (result.action !== "accept") throw notGiven(result.action);
 }
 
