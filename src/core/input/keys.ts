@@ -82,21 +82,15 @@ const CTRL_PUNCTUATION: Record<string, string> = {
   "space": "\x00",
 };
 
-const MODIFIERS = ["ctrl", "alt", "shift"] as const;
-type Modifier = typeof MODIFIERS[number];
+type Modifier = "ctrl" | "alt" | "shift";
+/** The modifiers before a key: each one followed by `+` and something more (`Ctrl++` is Ctrl and +). */
+const MODIFIERS = /^(?:(?:ctrl|alt|shift)\+(?=.))*/i;
 
 /** The bytes a terminal sends for the key called `name` (see the module doc). */
 export function keyBytes(name: string, modes: KeyModes): string {
-  const held = new Set<Modifier>();
-  let rest = name;
-  for (;;) {
-    const plus = rest.indexOf("+", 1);
-    const modifier = rest.slice(0, plus).toLowerCase() as Modifier;
-    if (plus < 0 || !MODIFIERS.includes(modifier)) break;
-    held.add(modifier);
-    rest = rest.slice(plus + 1);
-  }
-  const bytes = encode(rest, held, modes);
+  const modifiers = name.match(MODIFIERS)![0];
+  const held = new Set(modifiers.toLowerCase().split("+").slice(0, -1) as Modifier[]);
+  const bytes = encode(name.slice(modifiers.length), held, modes);
   if (bytes === null) throw unknownKey(name);
   return bytes;
 }
