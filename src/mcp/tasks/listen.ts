@@ -70,7 +70,7 @@ export function subscribe(
   onEnd: () => void = () => {},
 ): Subscription | undefined {
   const { id, params } = request;
-  const refusal = refuse(params) ?? (tasks.watchers >= WATCHERS_MAX ? full() : undefined);
+  const refusal = refuse(params, tasks.watchers);
   if (refusal) {
     send({ jsonrpc: "2.0", id, error: refusal });
     return undefined;
@@ -110,20 +110,12 @@ export function subscribe(
   return ended ? undefined : subscription;
 }
 
-/** The error of a listen when {@link WATCHERS_MAX} watch already. */
-function full() {
-  return {
-    code: ProtocolErrorCode.InternalError,
-    message: `Subscription limit reached (${WATCHERS_MAX} watch this server's tasks): end one ` +
-      "(notifications/cancelled, or close its stream), or poll tasks/get.",
-  };
-}
-
 /**
- * Why `params` cannot open a subscription to tasks; undefined if they can.
- * Their `_meta` envelope was checked before (stdio.ts, http.ts).
+ * Why `params` cannot open a subscription to tasks, when `watchers` watch
+ * them already; undefined if they can. Their `_meta` envelope was checked
+ * before (stdio.ts, http.ts).
  */
-function refuse(params: TaskListen["params"]) {
+function refuse(params: TaskListen["params"], watchers: number) {
   if (!declaresTasks(params._meta)) return missingExtension("subscriptions/listen with taskIds");
   const { taskIds } = params.notifications;
   if (
@@ -136,7 +128,12 @@ function refuse(params: TaskListen["params"]) {
         '(strings), as tools/call\'s resultType "task" gave them.',
     };
   }
-  return undefined;
+  if (watchers < WATCHERS_MAX) return undefined;
+  return {
+    code: ProtocolErrorCode.InternalError,
+    message: `Subscription limit reached (${WATCHERS_MAX} watch this server's tasks): end one ` +
+      "(notifications/cancelled, or close its stream), or poll tasks/get.",
+  };
 }
 
 /**
