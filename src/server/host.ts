@@ -28,11 +28,10 @@ import { FdInbox } from "../host/handoff/fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt, type Listener } from "../host/listener.ts";
 import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
-import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
+import { listenWatch, openShared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
 import { removeDeadInjections } from "../core/shell/injection.ts";
 import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "../host/socket_lock.ts";
-import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */
 export async function serveHost(
@@ -69,69 +68,23 @@ export async function serveHost(
   const watch = listenWatch(options.watchPort ?? 0);
   const files = { ...paths, PORTAL_DB_PATH: address.database };
   const shared = openShared(files, log, watch, { adoptEarlier: true });
-  const host = new Host(shared, watch, address, log, () => releaseSocketLock(address.socket, lock));
-  await host.run().catch((error) => {
-    // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
-    // the next door starts another (or says why it cannot).
-    // The door shows the log's last line.
-    console.error(`${(error as Error)?.stack ?? error}`);
-    console.error(`portal: the host stops: ${(error as Error)?.message ?? error}`);
-    Deno.exit(1);
-  });
-}
 
-/** The host's state: who holds it, and how it stops. */
-class Host {
-  readonly #shared: Shared;
-  readonly #watch: WatchService;
-  readonly #address: HostAddress;
-  readonly #log: Log;
-  readonly #releaseLock: () => void;
-  #listener: Listener | undefined;
-  #inbox: FdInbox | undefined;
-  #holds = 0;
-  #grace: ReturnType<typeof setTimeout> | undefined;
+  // The host's state: who holds it, and how it stops.
+  let listener: Listener | undefined;
+  let inbox: FdInbox | undefined;
+  let holds = 0;
+  let grace: ReturnType<typeof setTimeout> | undefined;
   /** Whether only kept processes hold the host now (no caller): logged when it becomes so. */
-  #keptOnly = false;
-  #stopping: Promise<void> | undefined;
+  let keptOnly = false;
+  let stopping: Promise<void> | undefined;
 
-  constructor(
-    shared: Shared,
-    watch: WatchService,
-    address: HostAddress,
-    log: Log,
-    releaseLock: () => void,
-  ) {
-    this.#shared = shared;
-    this.#watch = watch;
-    this.#address = address;
-    this.#log = log;
-    this.#releaseLock = releaseLock;
-  }
-
-  async run(): Promise<void> {
-    onShutdown(() => this.#stop());
-    this.#shared.pool.onChange(() => this.#checkIdle());
-    this.#shared.remote.onChange(() => this.#checkIdle());
-    this.#inbox = FdInbox.open(this.#address.socket);
-    this.#listener = listenAt(this.#address.socket);
-    console.error(
-      `portal ${VERSION} host (pid ${Deno.pid}) serving ${this.#address.socket}; ` +
-        `records database ${this.#shared.database}`,
-    );
-    console.error(watchLine(this.#watch));
-    this.#checkIdle();
-    await acceptCallers(this.#listener, (caller) => this.#serve(caller));
-    await this.#stopping;
-  }
-
-  async #serve({ conn, lines, hello }: Caller): Promise<void> {
-    const release = this.#hold();
+  const serve = async ({ conn, lines, hello }: Caller): Promise<void> => {
+    const release = hold();
     try {
       const welcome: Welcome = {
         portal: VERSION,
         pid: Deno.pid,
-        database: this.#shared.dbPath,
+        database: shared.dbPath,
       };
       if (hello.portal !== VERSION) {
         welcome.error = `this host is Portal ${VERSION}, and a ${hello.portal} may not use it`;
@@ -140,20 +93,20 @@ class Host {
       }
       if (hello.role === "mcp") {
         const session = { environment: { cwd: hello.cwd, env: hello.env }, policy: hello.policy };
-        const opening = { welcome, canHandOff: hello.handoff === true, inbox: this.#inbox };
+        const opening = { welcome, canHandOff: hello.handoff === true, inbox };
         await serveMcpSession(conn, lines, opening, session, {
-          shared: this.#shared,
-          watch: this.#watch,
-          log: this.#log,
+          shared,
+          watch,
+          log,
           clientLevel: hello.logLevel,
         });
       } else if (hello.role === "attach") {
-        const elsewhere = (target: string) => this.#shared.remote.ids.targetOf(target);
-        await serveAttach(conn, lines, hello.target, this.#shared, welcome, elsewhere);
+        const elsewhere = (target: string) => shared.remote.ids.targetOf(target);
+        await serveAttach(conn, lines, hello.target, shared, welcome, elsewhere);
       } else if (hello.role === "ps") {
         const processes = [
-          ...this.#shared.manager({ seesAll: true }).list(),
-          ...this.#shared.remote.ids.known(),
+          ...shared.manager({ seesAll: true }).list(),
+          ...shared.remote.ids.known(),
         ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));
@@ -164,30 +117,30 @@ class Host {
     } finally {
       release();
     }
-  }
+  };
 
   /** Keeps the host up until the returned function is called. */
-  #hold(): () => void {
-    this.#holds++;
-    this.#checkIdle();
+  const hold = (): () => void => {
+    holds++;
+    checkIdle();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.#holds--;
-      this.#checkIdle();
+      holds--;
+      checkIdle();
     };
-  }
+  };
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
-  #checkIdle(): void {
-    const keptHere = this.#shared.pool.keepsRunning;
-    const keptThere = this.#shared.remote.keepsRunning;
-    const idle = this.#holds === 0 && !keptHere && !keptThere;
+  const checkIdle = (): void => {
+    const keptHere = shared.pool.keepsRunning;
+    const keptThere = shared.remote.keepsRunning;
+    const idle = holds === 0 && !keptHere && !keptThere;
     // Said once each time the last caller leaves with kept processes running: why it stays.
-    const keptOnly = this.#holds === 0 && !idle;
-    if (keptOnly && !this.#keptOnly) {
-      this.#log.stderr(
+    const keptOnlyNow = holds === 0 && !idle;
+    if (keptOnlyNow && !keptOnly) {
+      log.stderr(
         "info",
         "host",
         `no client: the host stays for its kept processes (${
@@ -196,26 +149,48 @@ class Host {
         })`,
       );
     }
-    this.#keptOnly = keptOnly;
+    keptOnly = keptOnlyNow;
     if (!idle) {
-      clearTimeout(this.#grace);
-      this.#grace = undefined;
-    } else if (this.#grace === undefined && this.#stopping === undefined) {
-      this.#grace = setTimeout(() => {
-        this.#log.stderr("info", "host", "no client and no kept process: the host exits");
-        this.#stop().then(() => Deno.exit(0));
+      clearTimeout(grace);
+      grace = undefined;
+    } else if (grace === undefined && stopping === undefined) {
+      grace = setTimeout(() => {
+        log.stderr("info", "host", "no client and no kept process: the host exits");
+        stop().then(() => Deno.exit(0));
       }, HOST_GRACE_MS);
     }
-  }
+  };
 
   /** Stops listening, kills every program, closes the files; then the socket's go, and its lock. */
-  #stop(): Promise<void> {
-    return this.#stopping ??= (async () => {
-      clearTimeout(this.#grace);
-      this.#listener?.close();
-      this.#inbox?.close();
-      await this.#shared.close();
-      this.#releaseLock();
+  const stop = (): Promise<void> =>
+    stopping ??= (async () => {
+      clearTimeout(grace);
+      listener?.close();
+      inbox?.close();
+      await shared.close();
+      releaseSocketLock(address.socket, lock);
     })();
+
+  try {
+    onShutdown(stop);
+    shared.pool.onChange(checkIdle);
+    shared.remote.onChange(checkIdle);
+    inbox = FdInbox.open(address.socket);
+    listener = listenAt(address.socket);
+    console.error(
+      `portal ${VERSION} host (pid ${Deno.pid}) serving ${address.socket}; ` +
+        `records database ${shared.database}`,
+    );
+    console.error(watchLine(watch));
+    checkIdle();
+    await acceptCallers(listener, serve);
+    await stopping;
+  } catch (error) {
+    // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
+    // the next door starts another (or says why it cannot).
+    // The door shows the log's last line.
+    console.error(`${(error as Error)?.stack ?? error}`);
+    console.error(`portal: the host stops: ${(error as Error)?.message ?? error}`);
+    Deno.exit(1);
   }
 }
