@@ -29,6 +29,7 @@
  * ```
  * @module
  */
+import { firstBytes } from "../../bounded_lines.ts";
 
 /** The kinds of frame. */
 export type FrameType = "screen" | "output" | "end" | "input";
@@ -91,7 +92,7 @@ export class FrameReader {
   }
 
   #header(): { type: FrameType; size: number } {
-    const bytes = this.#peek(HEADER_BYTES);
+    const bytes = firstBytes(this.#chunks, HEADER_BYTES);
     const type = TYPES.get(bytes[0]);
     if (!type) throw new Error(`unknown attach frame ${bytes[0]}`);
     const size = new DataView(bytes.buffer, bytes.byteOffset).getUint32(1);
@@ -105,16 +106,6 @@ export class FrameReader {
     if (chunk.length === 0) return;
     this.#chunks.push(chunk);
     this.#size += chunk.length;
-  }
-
-  /** The first `n` bytes, left in place. */
-  #peek(n: number): Uint8Array {
-    const first = this.#chunks[0];
-    if (first.length >= n) return first.subarray(0, n);
-    const taken = this.#take(n);
-    this.#chunks.unshift(taken);
-    this.#size += n;
-    return taken;
   }
 
   /** The first `n` bytes (there are that many), removed: copied once into one array. */
