@@ -104,8 +104,8 @@ export async function serveHost(
         // the door is killed, even by SIGKILL: the kernel closes the socket) its unkept
         // processes are killed; their records stay in the database.
         const session = { environment: { cwd: hello.cwd, env: hello.env }, policy: hello.policy };
-        const opening = { welcome, canHandOff: hello.handoff === true, inbox };
-        const link = await openClientLink(conn, lines, opening);
+        const offer = hello.handoff === true ? inbox : undefined;
+        const link = await openClientLink(conn, lines, welcome, offer);
         if (link === undefined) return; // The door went away before its session began.
         const { context, scope } = shared.toolContext(shared.manager(session), watch);
         const note = (text: string) => log.log("warning", "server", text);
