@@ -83,7 +83,9 @@ export async function serveHost(
   let stopping: Promise<void> | undefined;
 
   const serve = async ({ conn, lines, hello }: Caller): Promise<void> => {
-    const release = hold();
+    // Each caller keeps the host up while it is served.
+    holds++;
+    checkIdle();
     try {
       const welcome: Welcome = {
         portal: VERSION,
@@ -135,21 +137,9 @@ export async function serveHost(
       // The caller went away mid-answer: nothing to tell it.
       if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
     } finally {
-      release();
-    }
-  };
-
-  /** Keeps the host up until the returned function is called. */
-  const hold = (): () => void => {
-    holds++;
-    checkIdle();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
       holds--;
       checkIdle();
-    };
+    }
   };
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
