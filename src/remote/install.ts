@@ -38,13 +38,6 @@ const ARCH: Record<string, string> = {
   arm64: "arm64",
 };
 
-/** What an install did. */
-export interface Installed {
-  id: string;
-  /** Bytes sent through ssh (gzipped); 0: it was there already. */
-  copied: number;
-}
-
 /** Prints to stderr: a server's stdout is MCP's. */
 type Say = (line: string) => void;
 
@@ -209,12 +202,15 @@ async function sha256(path: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Installs Portal on `machine`; throws with what went wrong. */
+/**
+ * Installs Portal on `machine`: the bytes sent through ssh (gzipped; 0: it was there already).
+ * Throws with what went wrong.
+ */
 export async function install(
   machine: string,
   env: Record<string, string>,
   say: Say,
-): Promise<Installed> {
+): Promise<number> {
   const temp = await Deno.makeTempDir({ prefix: "portal-install-" });
   try {
     // A release binary is its own runtime; otherwise the build, made now from a clone.
@@ -228,7 +224,7 @@ export async function install(
     const there = fields(probe.out);
     if (there.installed === "yes" && there.launcher === "yes") {
       say(`${machine}: Portal ${id} is installed (~/${SHARE}/${id}); nothing copied.`);
-      return { id, copied: 0 };
+      return 0;
     }
     const os = OS[there.os];
     const arch = ARCH[there.arch];
@@ -317,7 +313,7 @@ export async function install(
         (files.deno ? ", with a Deno" : "") + `, run by ~/${LAUNCHER}; ` +
         `${(copied / 1e6).toFixed(1)} MB copied.`,
     );
-    return { id, copied };
+    return copied;
   } finally {
     await Deno.remove(temp, { recursive: true }).catch(() => {});
   }
@@ -335,7 +331,7 @@ export async function installedAtFirstUse(
   if (!readVar(REMOTE_INSTALL, env)) return false;
   const say = (line: string) => console.error(`portal: ${line}`);
   try {
-    return (await install(machine, env, say)).copied > 0;
+    return (await install(machine, env, say)) > 0;
   } catch (error) {
     say(`installing Portal on ${machine} at first use failed: ${(error as Error).message}`);
     return false;
