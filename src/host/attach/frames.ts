@@ -108,30 +108,21 @@ export class FrameReader {
     this.#size += chunk.length;
   }
 
-  /** The first `n` bytes (there are that many), removed: copied once into one array. */
+  /**
+   * The first `n` bytes (there are that many), removed: copied once into one array (so that a
+   * small frame does not hold a large chunk's memory).
+   */
   #take(n: number): Uint8Array {
-    const first = this.#chunks[0];
-    if (first.length >= n) {
-      // Copied out, so that a small frame does not hold a large chunk's memory.
-      const taken = first.slice(0, n);
-      this.#drop(n);
-      return taken;
-    }
     const taken = new Uint8Array(n);
     for (let at = 0; at < n;) {
-      const part = this.#chunks[0].subarray(0, n - at);
+      const first = this.#chunks[0];
+      const part = first.subarray(0, n - at);
       taken.set(part, at);
       at += part.length;
-      this.#drop(part.length);
+      if (part.length === first.length) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(part.length);
     }
-    return taken;
-  }
-
-  /** Removes the first `n` bytes, which lie in the first chunk. */
-  #drop(n: number): void {
-    const first = this.#chunks[0];
-    if (n === first.length) this.#chunks.shift();
-    else this.#chunks[0] = first.subarray(n);
     this.#size -= n;
+    return taken;
   }
 }
