@@ -41,7 +41,7 @@ export interface SkippedLine {
 }
 
 /** A copy of the first `n` bytes of `parts` taken as one. */
-function firstBytes(parts: Uint8Array[], n: number): Uint8Array {
+export function firstBytes(parts: Uint8Array[], n: number): Uint8Array {
   const kept: Uint8Array[] = [];
   for (let i = 0; i < parts.length && n > 0; i++) {
     kept.push(parts[i].subarray(0, n));

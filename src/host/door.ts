@@ -54,6 +54,12 @@ export interface HostConnection {
  * host that hangs up before its welcome was leaving (its grace ended as the
  * door came): the door finds or starts another. Throws with a message for
  * the person when no host welcomes it within {@link HOST_START_DEADLINE_MS}.
+ *
+ * A host is started unless one holds the socket's lock (it is starting, or
+ * stopping). One that leaves at once (another one, started at the same
+ * moment, took the lock) is fine: the other one answers; once no host holds
+ * the lock, another is started. One that fails says why in its log, whose
+ * last line becomes the error.
  */
 export async function reachHost(
   env: Record<string, string>,
@@ -62,28 +68,44 @@ export async function reachHost(
 ): Promise<HostConnection | undefined> {
   const address = await hostAddress(env);
   const deadline = Date.now() + HOST_START_DEADLINE_MS;
+  const late = () =>
+    new Error(
+      `no host at ${address.socket} welcomed this door within ` +
+        `${HOST_START_DEADLINE_MS / 1000} s (its log: ${address.log})`,
+    );
+  let host: Deno.ChildProcess | undefined;
   for (;;) {
-    let conn = await connect(address.socket);
-    if (!conn) {
-      if (!options.start) return undefined;
-      const hostEnv = { ...env, PORTAL_DB_PATH: address.database };
-      conn = await startAndConnect(address, hostEnv, options.hostArgs ?? []);
-    }
-    const lines = new LineReader(connReader(conn));
-    const welcome = await welcomeOf(conn, lines, hello, deadline);
-    if (welcome !== undefined && welcome !== "gone") {
-      if (welcome.error) throw new Error(welcome.error);
-      return { conn, lines, welcome, address };
-    }
-    try {
-      conn.close();
-    } catch { /* the host closed it */ }
-    if (welcome === undefined || Date.now() > deadline) {
-      throw new Error(
-        `no host at ${address.socket} welcomed this door within ` +
-          `${HOST_START_DEADLINE_MS / 1000} s (its log: ${address.log})`,
+    const conn = await connect(address.socket);
+    if (conn) {
+      const lines = new LineReader(connReader(conn));
+      const welcome = await welcomeOf(conn, lines, hello, deadline);
+      if (welcome !== undefined && welcome !== "gone") {
+        if (welcome.error) throw new Error(welcome.error);
+        return { conn, lines, welcome, address };
+      }
+      try {
+        conn.close();
+      } catch { /* the host closed it */ }
+      if (welcome === undefined) throw late();
+    } else if (!options.start) {
+      return undefined;
+    } else {
+      // Here only, not on import: it brings SQLite and the shell hooks, which a door that finds
+      // its host running never needs.
+      const { inUse } = await import("../core/store/database_file.ts");
+      if (!host && !inUse(address.socket)) {
+        const hostEnv = { ...env, PORTAL_DB_PATH: address.database };
+        host = startHost(address, hostEnv, options.hostArgs ?? []);
+      }
+      const status = await withTimeout(
+        host?.status ?? Promise.resolve(undefined),
+        RETRY_MS,
+        undefined,
       );
+      if (status && !status.success) throw new HostFailed(address.log);
+      if (status) host = undefined;
     }
+    if (Date.now() > deadline) throw late();
   }
 }
 
@@ -237,40 +259,6 @@ async function connect(socket: string): Promise<Deno.Conn | undefined> {
         "sent to it. Remove it if it is not meant to be there, or set XDG_RUNTIME_DIR to a " +
         "directory of your own",
     );
-  }
-}
-
-/**
- * Starts a host, unless one holds the socket's lock (it is starting, or
- * stopping), and connects once one listens. A host that leaves at once
- * (another one, started at the same moment, took the lock) is fine: the
- * other one answers; once no host holds the lock, another is started. One
- * that fails says why in its log, whose last line becomes the error.
- */
-async function startAndConnect(
-  address: HostAddress,
-  env: Record<string, string>,
-  args: string[],
-): Promise<Deno.Conn> {
-  const deadline = Date.now() + HOST_START_DEADLINE_MS;
-  let host: Deno.ChildProcess | undefined;
-  // Here only, not on import: it brings SQLite and the shell hooks, which a door that finds its
-  // host running never needs.
-  const { inUse } = await import("../core/store/database_file.ts");
-  for (;;) {
-    const conn = await connect(address.socket);
-    if (conn) return conn;
-    if (!host && !inUse(address.socket)) host = startHost(address, env, args);
-    const ended = host?.status ?? Promise.resolve(undefined);
-    const status = await withTimeout(ended, RETRY_MS, undefined);
-    if (status && !status.success) throw new HostFailed(address.log);
-    if (status) host = undefined;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `no host answered at ${address.socket} within ${HOST_START_DEADLINE_MS / 1000} s ` +
-          `(its log: ${address.log})`,
-      );
-    }
   }
 }
 

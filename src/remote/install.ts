@@ -38,13 +38,6 @@ const ARCH: Record<string, string> = {
   arm64: "arm64",
 };
 
-/** What an install did. */
-export interface Installed {
-  id: string;
-  /** Bytes sent through ssh (gzipped); 0: it was there already. */
-  copied: number;
-}
-
 /** Prints to stderr: a server's stdout is MCP's. */
 type Say = (line: string) => void;
 
@@ -123,43 +116,39 @@ function fields(text: string): Record<string, string> {
   return Object.fromEntries(pairs.filter((m) => m !== null).map(([, key, value]) => [key, value]));
 }
 
-/** The directory of the build this Portal runs (beside its main.js), else `undefined`. */
-function runningBuild(): string | undefined {
-  if (!Deno.mainModule.startsWith("file:")) return undefined;
-  const dir = dirname(fileURLToPath(Deno.mainModule));
-  try {
-    Deno.statSync(join(dir, "build.json"));
-    return dir;
-  } catch {
-    return undefined;
-  }
+/** Whether `path` names something. */
+function exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
 }
 
-/** The build to copy: the running one, or one made from the clone this Portal runs from. */
-async function buildToCopy(temp: string): Promise<string> {
-  const running = runningBuild();
-  if (running) return running;
+/**
+ * The build to copy (dev/build.ts): the running one (beside its main.js), or one made from the
+ * clone it runs from; its directory, and its id and files as its build.json says.
+ */
+async function buildToCopy(temp: string): Promise<{ dir: string; id: string; files: string[] }> {
   const root = dirname(fileURLToPath(Deno.mainModule));
-  const script = join(root, "dev", "build.ts");
-  try {
-    await Deno.stat(script);
-  } catch {
-    throw new Error(
-      `this Portal (${Deno.mainModule}) is neither a build nor a clone: run ` +
-        "portal remote install from a clone, the npm package (npx -y portal-mcp) or a release binary",
-    );
+  let dir = root;
+  if (!(await exists(join(root, "build.json")))) {
+    const script = join(root, "dev", "build.ts");
+    if (!(await exists(script))) {
+      throw new Error(
+        `this Portal (${Deno.mainModule}) is neither a build nor a clone: run ` +
+          "portal remote install from a clone, the npm package (npx -y portal-mcp) or a release binary",
+      );
+    }
+    dir = join(temp, "build");
+    const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `--lock=${join(root, "dev", "deno.lock")}`, script, "--out", dir],
+      cwd: root,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!success) {
+      throw new Error(`making the build (${script}) failed: ${new TextDecoder().decode(stderr)}`);
+    }
   }
-  const out = join(temp, "build");
-  const { success, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--lock=${join(root, "dev", "deno.lock")}`, script, "--out", out],
-    cwd: root,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!success) {
-    throw new Error(`making the build (${script}) failed: ${new TextDecoder().decode(stderr)}`);
-  }
-  return out;
+  const { id, files } = JSON.parse(await Deno.readTextFile(join(dir, "build.json")));
+  return { dir, id, files: [...Object.keys(files), "build.json"] };
 }
 
 /** A Deno 2 of at least this one's minor version runs the build. */
@@ -185,10 +174,7 @@ async function denoFor(os: string, arch: string, env: Record<string, string>): P
     `deno-${Deno.version.deno}-${os}-${arch}`,
   );
   const binary = join(cache, "deno");
-  try {
-    await Deno.stat(binary);
-    return binary;
-  } catch { /* fetched below */ }
+  if (await exists(binary)) return binary;
   await Deno.mkdir(cache, { recursive: true });
   const packed = await new Deno.Command("npm", {
     args: ["pack", `${name}@${Deno.version.deno}`, "--pack-destination", cache, "--silent"],
@@ -216,20 +202,21 @@ async function sha256(path: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Installs Portal on `machine`; throws with what went wrong. */
+/**
+ * Installs Portal on `machine`: the bytes sent through ssh (gzipped; 0: it was there already).
+ * Throws with what went wrong.
+ */
 export async function install(
   machine: string,
   env: Record<string, string>,
   say: Say,
-): Promise<Installed> {
+): Promise<number> {
   const temp = await Deno.makeTempDir({ prefix: "portal-install-" });
   try {
     // A release binary is its own runtime; otherwise the build, made now from a clone.
     const binary = Deno.build.standalone ? Deno.execPath() : undefined;
     const build = binary ? undefined : await buildToCopy(temp);
-    const id = build
-      ? JSON.parse(await Deno.readTextFile(join(build, "build.json"))).id as string
-      : `${VERSION}+${(await sha256(binary!)).slice(0, 12)}`;
+    const id = build ? build.id : `${VERSION}+${(await sha256(binary!)).slice(0, 12)}`;
     const probe = await remote(machine, env, PROBE, [id]);
     if (probe.code !== 0) {
       throw new Error(`ssh ${machine} failed (exit ${probe.code}): ${probe.err}`);
@@ -237,7 +224,7 @@ export async function install(
     const there = fields(probe.out);
     if (there.installed === "yes" && there.launcher === "yes") {
       say(`${machine}: Portal ${id} is installed (~/${SHARE}/${id}); nothing copied.`);
-      return { id, copied: 0 };
+      return 0;
     }
     const os = OS[there.os];
     const arch = ARCH[there.arch];
@@ -269,8 +256,7 @@ export async function install(
       files.portal = binary;
       run = `"${dir}/portal"`;
     } else {
-      const { files: built } = JSON.parse(await Deno.readTextFile(join(build!, "build.json")));
-      for (const name of [...Object.keys(built), "build.json"]) files[name] = join(build!, name);
+      for (const name of build!.files) files[name] = join(build!.dir, name);
       if (denoFits(there.deno_version)) {
         run = `"${there.deno}" run -A --no-config "${dir}/main.js"`;
       } else {
@@ -327,7 +313,7 @@ export async function install(
         (files.deno ? ", with a Deno" : "") + `, run by ~/${LAUNCHER}; ` +
         `${(copied / 1e6).toFixed(1)} MB copied.`,
     );
-    return { id, copied };
+    return copied;
   } finally {
     await Deno.remove(temp, { recursive: true }).catch(() => {});
   }
@@ -345,7 +331,7 @@ export async function installedAtFirstUse(
   if (!readVar(REMOTE_INSTALL, env)) return false;
   const say = (line: string) => console.error(`portal: ${line}`);
   try {
-    return (await install(machine, env, say)).copied > 0;
+    return (await install(machine, env, say)) > 0;
   } catch (error) {
     say(`installing Portal on ${machine} at first use failed: ${(error as Error).message}`);
     return false;

@@ -30,7 +30,7 @@
  * assert.equal(entry.id, 7);
  * assert.equal(ids.localOf("db1", 3), 7);
  * assert.deepEqual(ids.visibleTo({}), []);
- * assert.deepEqual(ids.leave(mine).map((e) => e.id), [7]);
+ * ids.leave(mine);
  * assert.equal(ids.get(7), undefined);
  * ```
  * @module
@@ -113,18 +113,6 @@ export class RemoteIds {
       adopted++;
     }
     return adopted;
-  }
-
-  /**
-   * Whether a kept remote process runs, as its machine said within the window: this host
-   * stays up to reach it.
-   */
-  keepsRunning(unreachableMs: number): boolean {
-    const now = Date.now();
-    return this.visibleTo({ seesAll: true }).some((entry) =>
-      entry.keep && entry.summary?.status === "running" &&
-      now - entry.seenAt < unreachableMs
-    );
   }
 
   /** The rows a watch page of `session` lists for its remote processes, as last seen. */
@@ -211,19 +199,13 @@ export class RemoteIds {
 
   /**
    * `session` has left: its unkept processes ended with its links (they are
-   * forgotten and returned), its kept ones are no one's now.
+   * forgotten), its kept ones are no one's now.
    */
-  leave(session: Session): RemoteEntry[] {
-    const ended: RemoteEntry[] = [];
+  leave(session: Session): void {
     for (const entry of this.#byId.values()) {
       if (entry.owner !== session) continue;
-      if (entry.keep) {
-        entry.owner = null;
-      } else {
-        this.remove(entry.id);
-        ended.push(entry);
-      }
+      if (entry.keep) entry.owner = null;
+      else this.remove(entry.id);
     }
-    return ended;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Where a tool call goes, by its tool's declared target (target.ts): this
- * server's processes or another machine's Portal, both a {@link ProcessSource}.
+ * server's processes or another machine's Portal, each answering in this
+ * server's ids.
  * `process_start` with `machine` starts the program there; a call whose `id`
  * is a remote process's is relayed with the remote id, its reply back in local
  * ids (and `machine`); `process_list` and `process_kill_all` merge every
@@ -40,14 +41,8 @@ import { installedAtFirstUse } from "./install.ts";
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown>;
-
-/**
- * Where a call's answer comes from: this server's own processes (the tool's handler), or one
- * machine's Portal (through the session's link there); each answers in this server's ids.
- */
-export interface ProcessSource {
-  answer(tool: RoutedTool, args: Args, control: CallControl): Promise<Result>;
-}
+/** One source's answer to a call, in this server's ids. */
+type Answer = () => Promise<Result>;
 
 /** process_list as this server asks it of a machine to refresh what it knows. */
 const LIST: RoutedTool = { name: "process_list", target: "list", output: processList };
@@ -94,7 +89,11 @@ export class Remotes {
    * stays up to reach it.
    */
   get keepsRunning(): boolean {
-    return this.ids.keepsRunning(this.#unreachableMs);
+    const now = Date.now();
+    return this.ids.visibleTo({ seesAll: true }).some((entry) =>
+      entry.keep && entry.summary?.status === "running" &&
+      now - entry.seenAt < this.#unreachableMs
+    );
   }
 
   /** Calls `listener` whenever what keeps the host up may have changed; returns how to stop. */
@@ -113,11 +112,10 @@ export class Remotes {
     args: Args,
     session: Session,
     control: CallControl,
-    local: () => Promise<Result>,
+    local: Answer,
   ): Promise<Result> {
-    const here: ProcessSource = { answer: local };
-    const sources = this.#sources(tool, args, session, here);
-    const replies = await Promise.all(sources.map((source) => source.answer(tool, args, control)));
+    const answers = this.#answers(tool, args, session, control, local);
+    const replies = await Promise.all(answers.map((answer) => answer()));
     const merged = { ...replies[0] };
     for (const reply of replies.slice(1)) {
       for (const [key, list] of Object.entries(reply)) {
@@ -127,60 +125,58 @@ export class Remotes {
     return merged;
   }
 
-  /** Where `tool(args)` of `session` is answered, by the tool's declared target. */
-  #sources(tool: RoutedTool, args: Args, session: Session, here: ProcessSource): ProcessSource[] {
-    const on = (machine: string): ProcessSource => ({
-      answer: (tool, args, control) => this.#onMachine(machine, tool, args, session, control),
-    });
+  /**
+   * Who answers `tool(args)` of `session`, by the tool's declared target: this server
+   * (`local`), or the Portal of a machine (through the session's link there), or both.
+   */
+  #answers(
+    tool: RoutedTool,
+    args: Args,
+    session: Session,
+    control: CallControl,
+    local: Answer,
+  ): Answer[] {
     const visible = this.ids.visibleTo(session);
+    const machines = (entries: RemoteEntry[]) => [...new Set(entries.map((e) => e.machine))];
     switch (tool.target) {
       case "start": {
         const machine = startMachine(args);
-        return machine === undefined ? [here] : [on(machine)];
+        if (machine === undefined) return [local];
+        return [() => this.#start(machine, tool, args, session, control)];
       }
       case "process":
       case "process_removed":
       case "process_here": {
         const entry = visible.find((entry) => entry.id === args.id);
-        return entry ? [on(entry.machine)] : [here];
+        return [entry ? () => this.#relay(tool, args, entry, session, control) : local];
       }
       case "list":
+        return [
+          local,
+          ...machines(visible).map((machine) => () => this.#list(machine, session, control)),
+        ];
       case "kill_all": {
-        // A kill_all there ends what this session's link started; a list shows all it sees.
-        const mine = visible.filter((e) => tool.target === "list" || e.owner === session);
-        return [here, ...new Set(mine.map((entry) => entry.machine))].map((source) =>
-          typeof source === "string" ? on(source) : source
-        );
+        // A kill_all there ends what this session's link started.
+        const mine = visible.filter((entry) => entry.owner === session);
+        return [
+          local,
+          ...machines(mine).map((machine) => () => this.#killAll(machine, tool, session, control)),
+        ];
       }
       case "none":
-        return [here];
+        return [local];
     }
   }
 
-  /** `tool(args)` of `session` answered by the Portal on `machine`, in this server's ids. */
-  async #onMachine(
-    machine: string,
-    tool: RoutedTool,
-    args: Args,
-    session: Session,
-    control: CallControl,
-  ): Promise<Result> {
-    switch (tool.target) {
-      case "start":
-        return await this.#start(machine, tool, args, session, control);
-      case "list": {
-        // What the machine no longer lists is gone there (an unkept one whose link dropped, one
-        // cleaned up): forgotten here too; what it cannot be asked about is as last seen.
-        const entries = this.ids.visibleTo(session).filter((entry) => entry.machine === machine);
-        await this.#refresh(machine, entries, session, control);
-        const known = entries.filter((entry) => this.ids.get(entry.id));
-        return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
-      }
-      case "kill_all":
-        return await this.#killAll(machine, tool, session, control);
-      default:
-        return await this.#relay(tool, args, this.ids.get(args.id as number)!, session, control);
-    }
+  /**
+   * process_list on `machine`: what it no longer lists is gone there (an unkept one whose link
+   * dropped, one cleaned up), forgotten here too; what it cannot be asked about is as last seen.
+   */
+  async #list(machine: string, session: Session, control: CallControl): Promise<Result> {
+    const entries = this.ids.visibleTo(session).filter((entry) => entry.machine === machine);
+    await this.#refresh(machine, entries, session, control);
+    const known = entries.filter((entry) => this.ids.get(entry.id));
+    return { processes: known.flatMap((entry) => this.ids.shown(entry)) };
   }
 
   /** The links of the session that ended are closed: its unkept remote programs end there. */
@@ -219,21 +215,15 @@ export class Remotes {
     // The new process's id is the reply's: it is the one id it may name.
     const remoteId = (reply as { id?: unknown }).id;
     let entry: RemoteEntry | undefined;
-    const local = relayedReply(
-      tool.output,
-      reply,
-      (id) => {
-        if (id !== remoteId) return undefined;
-        entry ??= this.ids.add({
-          ...{ machine, remoteId: id, owner: session, keep: rest.keep === true, policy },
-          ...{ startedAt: new Date().toISOString(), environment: session.environment },
-          seenAt: Date.now(),
-        });
-        return entry.id;
-      },
-      machine,
-      tool.name,
-    );
+    const local = this.#toLocal(tool, reply, machine, (id) => {
+      if (id !== remoteId) return undefined;
+      entry ??= this.ids.add({
+        ...{ machine, remoteId: id, owner: session, keep: rest.keep === true, policy },
+        ...{ startedAt: new Date().toISOString(), environment: session.environment },
+        seenAt: Date.now(),
+      });
+      return entry.id;
+    });
     entry!.summary = project(processSummary, local as ProcessSummary);
     // Its id, once handed out, must outlive a crash of this host, as a local one's.
     this.ids.save(entry!, { now: true });
@@ -293,12 +283,11 @@ export class Remotes {
     // The remote's question for this side's person (secret_relay.ts): this call asks it.
     if (needsInput(reply)) return reply;
     // The reply is about this process: its id is the one it may name.
-    const local = relayedReply(
-      tool.output,
+    const local = this.#toLocal(
+      tool,
       reply,
-      (id) => id === entry.remoteId ? entry.id : undefined,
       entry.machine,
-      tool.name,
+      (id) => id === entry.remoteId ? entry.id : undefined,
     );
     if (tool.target === "process_removed") this.ids.remove(entry.id);
     // What the reply tells of the process (a kill's status, a step's state) is its latest.
@@ -398,17 +387,17 @@ export class Remotes {
   }
 
   /**
-   * `machine`'s reply to `tool` with its process ids made local (and `machine` beside a process's
-   * own); in a list, a process this server did not start there (another client's) is left out.
+   * `machine`'s reply to `tool` with its process ids made local by `local` (and `machine` beside
+   * a process's own); by default, in a list, a process this server did not start there (another
+   * client's) is left out.
    */
-  #toLocal(tool: RoutedTool, reply: Result, machine: string): Result {
-    return relayedReply(
-      tool.output,
-      reply,
-      (id) => this.ids.localOf(machine, id),
-      machine,
-      tool.name,
-    );
+  #toLocal(
+    tool: RoutedTool,
+    reply: Result,
+    machine: string,
+    local = (id: number) => this.ids.localOf(machine, id),
+  ): Result {
+    return relayedReply(tool.output, reply, local, machine, tool.name);
   }
 }
 

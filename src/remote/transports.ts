@@ -20,7 +20,6 @@
  * ```
  * @module
  */
-import { PortalError } from "../errors.ts";
 import { type RemoteRun, splitCommand, sshArgv } from "./ssh_command.ts";
 
 /** A command whose stdin and stdout are a Portal's on the other side. */
@@ -41,9 +40,8 @@ export function transportOf(
   const variable = [`PORTAL_MACHINE_${machine}`, `PORTAL_HOST_${machine}`]
     .find((name) => /^\w+$/.test(machine) && env[name]?.trim());
   if (variable) {
-    const argv = splitCommand(env[variable]!.trim());
-    if (argv.length === 0) throw new PortalError(`${variable} names no command.`);
-    return { argv: [...argv, ...run.args ?? []], ssh: false };
+    // Set to more than spaces (as found): at least one word.
+    return { argv: [...splitCommand(env[variable]!.trim()), ...run.args ?? []], ssh: false };
   }
   return { argv: sshArgv(machine, env, controlDir, run), ssh: true };
 }

@@ -3,8 +3,9 @@
  * terminals and screens, and one records database, for every client. A door
  * (`portal` on stdio) starts it when none answers, detached in a session of
  * its own with its stderr in a log file; it serves each connection on its
- * socket (see listener.ts) as one caller: an MCP session (mcp_session.ts),
- * `portal ps`, or `portal attach` (attach/connection.ts).
+ * socket (see listener.ts) as one caller: an MCP session (in its client's
+ * working directory and environment), `portal ps`, or `portal attach`
+ * (attach/connection.ts).
  *
  * **Lifecycle.** One host per socket: it holds a lock beside the socket
  * while it lives, so of two started at once one serves and the other leaves
@@ -17,7 +18,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { HOST_GRACE_MS } from "../limits.ts";
+import { HOST_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
 import { type PathFlags, withPathFlags } from "../env_vars.ts";
 import { Log, type LoggingLevel } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
@@ -26,13 +27,15 @@ import { serveAttach } from "../host/attach/connection.ts";
 import { encodeLine, type Welcome } from "../host/hello.ts";
 import { FdInbox } from "../host/handoff/fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt, type Listener } from "../host/listener.ts";
-import { serveMcpSession } from "./mcp_session.ts";
+import { openClientLink } from "../host/handoff/client_link.ts";
+import { serveConnection } from "../mcp/server.ts";
+import { LineTransport } from "../mcp/stdio.ts";
+import { withTimeout } from "../async.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
-import { listenWatch, openShared, type Shared, watchLine } from "./shared.ts";
+import { listenWatch, openShared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
 import { removeDeadInjections } from "../core/shell/injection.ts";
 import { releaseSocketLock, sweepDeadHosts, takeSocketLock } from "../host/socket_lock.ts";
-import type { WatchService } from "../watch/service.ts";
 
 /** Runs the host of the database the options and `env` name, until it ends; then exits. */
 export async function serveHost(
@@ -69,69 +72,25 @@ export async function serveHost(
   const watch = listenWatch(options.watchPort ?? 0);
   const files = { ...paths, PORTAL_DB_PATH: address.database };
   const shared = openShared(files, log, watch, { adoptEarlier: true });
-  const host = new Host(shared, watch, address, log, () => releaseSocketLock(address.socket, lock));
-  await host.run().catch((error) => {
-    // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
-    // the next door starts another (or says why it cannot).
-    // The door shows the log's last line.
-    console.error(`${(error as Error)?.stack ?? error}`);
-    console.error(`portal: the host stops: ${(error as Error)?.message ?? error}`);
-    Deno.exit(1);
-  });
-}
 
-/** The host's state: who holds it, and how it stops. */
-class Host {
-  readonly #shared: Shared;
-  readonly #watch: WatchService;
-  readonly #address: HostAddress;
-  readonly #log: Log;
-  readonly #releaseLock: () => void;
-  #listener: Listener | undefined;
-  #inbox: FdInbox | undefined;
-  #holds = 0;
-  #grace: ReturnType<typeof setTimeout> | undefined;
+  // The host's state: who holds it, and how it stops.
+  let listener: Listener | undefined;
+  let inbox: FdInbox | undefined;
+  let holds = 0;
+  let grace: ReturnType<typeof setTimeout> | undefined;
   /** Whether only kept processes hold the host now (no caller): logged when it becomes so. */
-  #keptOnly = false;
-  #stopping: Promise<void> | undefined;
+  let keptOnly = false;
+  let stopping: Promise<void> | undefined;
 
-  constructor(
-    shared: Shared,
-    watch: WatchService,
-    address: HostAddress,
-    log: Log,
-    releaseLock: () => void,
-  ) {
-    this.#shared = shared;
-    this.#watch = watch;
-    this.#address = address;
-    this.#log = log;
-    this.#releaseLock = releaseLock;
-  }
-
-  async run(): Promise<void> {
-    onShutdown(() => this.#stop());
-    this.#shared.pool.onChange(() => this.#checkIdle());
-    this.#shared.remote.onChange(() => this.#checkIdle());
-    this.#inbox = FdInbox.open(this.#address.socket);
-    this.#listener = listenAt(this.#address.socket);
-    console.error(
-      `portal ${VERSION} host (pid ${Deno.pid}) serving ${this.#address.socket}; ` +
-        `records database ${this.#shared.database}`,
-    );
-    console.error(watchLine(this.#watch));
-    this.#checkIdle();
-    await acceptCallers(this.#listener, (caller) => this.#serve(caller));
-    await this.#stopping;
-  }
-
-  async #serve({ conn, lines, hello }: Caller): Promise<void> {
-    const release = this.#hold();
+  const serve = async ({ conn, lines, hello }: Caller): Promise<void> => {
+    // Each caller keeps the host up while it is served.
+    holds++;
+    checkIdle();
     try {
       const welcome: Welcome = {
         portal: VERSION,
         pid: Deno.pid,
-        database: this.#shared.dbPath,
+        database: shared.dbPath,
       };
       if (hello.portal !== VERSION) {
         welcome.error = `this host is Portal ${VERSION}, and a ${hello.portal} may not use it`;
@@ -139,21 +98,37 @@ class Host {
         return;
       }
       if (hello.role === "mcp") {
+        // An MCP session: it reads its client's JSON-RPC lines with the same bounded line
+        // reader as stdio, off the client's own stdin (handed over by the door) or the door's
+        // socket (the door relaying), and answers on its stdout or the socket (client_link.ts).
+        // It sees its own processes and the kept ones, starts programs in its client's working
+        // directory and environment, and when the link ends (the client exits or closes stdin,
+        // the door is killed, even by SIGKILL: the kernel closes the socket) its unkept
+        // processes are killed; their records stay in the database.
         const session = { environment: { cwd: hello.cwd, env: hello.env }, policy: hello.policy };
-        const opening = { welcome, canHandOff: hello.handoff === true, inbox: this.#inbox };
-        await serveMcpSession(conn, lines, opening, session, {
-          shared: this.#shared,
-          watch: this.#watch,
-          log: this.#log,
-          clientLevel: hello.logLevel,
-        });
+        const offer = hello.handoff === true ? inbox : undefined;
+        const link = await openClientLink(conn, lines, welcome, offer);
+        if (link === undefined) return; // The door went away before its session began.
+        const { context, scope } = shared.toolContext(shared.manager(session), watch);
+        const note = (text: string) => log.log("warning", "server", text);
+        // A client that leaves too much unread is ended as if it had left: its stdout closes.
+        const transport = new LineTransport(link.port, note, () => link.close());
+        const connection = serveConnection(transport, context, log, shared.tasks, hello.logLevel);
+        await link.ended;
+        // A client may close its input right after its last request (a door that relays a pipe
+        // does): what it asked is answered first, as far as the door still relays (a few seconds).
+        await withTimeout(transport.answered(), SHUTDOWN_DEADLINE_MS, undefined);
+        await shared.endSession(session, { deleteRecords: false });
+        watch.end(scope);
+        await connection.close();
+        link.close();
       } else if (hello.role === "attach") {
-        const elsewhere = (target: string) => this.#shared.remote.ids.targetOf(target);
-        await serveAttach(conn, lines, hello.target, this.#shared, welcome, elsewhere);
+        const elsewhere = (target: string) => shared.remote.ids.targetOf(target);
+        await serveAttach(conn, lines, hello.target, shared, welcome, elsewhere);
       } else if (hello.role === "ps") {
         const processes = [
-          ...this.#shared.manager({ seesAll: true }).list(),
-          ...this.#shared.remote.ids.known(),
+          ...shared.manager({ seesAll: true }).list(),
+          ...shared.remote.ids.known(),
         ];
         await conn.write(encodeLine(welcome));
         await conn.write(encodeLine({ processes }));
@@ -162,32 +137,20 @@ class Host {
       // The caller went away mid-answer: nothing to tell it.
       if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
     } finally {
-      release();
+      holds--;
+      checkIdle();
     }
-  }
-
-  /** Keeps the host up until the returned function is called. */
-  #hold(): () => void {
-    this.#holds++;
-    this.#checkIdle();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#holds--;
-      this.#checkIdle();
-    };
-  }
+  };
 
   /** Starts the grace when nothing needs the host, and calls it off when something does. */
-  #checkIdle(): void {
-    const keptHere = this.#shared.pool.keepsRunning;
-    const keptThere = this.#shared.remote.keepsRunning;
-    const idle = this.#holds === 0 && !keptHere && !keptThere;
+  const checkIdle = (): void => {
+    const keptHere = shared.pool.keepsRunning;
+    const keptThere = shared.remote.keepsRunning;
+    const idle = holds === 0 && !keptHere && !keptThere;
     // Said once each time the last caller leaves with kept processes running: why it stays.
-    const keptOnly = this.#holds === 0 && !idle;
-    if (keptOnly && !this.#keptOnly) {
-      this.#log.stderr(
+    const keptOnlyNow = holds === 0 && !idle;
+    if (keptOnlyNow && !keptOnly) {
+      log.stderr(
         "info",
         "host",
         `no client: the host stays for its kept processes (${
@@ -196,26 +159,48 @@ class Host {
         })`,
       );
     }
-    this.#keptOnly = keptOnly;
+    keptOnly = keptOnlyNow;
     if (!idle) {
-      clearTimeout(this.#grace);
-      this.#grace = undefined;
-    } else if (this.#grace === undefined && this.#stopping === undefined) {
-      this.#grace = setTimeout(() => {
-        this.#log.stderr("info", "host", "no client and no kept process: the host exits");
-        this.#stop().then(() => Deno.exit(0));
+      clearTimeout(grace);
+      grace = undefined;
+    } else if (grace === undefined && stopping === undefined) {
+      grace = setTimeout(() => {
+        log.stderr("info", "host", "no client and no kept process: the host exits");
+        stop().then(() => Deno.exit(0));
       }, HOST_GRACE_MS);
     }
-  }
+  };
 
   /** Stops listening, kills every program, closes the files; then the socket's go, and its lock. */
-  #stop(): Promise<void> {
-    return this.#stopping ??= (async () => {
-      clearTimeout(this.#grace);
-      this.#listener?.close();
-      this.#inbox?.close();
-      await this.#shared.close();
-      this.#releaseLock();
+  const stop = (): Promise<void> =>
+    stopping ??= (async () => {
+      clearTimeout(grace);
+      listener?.close();
+      inbox?.close();
+      await shared.close();
+      releaseSocketLock(address.socket, lock);
     })();
+
+  try {
+    onShutdown(stop);
+    shared.pool.onChange(checkIdle);
+    shared.remote.onChange(checkIdle);
+    inbox = FdInbox.open(address.socket);
+    listener = listenAt(address.socket);
+    console.error(
+      `portal ${VERSION} host (pid ${Deno.pid}) serving ${address.socket}; ` +
+        `records database ${shared.database}`,
+    );
+    console.error(watchLine(watch));
+    checkIdle();
+    await acceptCallers(listener, serve);
+    await stopping;
+  } catch (error) {
+    // Not a host that holds its socket's lock and its port but answers no one: it leaves, and
+    // the next door starts another (or says why it cannot).
+    // The door shows the log's last line.
+    console.error(`${(error as Error)?.stack ?? error}`);
+    console.error(`portal: the host stops: ${(error as Error)?.message ?? error}`);
+    Deno.exit(1);
   }
 }

@@ -78,13 +78,14 @@ export class Shared {
   readonly dbPath: string;
   readonly store: RecordStore;
   readonly registry: ProgramRegistry;
+  /** Every process, every session's. */
+  readonly pool: ProcessPool;
   /** The processes of this server's sessions on other machines (src/remote/). */
   readonly remote: Remotes;
   /** The MCP tasks of every session, kept in the task file beside the records. */
   readonly tasks: Tasks;
   readonly #file: RecordsFile;
   readonly #tasks: TaskFile;
-  readonly #pool: ProcessPool;
   readonly #watch: WatchService;
   readonly #unpublish: () => void;
 
@@ -105,9 +106,9 @@ export class Shared {
       // Hidden from every sandbox: Portal's own files (a program that reached a host's socket
       // or read the watch token could act outside its rules) and the user's runtime directory
       // (D-Bus and systemd --user start programs outside any sandbox).
-      this.#pool = new ProcessPool(this.store, portalPlace(paths, this.dbPath));
+      this.pool = new ProcessPool(this.store, portalPlace(paths, this.dbPath));
       this.remote = new Remotes(
-        () => this.#pool.takeId(),
+        () => this.pool.takeId(),
         this.store,
         () => runtimeDir(paths),
         readVar(REMOTE_UNREACHABLE_S, paths) * 1000,
@@ -127,7 +128,7 @@ export class Shared {
 
   /** The database for the startup line: its path, and whether an earlier server's records are in it. */
   get database(): string {
-    const first = this.#pool.firstId;
+    const first = this.pool.firstId;
     return this.#file.existed
       ? `${this.dbPath} (opened again: its records are kept, new ids start at ${first})`
       : this.dbPath;
@@ -135,7 +136,7 @@ export class Shared {
 
   /** The view of `session` (a new one by default: a client of stdio, or an HTTP session). */
   manager(session: Session = {}): ProcessManager {
-    return new ProcessManager(this.#pool, session);
+    return new ProcessManager(this.pool, session);
   }
 
   /**
@@ -163,12 +164,7 @@ export class Shared {
    */
   async endSession(session: Session, options = { deleteRecords: true }): Promise<void> {
     await settlesWithin(this.remote.leave(session), SHUTDOWN_DEADLINE_MS);
-    await this.#pool.leave(session, options);
-  }
-
-  /** Every process, every session's. */
-  get pool(): ProcessPool {
-    return this.#pool;
+    await this.pool.leave(session, options);
   }
 
   /** After `first` (the transport's own ending), kills every process, bounded; closes the files. */

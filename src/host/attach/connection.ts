@@ -34,16 +34,13 @@ export async function serveAttach(
   elsewhere: (target: string) => string | undefined,
 ): Promise<void> {
   const entry = /^\d+$/.test(target) ? shared.pool.get(Number(target)) : shared.pool.named(target);
-  const remote = entry ? undefined : elsewhere(target);
-  if (remote) {
-    // Its id here means nothing there: the person gets the target that machine knows it by.
-    welcome.error = `"${target}" runs on ${remote.slice(0, remote.lastIndexOf(":"))}: ` +
-      `\`portal attach ${remote}\` joins it there`;
-    await conn.write(encodeLine(welcome));
-    return;
-  }
   if (!entry) {
-    welcome.error = `no process has the id or name "${target}": \`portal ps\` lists them`;
+    const remote = elsewhere(target);
+    // Its id here means nothing there: the person gets the target that machine knows it by.
+    welcome.error = remote
+      ? `"${target}" runs on ${remote.slice(0, remote.lastIndexOf(":"))}: ` +
+        `\`portal attach ${remote}\` joins it there`
+      : `no process has the id or name "${target}": \`portal ps\` lists them`;
     await conn.write(encodeLine(welcome));
     return;
   }

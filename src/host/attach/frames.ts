@@ -29,6 +29,7 @@
  * ```
  * @module
  */
+import { firstBytes } from "../../bounded_lines.ts";
 
 /** The kinds of frame. */
 export type FrameType = "screen" | "output" | "end" | "input";
@@ -91,7 +92,7 @@ export class FrameReader {
   }
 
   #header(): { type: FrameType; size: number } {
-    const bytes = this.#peek(HEADER_BYTES);
+    const bytes = firstBytes(this.#chunks, HEADER_BYTES);
     const type = TYPES.get(bytes[0]);
     if (!type) throw new Error(`unknown attach frame ${bytes[0]}`);
     const size = new DataView(bytes.buffer, bytes.byteOffset).getUint32(1);
@@ -107,40 +108,21 @@ export class FrameReader {
     this.#size += chunk.length;
   }
 
-  /** The first `n` bytes, left in place. */
-  #peek(n: number): Uint8Array {
-    const first = this.#chunks[0];
-    if (first.length >= n) return first.subarray(0, n);
-    const taken = this.#take(n);
-    this.#chunks.unshift(taken);
-    this.#size += n;
-    return taken;
-  }
-
-  /** The first `n` bytes (there are that many), removed: copied once into one array. */
+  /**
+   * The first `n` bytes (there are that many), removed: copied once into one array (so that a
+   * small frame does not hold a large chunk's memory).
+   */
   #take(n: number): Uint8Array {
-    const first = this.#chunks[0];
-    if (first.length >= n) {
-      // Copied out, so that a small frame does not hold a large chunk's memory.
-      const taken = first.slice(0, n);
-      this.#drop(n);
-      return taken;
-    }
     const taken = new Uint8Array(n);
     for (let at = 0; at < n;) {
-      const part = this.#chunks[0].subarray(0, n - at);
+      const first = this.#chunks[0];
+      const part = first.subarray(0, n - at);
       taken.set(part, at);
       at += part.length;
-      this.#drop(part.length);
+      if (part.length === first.length) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(part.length);
     }
-    return taken;
-  }
-
-  /** Removes the first `n` bytes, which lie in the first chunk. */
-  #drop(n: number): void {
-    const first = this.#chunks[0];
-    if (n === first.length) this.#chunks.shift();
-    else this.#chunks[0] = first.subarray(n);
     this.#size -= n;
+    return taken;
   }
 }

@@ -76,7 +76,7 @@ export class TerminalFeed {
     // One chunk always goes to a terminal that has taken everything (a pipe's may be 1 MiB).
     if (this.#unsent > 0 && this.#unsent + bytes.length > ATTACH_BACKLOG_BYTES) {
       this.#skip();
-      this.#showing = this.#catchUp();
+      this.#showing = this.#written.then(() => this.#show());
       return;
     }
     this.#send(encodeFrame("output", bytes));
@@ -87,11 +87,6 @@ export class TerminalFeed {
     this.#mode = "behind";
     this.#held = [];
     this.#heldBytes = 0;
-  }
-
-  async #catchUp(): Promise<void> {
-    await this.#written;
-    await this.#show();
   }
 
   /**

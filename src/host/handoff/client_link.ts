@@ -32,19 +32,19 @@ export interface ClientLink {
 }
 
 /**
- * Welcomes the door on `conn` (offering the handoff when it can take one and
- * `inbox` exists) and returns the link; undefined when the door went away.
+ * Welcomes the door on `conn` with `welcome` (offering the handoff on `inbox`, given when the
+ * door can take one and the host has one) and returns the link; undefined when the door went
+ * away.
  */
 export async function openClientLink(
   conn: Deno.Conn,
   lines: LineReader,
-  opening: { welcome: Welcome; canHandOff: boolean; inbox: FdInbox | undefined },
+  welcome: Welcome,
+  inbox: FdInbox | undefined,
 ): Promise<ClientLink | undefined> {
-  const { canHandOff, inbox } = opening;
-  let { welcome } = opening;
-  const token = canHandOff ? inbox?.offer() : undefined;
-  if (token !== undefined) welcome = { ...welcome, handoff: { socket: inbox!.path, token } };
-  await conn.write(encodeLine(welcome));
+  const token = inbox?.offer();
+  const handoff = token === undefined ? {} : { handoff: { socket: inbox!.path, token } };
+  await conn.write(encodeLine({ ...welcome, ...handoff }));
   if (token === undefined) return relayLink(conn, lines);
   const answer = await withTimeout(lines.json<Handed>(), HELLO_DEADLINE_MS, undefined)
     .catch(() => undefined);
