@@ -134,7 +134,6 @@ export class RecordDecoder {
       complete = false;
     }
     if (chars > maxChars) complete = false;
-    iterator.return?.();
     return { records: records.slice(first), complete };
   }
 
