@@ -62,6 +62,22 @@ export class LineLayout {
     this.#maxRows = maxRows;
   }
 
+  /**
+   * The rows as lines, a wrapped row joined to the one above: what `cells` takes of each (row
+   * `r` of {@link rows}), without trailing spaces but where the next row continues it and, with
+   * `keepLast`, on the last row (a prompt's space).
+   */
+  text(cells: (row: Row, r: number) => string, keepLast: boolean): string {
+    let text = "";
+    this.rows.forEach((row, r) => {
+      const part = cells(row, r);
+      if (r > 0 && !row.wrapped) text += "\n";
+      const next = this.rows[r + 1];
+      text += next?.wrapped || (keepLast && next === undefined) ? part : part.trimEnd();
+    });
+    return text;
+  }
+
   /** The cursor: its row in {@link rows}, and its column. */
   get cursor(): { row: number; col: number } {
     return { row: this.#row, col: this.#col };
