@@ -97,7 +97,7 @@ export class LineLayout {
         }
         if (text[i + 1] === "[") this.#csi(text.slice(i + 2, end), text[end]);
         else if (text[i + 1] === "7") this.#saved = this.cursor;
-        else if (text[i + 1] === "8") this.#restore();
+        else if (text[i + 1] === "8") this.#moveTo(this.#saved.row, this.#saved.col);
         i = end;
       } else if (c === "\r") this.#col = 0;
       else if (c === "\n") this.#down(1);
@@ -174,10 +174,6 @@ export class LineLayout {
     this.#col = Math.max(0, Math.min(this.#cols - 1, col));
   }
 
-  #restore(): void {
-    this.#moveTo(this.#saved.row, this.#saved.col);
-  }
-
   /** The cursor moves and erasures programs use on a line; anything else draws nothing. */
   #csi(params: string, final: string): void {
     if (params.startsWith("?") || params.startsWith(">")) return;
@@ -219,7 +215,7 @@ export class LineLayout {
         this.#saved = this.cursor;
         break;
       case "u":
-        this.#restore();
+        this.#moveTo(this.#saved.row, this.#saved.col);
         break;
       case "K": {
         const mode = parseInt(params, 10) || 0;
