@@ -251,8 +251,7 @@ function zshInjection(
   const file = (name: string) =>
     [`ZDOTDIR=${user}`, sourced(`"$ZDOTDIR/${name}"`), `PORTAL_USER_ZDOTDIR="$ZDOTDIR"`].join("\n");
   const own = shellQuote(dir);
-  write(dir, ".zshenv", `${file(".zshenv")}\nZDOTDIR=${own}\n`);
-  write(dir, ".zprofile", `${file(".zprofile")}\nZDOTDIR=${own}\n`);
+  for (const name of [".zshenv", ".zprofile"]) write(dir, name, `${file(name)}\nZDOTDIR=${own}\n`);
   const restore = zdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${user}\nexport ZDOTDIR`;
   write(
     dir,
