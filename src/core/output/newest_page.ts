@@ -24,9 +24,8 @@
  */
 import { Buffer } from "node:buffer";
 import { REPLY_OUTPUT_BYTES } from "../../limits.ts";
-import type { Encoding } from "../model/schema.ts";
 import type { RecordStore } from "../store/record_store.ts";
-import type { IoRecord, Page } from "../store/records.ts";
+import type { Page, RecordQuery } from "../store/records.ts";
 import { fitEnd, jsonBytes, RECORD_OVERHEAD_BYTES } from "./reply_size.ts";
 
 /**
@@ -36,13 +35,9 @@ import { fitEnd, jsonBytes, RECORD_OVERHEAD_BYTES } from "./reply_size.ts";
 export function newestPage(
   store: RecordStore,
   processId: number,
-  q: {
-    sources: IoRecord["source"][];
-    sinceTimestamp: number;
-    maxChars: number;
-    dropCR: boolean;
-    encoding?: Encoding;
-  },
+  q:
+    & Required<Pick<RecordQuery, "sources" | "sinceTimestamp" | "maxChars" | "dropCR">>
+    & Pick<RecordQuery, "encoding">,
 ): Page {
   const { records, complete } = store.query(processId, { ...q, newest: true });
   let chars = 0;
