@@ -234,23 +234,20 @@ function oldestWithin(unread: IoRecord[], records: IoRecord[], maxChars: number)
  */
 function fitStart(records: IoRecord[], maxChars: number): { page: IoRecord[]; cut: boolean } {
   const page: IoRecord[] = [];
-  let chars = 0;
-  let bytes = 0;
+  let roomChars = maxChars;
+  let roomBytes = REPLY_OUTPUT_BYTES;
   for (const record of records) {
     const { content } = record;
     const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
-    const roomChars = maxChars - chars;
-    const roomBytes = REPLY_OUTPUT_BYTES - bytes;
     if (content.length > roomChars || cost > roomBytes) {
       const fit = Math.min(roomChars, Math.floor(content.length * roomBytes / cost));
       const take = cutPoint(content, page.length === 0 ? Math.max(1, fit) : fit);
-      if (take === 0) return { page, cut: false };
-      page.push({ ...record, content: content.slice(0, take) });
-      return { page, cut: true };
+      if (take > 0) page.push({ ...record, content: content.slice(0, take) });
+      return { page, cut: take > 0 };
     }
     page.push(record);
-    chars += content.length;
-    bytes += cost;
+    roomChars -= content.length;
+    roomBytes -= cost;
   }
   return { page, cut: false };
 }
