@@ -73,19 +73,11 @@ function layOut(seed: string, raw: string, cols: number): string {
   layout.write(seed.slice(seed.length - seed.length % cols).replaceAll("\x1b", ""));
   layout.mark = false;
   layout.write(raw);
-  const { rows } = layout;
-  let text = "";
-  rows.forEach((row, r) => {
-    let from = 0;
-    if (r === layout.origin) {
-      from = row.marked.indexOf(false);
-      if (from < 0) from = row.chars.length;
-    }
-    const part = row.chars.slice(from).join("");
-    if (r > 0 && !row.wrapped) text += "\n";
-    text += r === rows.length - 1 || rows[r + 1].wrapped ? part : part.trimEnd();
-  });
-  return text;
+  return layout.text((row, r) => {
+    // The seed's row: from the first cell the output drew on.
+    const from = r === layout.origin ? row.marked.indexOf(false) : 0;
+    return row.chars.slice(from < 0 ? row.chars.length : from).join("");
+  }, true);
 }
 
 /** The rows with text on them (not blank, not vim's `~`) that `raw` drew on a full screen. */

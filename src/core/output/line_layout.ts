@@ -62,6 +62,22 @@ export class LineLayout {
     this.#maxRows = maxRows;
   }
 
+  /**
+   * The rows as lines, a wrapped row joined to the one above: what `cells` takes of each (row
+   * `r` of {@link rows}), without trailing spaces but where the next row continues it and, with
+   * `keepLast`, on the last row (a prompt's space).
+   */
+  text(cells: (row: Row, r: number) => string, keepLast: boolean): string {
+    let text = "";
+    this.rows.forEach((row, r) => {
+      const part = cells(row, r);
+      if (r > 0 && !row.wrapped) text += "\n";
+      const next = this.rows[r + 1];
+      text += next?.wrapped || (keepLast && next === undefined) ? part : part.trimEnd();
+    });
+    return text;
+  }
+
   /** The cursor: its row in {@link rows}, and its column. */
   get cursor(): { row: number; col: number } {
     return { row: this.#row, col: this.#col };
@@ -81,7 +97,7 @@ export class LineLayout {
         }
         if (text[i + 1] === "[") this.#csi(text.slice(i + 2, end), text[end]);
         else if (text[i + 1] === "7") this.#saved = this.cursor;
-        else if (text[i + 1] === "8") this.#restore();
+        else if (text[i + 1] === "8") this.#moveTo(this.#saved.row, this.#saved.col);
         i = end;
       } else if (c === "\r") this.#col = 0;
       else if (c === "\n") this.#down(1);
@@ -158,10 +174,6 @@ export class LineLayout {
     this.#col = Math.max(0, Math.min(this.#cols - 1, col));
   }
 
-  #restore(): void {
-    this.#moveTo(this.#saved.row, this.#saved.col);
-  }
-
   /** The cursor moves and erasures programs use on a line; anything else draws nothing. */
   #csi(params: string, final: string): void {
     if (params.startsWith("?") || params.startsWith(">")) return;
@@ -203,7 +215,7 @@ export class LineLayout {
         this.#saved = this.cursor;
         break;
       case "u":
-        this.#restore();
+        this.#moveTo(this.#saved.row, this.#saved.col);
         break;
       case "K": {
         const mode = parseInt(params, 10) || 0;

@@ -24,9 +24,8 @@
  */
 import { Buffer } from "node:buffer";
 import { REPLY_OUTPUT_BYTES } from "../../limits.ts";
-import type { Encoding } from "../model/schema.ts";
 import type { RecordStore } from "../store/record_store.ts";
-import type { IoRecord, Page } from "../store/records.ts";
+import type { Page, RecordQuery } from "../store/records.ts";
 import { fitEnd, jsonBytes, RECORD_OVERHEAD_BYTES } from "./reply_size.ts";
 
 /**
@@ -36,29 +35,24 @@ import { fitEnd, jsonBytes, RECORD_OVERHEAD_BYTES } from "./reply_size.ts";
 export function newestPage(
   store: RecordStore,
   processId: number,
-  q: {
-    sources: IoRecord["source"][];
-    sinceTimestamp: number;
-    maxChars: number;
-    dropCR: boolean;
-    encoding?: Encoding;
-  },
+  q:
+    & Required<Pick<RecordQuery, "sources" | "sinceTimestamp" | "maxChars" | "dropCR">>
+    & Pick<RecordQuery, "encoding">,
 ): Page {
   const { records, complete } = store.query(processId, { ...q, newest: true });
-  let chars = 0;
-  let bytes = 0;
+  let roomChars = q.maxChars;
+  let roomBytes = REPLY_OUTPUT_BYTES;
   for (let i = records.length - 1; i >= 0; i--) {
     const record = records[i];
     const cost = jsonBytes(record.content) + RECORD_OVERHEAD_BYTES;
-    if (chars + record.content.length <= q.maxChars && bytes + cost <= REPLY_OUTPUT_BYTES) {
-      chars += record.content.length;
-      bytes += cost;
+    if (record.content.length <= roomChars && cost <= roomBytes) {
+      roomChars -= record.content.length;
+      roomBytes -= cost;
       continue;
     }
-    const room = Math.min(q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
     const content = q.encoding === "base64"
-      ? lastBytesBase64(record.content, room)
-      : fitEnd(record.content, q.maxChars - chars, REPLY_OUTPUT_BYTES - bytes);
+      ? lastBytesBase64(record.content, Math.min(roomChars, roomBytes))
+      : fitEnd(record.content, roomChars, roomBytes);
     const kept = content === "" ? records.slice(i + 1) : records.slice(i);
     if (content !== "") kept[0] = { ...record, content };
     return { records: kept.length > 0 ? kept : [{ ...record, content }], complete: false };

@@ -82,11 +82,6 @@ export class ReadCursor {
     return { seq, offset };
   }
 
-  /** The last record of `source` returned (in whole or in part). */
-  seqOf(source: OutputSource): number {
-    return this.#positions[source].seq;
-  }
-
   /**
    * Record `seq` of `source` was dropped: if the cursor was inside it, the
    * bytes of the text it had not returned yet (now lost), and the cursor
@@ -119,7 +114,7 @@ export class ReadCursor {
     // Records that decode to nothing (escape sequences only) are passed too.
     const end = whole ? Math.max(lastSeq ?? 0, page.at(-1)?.seq ?? 0) : page.at(-1)?.seq;
     if (end !== undefined && end > 0) {
-      this.#moveTo(sources, end);
+      this.skip(sources, end);
       if (cut) {
         // The cursor stops inside the last record, past all of it that was returned.
         const i = page.length - 1;
@@ -147,7 +142,7 @@ export class ReadCursor {
     const headChars = maxChars < MIN_HEAD_AND_TAIL ? 0 : Math.floor((maxChars - MARKER_ROOM) / 2);
     // The head is the page a read of `headChars` would return: whole records, as a query gives.
     const headRecords = oldestWithin(unread, records, headChars + this.#skipped(sources));
-    this.#moveTo(sources, endSeq);
+    this.skip(sources, endSeq);
     if (whole.length <= maxChars && jsonBytes(whole) <= REPLY_OUTPUT_BYTES) {
       return { text: whole, omitted: 0 };
     }
@@ -162,9 +157,15 @@ export class ReadCursor {
     return { text: head + marker + tail, omitted };
   }
 
-  /** Moves the cursor past everything up to `endSeq` (what a rendered screen stood for). */
-  skip(sources: OutputSource[], endSeq: number): void {
-    this.#moveTo(sources, endSeq);
+  /**
+   * Moves the cursor of each of `sources` past record `seq` (what a rendered
+   * screen stood for, say), never back: a source read further on its own
+   * (`source: "stderr"`) keeps its place.
+   */
+  skip(sources: OutputSource[], seq: number): void {
+    for (const source of sources) {
+      if (this.#positions[source].seq <= seq) this.#positions[source] = { seq, offset: 0, rest: 0 };
+    }
   }
 
   /**
@@ -174,7 +175,7 @@ export class ReadCursor {
    */
   skipInto(source: OutputSource, seq: number, rest: string): void {
     if (this.#positions[source].seq >= seq) return;
-    this.#moveTo([source], seq - 1);
+    this.skip([source], seq - 1);
     const [record] = this.#query([source], { maxChars: 1 }).records;
     if (record?.seq !== seq) return;
     const offset = Math.max(0, record.content.length - rest.length);
@@ -184,22 +185,13 @@ export class ReadCursor {
 
   /** The last `chars` characters of unread output, without moving the cursor. */
   peek(sources: OutputSource[], chars: number): string {
-    return this.#tail(sources, chars, REPLY_OUTPUT_BYTES);
+    const { records } = this.#query(sources, { maxChars: Math.max(1, chars), newest: true });
+    return fitEnd(records.map((r) => this.#unreadPart(r)).join(""), chars, REPLY_OUTPUT_BYTES);
   }
 
   /** Characters of a record the cursor is inside that were returned already (a query counts them). */
   #skipped(sources: OutputSource[]): number {
     return Math.max(...sources.map((s) => this.#positions[s].offset));
-  }
-
-  /**
-   * Moves the cursor of each of `sources` past record `seq`, never back: a
-   * source read further on its own (`source: "stderr"`) keeps its place.
-   */
-  #moveTo(sources: OutputSource[], seq: number): void {
-    for (const source of sources) {
-      if (this.#positions[source].seq <= seq) this.#positions[source] = { seq, offset: 0, rest: 0 };
-    }
   }
 
   #query(sources: OutputSource[], q: { maxChars?: number; newest?: boolean }) {
@@ -215,12 +207,6 @@ export class ReadCursor {
   #unreadPart(record: IoRecord): string {
     const position = this.#positions[record.source as OutputSource];
     return record.seq === position.seq ? record.content.slice(position.offset) : record.content;
-  }
-
-  /** The last `chars` unread characters within `bytes` of JSON. */
-  #tail(sources: OutputSource[], chars: number, bytes: number): string {
-    const { records } = this.#query(sources, { maxChars: Math.max(1, chars), newest: true });
-    return fitEnd(records.map((r) => this.#unreadPart(r)).join(""), chars, bytes);
   }
 }
 
@@ -248,23 +234,20 @@ function oldestWithin(unread: IoRecord[], records: IoRecord[], maxChars: number)
  */
 function fitStart(records: IoRecord[], maxChars: number): { page: IoRecord[]; cut: boolean } {
   const page: IoRecord[] = [];
-  let chars = 0;
-  let bytes = 0;
+  let roomChars = maxChars;
+  let roomBytes = REPLY_OUTPUT_BYTES;
   for (const record of records) {
     const { content } = record;
     const cost = jsonBytes(content) + RECORD_OVERHEAD_BYTES;
-    const roomChars = maxChars - chars;
-    const roomBytes = REPLY_OUTPUT_BYTES - bytes;
     if (content.length > roomChars || cost > roomBytes) {
       const fit = Math.min(roomChars, Math.floor(content.length * roomBytes / cost));
       const take = cutPoint(content, page.length === 0 ? Math.max(1, fit) : fit);
-      if (take === 0) return { page, cut: false };
-      page.push({ ...record, content: content.slice(0, take) });
-      return { page, cut: true };
+      if (take > 0) page.push({ ...record, content: content.slice(0, take) });
+      return { page, cut: take > 0 };
     }
     page.push(record);
-    chars += content.length;
-    bytes += cost;
+    roomChars -= content.length;
+    roomBytes -= cost;
   }
   return { page, cut: false };
 }

@@ -79,10 +79,8 @@ export function readPattern(source: string): PatternSyntax {
         const inner = frames.pop()!;
         atom(inner.size + 2);
       }
-    } else if (c === "|") {
-      frame().size += 1;
-      frame().last = 0;
-    } else if (c === "*" || c === "+" || c === "?") {
+    } else if (c === "|" || c === "*" || c === "+" || c === "?") {
+      // An alternative, or a quantifier: one instruction, and no atom for a quantifier next.
       frame().size += 1;
       frame().last = 0;
     } else if (c === "{" && COUNTED.test(source.slice(i, i + 24))) {

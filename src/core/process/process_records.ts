@@ -322,7 +322,7 @@ export class ProcessRecords {
     this.#droppedUntil = record.timestamp;
     const { source, seq } = record;
     if (source === "stdin") return;
-    this.#unread[source] += seq > this.#cursor.seqOf(source)
+    this.#unread[source] += seq > this.#cursor.placeOf(source).seq
       ? bytes
       : this.#cursor.droppedInside(source, seq);
   }

@@ -23,7 +23,7 @@
  * @module
  */
 
-import { LineLayout } from "../output/line_layout.ts";
+import { LineLayout, type Row } from "../output/line_layout.ts";
 
 /** Rows kept: a line longer than this many terminal rows keeps its end. */
 const MAX_ROWS = 256;
@@ -50,16 +50,7 @@ export class EchoLine {
 
   /** The line as drawn: what was not prompt, rows joined (a wrapped row without a newline). */
   text(): string {
-    const rows = this.#layout.rows;
-    let text = "";
-    rows.forEach((row, r) => {
-      if (r > 0 && !row.wrapped) text += "\n";
-      let part = "";
-      for (let i = 0; i < row.chars.length; i++) {
-        if (!row.marked[i]) part += row.chars[i];
-      }
-      text += rows[r + 1]?.wrapped ? part : part.trimEnd();
-    });
-    return text.trim();
+    const unmarked = (row: Row) => row.chars.filter((_, i) => !row.marked[i]).join("");
+    return this.#layout.text(unmarked, false).trim();
   }
 }

@@ -57,13 +57,10 @@ import { processRuns } from "../../terminal/backends.ts";
 import type { Sandbox } from "../../terminal/sandbox.ts";
 import type { SpawnOptions } from "../../terminal/terminal.ts";
 import { shellQuote } from "../text/shell_quote.ts";
-import { hooksFor, newMarkKey } from "./hooks.ts";
+import { type HookedShell, hooksFor, newMarkKey } from "./hooks.ts";
 
-/** The temporary directories' names: the prefix, the server's pid, a dash, a random part. */
-const BASH_PREFIX = "portal-bash-";
-const ZSH_PREFIX = "portal-zsh-";
-const FISH_PREFIX = "portal-fish-";
-const INJECTION_DIR = new RegExp(`^(?:${BASH_PREFIX}|${ZSH_PREFIX}|${FISH_PREFIX})(\\d+)-`);
+/** The temporary directories' names: `portal-<shell>-`, the server's pid, a dash, a random part. */
+const INJECTION_DIR = /^portal-(?:bash|zsh|fish)-(\d+)-/;
 
 /**
  * Removes the injection directories, in the temporary directory, of servers
@@ -199,31 +196,20 @@ function bashInjection(launch: Launch, key: string): Injection | null {
       kept.push(option);
     }
   }
-  const dir = Deno.makeTempDirSync({ prefix: `${BASH_PREFIX}${Deno.pid}-` });
+  const dir = tempDir("bash");
   if (norc && !login) {
     // No file is read (not even the system's bashrc, as --init-file would): the hooks are
     // sourced at the first prompt by PROMPT_COMMAND, which is then replaced, and not
     // passed on to children. The environment names the file, never the key.
     const file = write(dir, "init.bash", hooksFor("bash", key));
-    return {
-      args: ["--norc", ...kept],
-      env: { PROMPT_COMMAND: `unset PROMPT_COMMAND\n. ${shellQuote(file)}` },
-      key,
-      files: [dir],
-      cleanup: remover(dir),
-    };
+    const env = { PROMPT_COMMAND: `unset PROMPT_COMMAND\n. ${shellQuote(file)}` };
+    return injection(dir, key, ["--norc", ...kept], env);
   }
   const sources = login
     ? (noprofile ? "" : LOGIN_FILES)
     : `${sourced(rcfile === null ? '"$HOME/.bashrc"' : shellQuote(rcfile))}\n`;
   const file = write(dir, "init.bash", sources + hooksFor("bash", key));
-  return {
-    args: ["--init-file", file, ...kept],
-    env: {},
-    key,
-    files: [dir],
-    cleanup: remover(dir),
-  };
+  return injection(dir, key, ["--init-file", file, ...kept]);
 }
 
 /** What a login bash reads (`man bash`, INVOCATION). */
@@ -259,27 +245,20 @@ function zshInjection(
       if (arg[0] === "-" ? option === "norcs" : option === "rcs") return null;
     }
   }
-  const dir = Deno.makeTempDirSync({ prefix: `${ZSH_PREFIX}${Deno.pid}-` });
+  const dir = tempDir("zsh");
   const user = `"$PORTAL_USER_ZDOTDIR"`;
   // Each file runs the user's of the same name, with ZDOTDIR as the user has it meanwhile.
   const file = (name: string) =>
     [`ZDOTDIR=${user}`, sourced(`"$ZDOTDIR/${name}"`), `PORTAL_USER_ZDOTDIR="$ZDOTDIR"`].join("\n");
   const own = shellQuote(dir);
-  write(dir, ".zshenv", `${file(".zshenv")}\nZDOTDIR=${own}\n`);
-  write(dir, ".zprofile", `${file(".zprofile")}\nZDOTDIR=${own}\n`);
+  for (const name of [".zshenv", ".zprofile"]) write(dir, name, `${file(name)}\nZDOTDIR=${own}\n`);
   const restore = zdotdir === undefined ? "unset ZDOTDIR" : `ZDOTDIR=${user}\nexport ZDOTDIR`;
   write(
     dir,
     ".zshrc",
     `${file(".zshrc")}\n${restore}\nunset PORTAL_USER_ZDOTDIR\n${hooksFor("zsh", key)}`,
   );
-  return {
-    args,
-    env: { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home },
-    key,
-    files: [dir],
-    cleanup: remover(dir),
-  };
+  return injection(dir, key, args, { ZDOTDIR: dir, PORTAL_USER_ZDOTDIR: zdotdir ?? home });
 }
 
 /** fish's options that end its interactive use, and those that take a value. */
@@ -305,15 +284,24 @@ function fishInjection(launch: Launch, key: string): Injection | null {
     if (FISH_WITH_VALUE.includes(arg)) i++;
     else if (!arg.startsWith("-")) return null; // a script
   }
-  const dir = Deno.makeTempDirSync({ prefix: `${FISH_PREFIX}${Deno.pid}-` });
+  const dir = tempDir("fish");
   const file = write(dir, "init.fish", hooksFor("fish", key));
-  return {
-    args: ["--init-command", `source ${shellQuote(file)}`, ...args],
-    env: {},
-    key,
-    files: [dir],
-    cleanup: remover(dir),
-  };
+  return injection(dir, key, ["--init-command", `source ${shellQuote(file)}`, ...args]);
+}
+
+/** A new directory for one shell's files, named for {@link INJECTION_DIR}. */
+function tempDir(shell: HookedShell): string {
+  return Deno.makeTempDirSync({ prefix: `portal-${shell}-${Deno.pid}-` });
+}
+
+/** The injection whose files are in `dir`, launched with `args` and `env`. */
+function injection(
+  dir: string,
+  key: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Injection {
+  return { args, env, key, files: [dir], cleanup: remover(dir) };
 }
 
 /** A line that sources `path` (a shell word) if it is readable, leaving `$?` at 0. */

@@ -43,6 +43,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../../bytes.ts";
 
 /** One mark, as a shell (or any program) sent it. */
 export type Mark =
@@ -78,7 +79,6 @@ export const MAX_MARK_BYTES = 4096;
 const LETTERS: Record<string, Mark["kind"]> = {
   A: "prompt_start",
   B: "prompt_end",
-  C: "output_start",
   F: "continuation_start",
   G: "continuation_end",
 };
@@ -161,9 +161,7 @@ export class MarkParser {
   #dispatch(end: number): void {
     this.#state = "ground";
     if (this.#payloadBytes > MAX_MARK_BYTES) return;
-    const payload = this.#payload.length === 1
-      ? this.#payload[0]
-      : concat(this.#payload, this.#payloadBytes);
+    const payload = concatBytes(this.#payload);
     this.#payload = [];
     const found = signedMarkOf(UTF8.decode(payload));
     if (found !== null) this.#sink.mark(found.mark, end, found.key);
@@ -190,13 +188,13 @@ function markOf(fields: string[], payload: string): Mark | null {
   const params = new Map(
     fields.slice(2).map((f) => [f.split("=", 1)[0], f.slice(f.indexOf("=") + 1)]),
   );
+  const time = seconds(params.get("t"));
   if (letter === "D") {
     const status = fields[2];
     const mark: Mark = {
       kind: "command_end",
       exitCode: status && /^\d+$/.test(status) ? Number(status) : null,
     };
-    const time = seconds(params.get("t"));
     if (time !== undefined) mark.time = time;
     const duration = Number(params.get("d") ?? NaN);
     if (Number.isFinite(duration) && duration >= 0) mark.durationMs = duration;
@@ -208,7 +206,6 @@ function markOf(fields: string[], payload: string): Mark | null {
     const url = params.get("cmdline_url");
     const line = url === undefined ? undefined : percentDecoded(url);
     if (line !== undefined) mark.line = line;
-    const time = seconds(params.get("t"));
     if (time !== undefined) mark.time = time;
     return mark;
   }
@@ -267,14 +264,4 @@ function unescapeValue(value: string): string {
     } else bytes.push(raw[i]);
   }
   return UTF8.decode(Uint8Array.from(bytes));
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const joined = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    joined.set(part, at);
-    at += part.length;
-  }
-  return joined;
 }

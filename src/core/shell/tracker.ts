@@ -263,12 +263,9 @@ export class ShellTracker {
     const line = sent ?? this.#echo?.text() ?? "";
     this.#echo = null;
     this.#sentLine = null;
-    this.#open = { tick, startedAt: performance.now(), shellStart, line, sent: sent !== null };
-    if (EXEC.test(line)) {
-      // The shell is replaced by a program that may send no marks: nothing stands.
-      this.#active = false;
-      this.#open = null;
-    }
+    // `exec`: the shell is replaced by a program that may send no marks: nothing stands.
+    if (EXEC.test(line)) this.#active = false;
+    else this.#open = { tick, startedAt: performance.now(), shellStart, line, sent: sent !== null };
   }
 
   #finish(exitCode: number | null, durationMs?: number): void {

@@ -47,8 +47,8 @@ import { PORTAL_APPLICATION_ID } from "./tables.ts";
 const SQLITE_MAGIC = "SQLite format 3\0";
 /** Where SQLite keeps `application_id` in the header. */
 const APPLICATION_ID_OFFSET = 68;
-/** The files of one database: the database, its journals, its lock, its server's watch link. */
-const COMPANIONS = ["", "-journal", "-wal", "-shm", ".lock", ".watch", ".tasks"];
+/** The files of one database and its server; the lock last: the others go while it is held. */
+const COMPANIONS = ["", "-journal", "-wal", "-shm", ".watch", ".tasks", ".lock"];
 /** A per-instance database in the records directory (`recordsDbPath`'s default). */
 const INSTANCE_DB = /^portal-\d+-\d+\.db$/;
 /** SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB. */
@@ -104,9 +104,10 @@ export function claimRecordsFile(path: string): RecordsFile {
 export function removeOldRecords(
   dir: string,
   maxAgeMs: number,
-  options: { keep?: string; now?: number } = {},
+  options: { keep?: string } = {},
 ): string[] {
-  const { keep, now = Date.now() } = options;
+  const { keep } = options;
+  const now = Date.now();
   let names: string[];
   try {
     names = [...Deno.readDirSync(dir)].map((entry) => entry.name);
@@ -127,10 +128,7 @@ export function removeOldRecords(
       continue; // A live server holds it (or it cannot be opened): keep it.
     }
     try {
-      for (const suffix of ["", "-journal", "-wal", "-shm", ".watch", ".tasks"]) {
-        removeIfPresent(path + suffix);
-      }
-      removeIfPresent(`${path}.lock`);
+      for (const suffix of COMPANIONS) removeIfPresent(path + suffix);
       removed.push(path);
     } catch {
       // Not ours to remove after all (permissions): left as it is.

@@ -12,12 +12,12 @@ import { HAS_FILE_MODES, userDirs } from "../../platform.ts";
  * directory ({@link userDirs}), never the working directory (a desktop app may
  * start the server in `/`).
  */
-export function stateDir(env: Record<string, string> = Deno.env.toObject()): string {
+export function stateDir(env: Record<string, string>): string {
   return join(userDirs(env).state, "portal");
 }
 
 /** Where each server's own records database goes when none is named: `records/` in {@link stateDir}. */
-export function recordsDir(env: Record<string, string> = Deno.env.toObject()): string {
+export function recordsDir(env: Record<string, string>): string {
   return join(stateDir(env), "records");
 }
 
@@ -27,7 +27,7 @@ export function recordsDir(env: Record<string, string> = Deno.env.toObject()): s
  * servers never share one. Old ones are removed after the retention period
  * (`database_file.ts`).
  */
-export function recordsDbPath(env: Record<string, string> = Deno.env.toObject()): string {
+export function recordsDbPath(env: Record<string, string>): string {
   return env.PORTAL_DB_PATH || join(recordsDir(env), `portal-${Deno.pid}-${Date.now()}.db`);
 }
 
@@ -36,7 +36,7 @@ export function recordsDbPath(env: Record<string, string> = Deno.env.toObject())
  * `portal.db` in {@link recordsDir}. One file for every client of the user
  * (a host serves one database; a door that names another reaches another host).
  */
-export function userDbPath(env: Record<string, string> = Deno.env.toObject()): string {
+export function userDbPath(env: Record<string, string>): string {
   return env.PORTAL_DB_PATH || join(recordsDir(env), "portal.db");
 }
 
@@ -44,7 +44,7 @@ export function userDbPath(env: Record<string, string> = Deno.env.toObject()): s
  * The directory of the program registry: `PORTAL_DATA_DIR` if set, else
  * `portal/` under the user's data directory ({@link userDirs}).
  */
-export function dataDir(env: Record<string, string> = Deno.env.toObject()): string {
+export function dataDir(env: Record<string, string>): string {
   return env.PORTAL_DATA_DIR || join(userDirs(env).data, "portal");
 }
 

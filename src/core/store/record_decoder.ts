@@ -29,15 +29,10 @@
 import { OutputDecoder } from "../text/decoder.ts";
 import { Buffer } from "node:buffer";
 import type { Encoding, Source } from "../model/schema.ts";
-import type { IoRecord, QueryResult, RawRecord } from "./records.ts";
+import type { IoRecord, QueryResult, RawRecord, RecordQuery } from "./records.ts";
 
-/** Limits of one read. */
-export interface TextLimits {
-  /** Stop once this many characters were collected (at least one record is returned). */
-  maxChars?: number;
-  /** Only records at or after this timestamp. */
-  sinceTimestamp?: number;
-}
+/** Limits of one read (at least one record is returned, whatever `maxChars`). */
+type TextLimits = Pick<RecordQuery, "maxChars" | "sinceTimestamp">;
 
 /**
  * Bytes of earlier records a decoder is fed first: an escape sequence longer
@@ -134,7 +129,6 @@ export class RecordDecoder {
       complete = false;
     }
     if (chars > maxChars) complete = false;
-    iterator.return?.();
     return { records: records.slice(first), complete };
   }
 

@@ -233,8 +233,7 @@ export class RecordStore {
       (source, seq) => this.#before(processId, source, seq),
       q.encoding,
     );
-    const limits = { maxChars: q.maxChars, sinceTimestamp: q.sinceTimestamp };
-    return q.newest ? text.newest(scan, limits) : text.oldest(scan, limits);
+    return q.newest ? text.newest(scan, q) : text.oldest(scan, q);
   }
 
   /** Raw stdout records after `afterSeq`, oldest first, until `maxBytes` are collected. */

@@ -62,14 +62,12 @@ export class AnsiStripper {
 function unfinishedTail(text: string): number {
   const last = text.lastIndexOf("\x1b");
   if (last < 0) return -1;
-  if (UNFINISHED.test(text.slice(last))) {
-    // A lone ESC at the end may be the first half of the ST ending an earlier OSC/DCS.
-    if (last === text.length - 1) {
-      const before = text.lastIndexOf("\x1b", last - 1);
-      if (before > -1 && UNFINISHED.test(text.slice(before))) return before;
-    }
-    return last;
+  const unfinished = UNFINISHED.test(text.slice(last));
+  // A lone ESC at the end, or one that starts nothing unfinished, may be (the first half of)
+  // the ST ending an earlier OSC/DCS: that one is the unfinished sequence.
+  if (!unfinished || last === text.length - 1) {
+    const before = text.lastIndexOf("\x1b", last - 1);
+    if (before > -1 && UNFINISHED.test(text.slice(before))) return before;
   }
-  const before = text.lastIndexOf("\x1b", last - 1);
-  return before > -1 && UNFINISHED.test(text.slice(before)) ? before : -1;
+  return unfinished ? last : -1;
 }

@@ -28,6 +28,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../../../bytes.ts";
 import { type RawRecord, SOURCE_CODE, SOURCE_NAME } from "../records.ts";
 
 /** A frame grows by small records only up to this many bytes (a flood's chunks stand alone). */
@@ -70,7 +71,7 @@ export function packFrames(records: { key: number; record: RawRecord }[]): Frame
   let runKey = 0;
   let runBytes = 0;
   const close = () => {
-    if (run.length > 0) frames.push(frameOf(runKey, run, runBytes));
+    if (run.length > 0) frames.push(frameOf(runKey, run));
     run = [];
     runBytes = 0;
   };
@@ -126,18 +127,13 @@ export function frameRecords(
   return metas;
 }
 
-function frameOf(key: number, run: RawRecord[], bytes: number): FrameRow {
+function frameOf(key: number, run: RawRecord[]): FrameRow {
   const first = run[0];
   if (run.length === 1) {
     const { timestamp, source, bytes: content } = first;
     return { key, timestamp, source: SOURCE_CODE[source], content, count: 1, layout: null };
   }
-  const content = new Uint8Array(bytes);
-  let offset = 0;
-  for (const record of run) {
-    content.set(record.bytes, offset);
-    offset += record.bytes.length;
-  }
+  const content = concatBytes(run.map((record) => record.bytes));
   const values: number[] = [];
   for (let i = 0; i < run.length - 1; i++) values.push(run[i].bytes.length);
   for (let i = 1; i < run.length; i++) values.push(run[i].timestamp - run[i - 1].timestamp);
