@@ -119,9 +119,6 @@ export class PtyTerminal implements Terminal {
   }
 
   signal(signo: number): void {
-    if (!Number.isInteger(signo) || signo <= 0) {
-      throw new PortalError(`Invalid signal number ${signo}.`);
-    }
     this.#checkRunning();
     const foreground = libc().tcgetpgrp(this.#master);
     const group = foreground > 0 ? foreground : this.pid;
