@@ -33,10 +33,7 @@ import { readSome, writeSome } from "./fd_io.ts";
 import { errno, libc, strerror } from "./libc.ts";
 import { addStatusFlags } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
-import { readinessLoop } from "./readiness_loop.ts";
-
-/** Bits that say the other end is gone; poll reports them even when not asked for. */
-const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
+import { HANGUP, readinessLoop } from "./readiness_loop.ts";
 
 /** Bytes a `readable` chunk holds at most. */
 const CHUNK_BYTES = 64 * 1024;

@@ -10,7 +10,7 @@ import { errno, ioctl, libc, strerror } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { winsize } from "../../../ffi/terminal_calls.ts";
 import { readSome, writeSome } from "../../../ffi/fd_io.ts";
-import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+import { HANGUP, readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
 import { KILL_GRACE_MS } from "../../limits.ts";
@@ -198,7 +198,7 @@ export class PtyTerminal implements Terminal {
   }
 
   #onReady(revents: number): void {
-    if (revents & (C.POLLIN | C.POLLHUP | C.POLLERR | C.POLLNVAL)) {
+    if (revents & (C.POLLIN | HANGUP)) {
       if (this.#drain() === "end") {
         this.#endOutput();
         return;
