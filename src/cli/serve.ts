@@ -10,7 +10,7 @@
 import process from "node:process";
 import type { Session } from "../core/process/pool.ts";
 import { hideSecretValues } from "../environment.ts";
-import { sessionLimits } from "../env_vars.ts";
+import { sessionLimits, withPathFlags } from "../env_vars.ts";
 import {
   keepStdoutForProtocol,
   onShutdown,
@@ -27,7 +27,6 @@ import { WATCH_PATH } from "../watch/access.ts";
 import type { WatchService } from "../watch/service.ts";
 import type { Policy } from "../core/policy/policy.ts";
 import type { Options } from "./args.ts";
-import { withPathFlags } from "../env_vars.ts";
 
 /** Serves until stopped; then exits the process. */
 export function serve(options: Options, env: Record<string, string>, policy: Policy): void {
