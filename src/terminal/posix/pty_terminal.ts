@@ -212,7 +212,7 @@ export class PtyTerminal implements Terminal {
         this.#watchFor();
       }
     }
-    if (revents & C.POLLOUT) this.#flush();
+    if ((revents & C.POLLOUT) && this.#input.flush()) this.#watchFor();
   }
 
   /** What the readiness loop watches the master for: output unless paused, room for queued input. */
@@ -253,10 +253,6 @@ export class PtyTerminal implements Terminal {
     this.#probe.beforeInput(chunk);
     const { written, error } = writeSome(this.#master, chunk);
     return error === 0 ? written : -1;
-  }
-
-  #flush(): void {
-    if (this.#input.flush()) this.#watchFor();
   }
 
   #onReaped(exit: ExitInfo): void {
