@@ -123,6 +123,10 @@ interface Mark {
   pauses: Map<number, { runs: number; wakes: number }>;
 }
 
+/** Whether a thread waits on the input: reading it, or a relay's wait that watches it. */
+const isReader = ({ activity }: { activity: ThreadActivity }) =>
+  activity === "reading" || activity === "relay";
+
 /** Bytes that end a canonical line (or the input): newline, carriage return, Ctrl+D. */
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
 const ESC = 0x1b;
@@ -179,12 +183,7 @@ export class InputProbe {
 
   /** How often each reader of the group has run so far. */
   #readerRuns(): Map<number, number> {
-    const runs = new Map<number, number>();
-    for (const thread of this.#threads().threads) {
-      if (thread.activity !== "reading" && thread.activity !== "relay") continue;
-      runs.set(thread.tid, thread.runs ?? -1);
-    }
-    return runs;
+    return new Map(this.#threads().threads.filter(isReader).map((t) => [t.tid, t.runs ?? -1]));
   }
 
   /** What the program is doing with its input now. */
@@ -223,7 +222,7 @@ export class InputProbe {
 
   #activity(unread: boolean | null): InputActivity {
     const { group, threads } = this.#threads();
-    const readers = threads.filter((t) => t.activity === "reading" || t.activity === "relay");
+    const readers = threads.filter(isReader);
     if (readers.length > 0) {
       const mark = this.#mark;
       const pausing = mark !== null &&
@@ -332,7 +331,7 @@ export class InputProbe {
   ): Omit<Thread, "pid" | "tid"> {
     const before = runCount(pid, tid);
     const seen = this.#classify(pid, tid, targets);
-    if (seen.activity !== "reading" && seen.activity !== "relay") return seen;
+    if (!isReader(seen)) return seen;
     const runs = runCount(pid, tid);
     if (runs !== before) return { activity: "busy" };
     return runs === null ? seen : { ...seen, runs };
