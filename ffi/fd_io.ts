@@ -46,6 +46,17 @@ export function readSome(fd: number, buffer: Uint8Array): number | "drained" | "
   }
 }
 
+/**
+ * `call`'s result (a C call's: negative on failure, errno set), called again
+ * while it fails with EINTR: a signal (SIGCHLD, a profiler's) broke it off.
+ */
+export function retried(call: () => number): number {
+  for (;;) {
+    const result = call();
+    if (result >= 0 || errno() !== C.EINTR) return result;
+  }
+}
+
 /** What a write took: `written` bytes; `error`, the errno that stopped it (0: none). */
 export interface WriteResult {
   written: number;
