@@ -102,7 +102,6 @@ type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unkn
  * and its run count is the one it had all the while it was looked at.
  */
 interface Thread {
-  pid: number;
   tid: number;
   activity: ThreadActivity;
   timeoutMs?: number;
@@ -294,8 +293,8 @@ export class InputProbe {
       for (const tid of tids) {
         const state = tid === pid ? stat.state : readStat(pid, tid)?.state;
         if (state === undefined || state === "Z" || state === "X") continue;
-        if (state === "T" || state === "t") threads.push({ pid, tid, activity: "stopped" });
-        else threads.push({ pid, tid, ...this.#look(pid, tid, targets) });
+        if (state === "T" || state === "t") threads.push({ tid, activity: "stopped" });
+        else threads.push({ tid, ...this.#look(pid, tid, targets) });
       }
     }
     forgetTasks([...this.#pids].filter((pid) => !seen.has(pid)));
@@ -328,7 +327,7 @@ export class InputProbe {
     pid: number,
     tid: number,
     targets: Map<string, string | null>,
-  ): Omit<Thread, "pid" | "tid"> {
+  ): Omit<Thread, "tid"> {
     const before = runCount(pid, tid);
     const seen = this.#classify(pid, tid, targets);
     if (!isReader(seen)) return seen;
