@@ -3,7 +3,7 @@
  * place that handles what such a call can say: EINTR is tried again, EAGAIN
  * means "nothing now" (the fd is drained, or full) and is the caller's to
  * wait out, through the readiness loop or a timer; anything else ends the
- * fd's use.
+ * fd's use. {@link retried} asks any other C call again on EINTR.
  *
  * @example
  * ```ts
