@@ -10,9 +10,10 @@
  * import {
  *   ENV_VARS,
  *   MAX_OUTPUT_BYTES,
+ *   MAX_SESSIONS,
  *   readVar,
  *   RETENTION_DAYS,
- *   sessionLimits,
+ *   SESSION_IDLE_S,
  *   TASK_AFTER_MS,
  * } from "./env_vars.ts";
  *
@@ -22,8 +23,8 @@
  * assert.equal(readVar(RETENTION_DAYS, {}), 7);
  * assert.equal(readVar(RETENTION_DAYS, { PORTAL_RETENTION_DAYS: "0.5" }), 0.5);
  * assert.throws(() => readVar(RETENTION_DAYS, { PORTAL_RETENTION_DAYS: "a week" }));
- * assert.deepEqual(sessionLimits({}), { idleMs: 1_800_000, max: 64 });
- * assert.throws(() => sessionLimits({ PORTAL_MAX_SESSIONS: "0" }));
+ * assert.deepEqual([readVar(SESSION_IDLE_S, {}), readVar(MAX_SESSIONS, {})], [1800, 64]);
+ * assert.throws(() => readVar(MAX_SESSIONS, { PORTAL_MAX_SESSIONS: "0" }));
  * assert.equal(readVar(TASK_AFTER_MS, {}), 3000);
  * assert.throws(() => readVar(TASK_AFTER_MS, { PORTAL_TASK_AFTER_MS: "2147483648" }));
  * ```
@@ -248,14 +249,6 @@ export function envVar(name: string): EnvVar | undefined {
 /** `variable`'s value in `env`, parsed; throws on a bad one with a message naming it. */
 export function readVar<T>(variable: EnvVar<T>, env: Env = Deno.env.toObject()): T {
   return variable.parse(env[variable.name]?.trim() || undefined);
-}
-
-/**
- * How long an HTTP session may be idle, in ms (0: never), and how many may
- * live at once (see src/mcp/http_sessions.ts).
- */
-export function sessionLimits(env: Env = Deno.env.toObject()): { idleMs: number; max: number } {
-  return { idleMs: readVar(SESSION_IDLE_S, env) * 1000, max: readVar(MAX_SESSIONS, env) };
 }
 
 /** The flags that stand for a variable: `--db`, `--data-dir`, `--policy`. */

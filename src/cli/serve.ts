@@ -10,7 +10,7 @@
 import process from "node:process";
 import type { Session } from "../core/process/pool.ts";
 import { hideSecretValues } from "../environment.ts";
-import { sessionLimits, withPathFlags } from "../env_vars.ts";
+import { MAX_SESSIONS, readVar, SESSION_IDLE_S, withPathFlags } from "../env_vars.ts";
 import {
   keepStdoutForProtocol,
   onShutdown,
@@ -74,7 +74,8 @@ function serveOverHttp(
   const token = env.PORTAL_TOKEN || generateToken();
   let sessions;
   try {
-    sessions = sessionLimits(env);
+    // An idle time of 0: never (src/mcp/http_sessions.ts).
+    sessions = { idleMs: readVar(SESSION_IDLE_S, env) * 1000, max: readVar(MAX_SESSIONS, env) };
   } catch (error) {
     console.error(`portal: cannot start: ${(error as Error).message}.`);
     Deno.exit(1);
