@@ -53,7 +53,7 @@ export interface PipeChild {
   release(): void;
 }
 
-/** What the pipe backend does differently per OS; src/platform.ts picks one. */
+/** What the pipe backend does differently per OS; terminal/backends.ts picks one. */
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
   /** Runs a launch inside a person's policy, where the OS can (see {@link LaunchRules}). */
