@@ -9,9 +9,7 @@ const encoder = new TextEncoder();
 
 /** A NUL-terminated copy of `text` for passing as `const char *`. */
 export function cString(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(encoder.encode(text).length + 1);
-  encoder.encodeInto(text, bytes);
-  return bytes;
+  return encoder.encode(`${text}\0`);
 }
 
 /**

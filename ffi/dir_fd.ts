@@ -9,7 +9,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { closeDir, makeDirAt, openDirAt, setMode, statFd } from "./dir_fd.ts";
+ * import { libc } from "./libc.ts";
+ * import { makeDirAt, openDirAt, setMode, statFd } from "./dir_fd.ts";
  *
  * const base = Deno.makeTempDirSync();
  * const root = openDirAt(undefined, base);
@@ -21,8 +22,8 @@
  * assert.equal(statFd(leaf).mode & 0o777, 0o700);
  * Deno.symlinkSync("/etc", `${base}/link`);
  * assert.equal(typeof openDirAt(root, "link"), "string"); // Not followed.
- * closeDir(leaf);
- * closeDir(root);
+ * libc().close(leaf);
+ * libc().close(root);
  * Deno.removeSync(base, { recursive: true });
  * ```
  * @module
@@ -75,9 +76,4 @@ export function statFd(fd: number): { uid: number; mode: number } {
 /** Sets the permission bits of what `fd` is open on; throws with the C library's reason. */
 export function setMode(fd: number, mode: number): void {
   if (libc().fchmod(fd, mode) !== 0) throw new Error(`fchmod: ${strerror(errno())}`);
-}
-
-/** Closes a descriptor from {@link openDirAt}. */
-export function closeDir(fd: number): void {
-  libc().close(fd);
 }

@@ -3,7 +3,7 @@
  * place that handles what such a call can say: EINTR is tried again, EAGAIN
  * means "nothing now" (the fd is drained, or full) and is the caller's to
  * wait out, through the readiness loop or a timer; anything else ends the
- * fd's use.
+ * fd's use. {@link retried} asks any other C call again on EINTR.
  *
  * @example
  * ```ts
@@ -43,6 +43,17 @@ export function readSome(fd: number, buffer: Uint8Array): number | "drained" | "
     const code = errno();
     if (code === C.EINTR) continue;
     return code === C.EAGAIN ? "drained" : "end";
+  }
+}
+
+/**
+ * `call`'s result (a C call's: negative on failure, errno set), called again
+ * while it fails with EINTR: a signal (SIGCHLD, a profiler's) broke it off.
+ */
+export function retried(call: () => number): number {
+  for (;;) {
+    const result = call();
+    if (result >= 0 || errno() !== C.EINTR) return result;
   }
 }
 

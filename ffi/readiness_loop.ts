@@ -35,6 +35,9 @@ interface Entry {
   onReady: ReadyCallback;
 }
 
+/** Bits that say the other end is gone; poll reports them even when not asked for. */
+export const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
+
 const POLLFD_SIZE = 8;
 /**
  * Longest the loop keeps the JS thread to itself during a flood (see

@@ -33,10 +33,7 @@ import { readSome, writeSome } from "./fd_io.ts";
 import { errno, libc, strerror } from "./libc.ts";
 import { addStatusFlags } from "./fd_flags.ts";
 import { C } from "./os_constants.ts";
-import { readinessLoop } from "./readiness_loop.ts";
-
-/** Bits that say the other end is gone; poll reports them even when not asked for. */
-const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
+import { HANGUP, readinessLoop } from "./readiness_loop.ts";
 
 /** Bytes a `readable` chunk holds at most. */
 const CHUNK_BYTES = 64 * 1024;
@@ -47,8 +44,8 @@ export class SocketConn implements Deno.UnixConn {
   readonly remoteAddr: Deno.UnixAddr;
   readonly #fd: number;
   #closed = false;
-  #wakeReader: (() => void) | null = null;
-  #wakeWriter: (() => void) | null = null;
+  /** What wakes the read, and the write, waiting for the socket (null: none waits). */
+  readonly #wake: Record<"read" | "write", (() => void) | null> = { read: null, write: null };
   #readable: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
   #writable: WritableStream<Uint8Array<ArrayBufferLike>> | undefined;
 
@@ -58,8 +55,8 @@ export class SocketConn implements Deno.UnixConn {
     this.localAddr = this.remoteAddr = { transport: "unix", path };
     addStatusFlags(fd, C.O_NONBLOCK);
     readinessLoop.register(fd, 0, (revents) => {
-      if (revents & (C.POLLIN | HANGUP)) this.#wakeReader?.();
-      if (revents & (C.POLLOUT | HANGUP)) this.#wakeWriter?.();
+      if (revents & (C.POLLIN | HANGUP)) this.#wake.read?.();
+      if (revents & (C.POLLOUT | HANGUP)) this.#wake.write?.();
     });
   }
 
@@ -100,8 +97,8 @@ export class SocketConn implements Deno.UnixConn {
     this.#open();
     this.#closed = true;
     readinessLoop.unregister(this.#fd);
-    this.#wakeReader?.();
-    this.#wakeWriter?.();
+    this.#wake.read?.();
+    this.#wake.write?.();
   }
 
   /** The readiness loop keeps its process alive while it watches any fd: nothing to change. */
@@ -148,14 +145,11 @@ export class SocketConn implements Deno.UnixConn {
   /** Resolves once the socket is readable (or writable), has hung up, or is closed here. */
   #wait(kind: "read" | "write"): Promise<void> {
     return new Promise((resolve) => {
-      const wake = () => {
-        if (kind === "read") this.#wakeReader = null;
-        else this.#wakeWriter = null;
+      this.#wake[kind] = () => {
+        this.#wake[kind] = null;
         this.#want();
         resolve();
       };
-      if (kind === "read") this.#wakeReader = wake;
-      else this.#wakeWriter = wake;
       this.#want();
     });
   }
@@ -163,7 +157,7 @@ export class SocketConn implements Deno.UnixConn {
   /** Asks the readiness loop for what a waiting read or write needs, and nothing else. */
   #want(): void {
     if (this.#closed) return;
-    const events = (this.#wakeReader ? C.POLLIN : 0) | (this.#wakeWriter ? C.POLLOUT : 0);
+    const events = (this.#wake.read ? C.POLLIN : 0) | (this.#wake.write ? C.POLLOUT : 0);
     readinessLoop.setEvents(this.#fd, events);
   }
 }

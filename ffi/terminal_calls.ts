@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { errno, ioctl, ioctlInt, libc } from "./libc.ts";
+import { retried } from "./fd_io.ts";
+import { ioctl, ioctlInt, libc } from "./libc.ts";
 import { C } from "./os_constants.ts";
 
 /**
@@ -56,14 +57,6 @@ export function slaveHasInput(master: number): boolean | null {
     return (view.getInt16(6, true) & C.POLLIN) !== 0;
   } finally {
     lib.close(slave);
-  }
-}
-
-/** `call`'s result, called again while it fails with EINTR. */
-function retried(call: () => number): number {
-  for (;;) {
-    const result = call();
-    if (result >= 0 || errno() !== C.EINTR) return result;
   }
 }
 

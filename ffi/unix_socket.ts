@@ -29,6 +29,7 @@
  */
 import { errno, libc, strerror } from "./libc.ts";
 import { addStatusFlags, setCloexec } from "./fd_flags.ts";
+import { retried } from "./fd_io.ts";
 import { C } from "./os_constants.ts";
 
 /** At most this many fds are taken from one message; more are closed by the kernel. */
@@ -81,10 +82,8 @@ export function listenUnix(path: string): number {
 export function connectUnix(path: string): number {
   const fd = newSocket();
   const [address, length] = sockaddr(path);
-  for (;;) {
-    if (libc().connect(fd, address, length) === 0) return fd;
-    if (errno() !== C.EINTR) fail(fd, "connect");
-  }
+  if (retried(() => libc().connect(fd, address, length)) !== 0) fail(fd, "connect");
+  return fd;
 }
 
 /**
@@ -96,14 +95,11 @@ export function connectNow(path: string): number | "absent" | "busy" {
   const fd = newSocket();
   if (!addStatusFlags(fd, C.O_NONBLOCK)) fail(fd, "fcntl");
   const [address, length] = sockaddr(path);
-  for (;;) {
-    if (libc().connect(fd, address, length) === 0) return fd;
-    const code = errno();
-    if (code === C.EINTR) continue;
-    if (code !== C.ENOENT && code !== C.ECONNREFUSED && code !== C.EAGAIN) fail(fd, "connect");
-    libc().close(fd);
-    return code === C.EAGAIN ? "busy" : "absent";
-  }
+  if (retried(() => libc().connect(fd, address, length)) === 0) return fd;
+  const code = errno();
+  if (code !== C.ENOENT && code !== C.ECONNREFUSED && code !== C.EAGAIN) fail(fd, "connect");
+  libc().close(fd);
+  return code === C.EAGAIN ? "busy" : "absent";
 }
 
 /**
@@ -150,18 +146,15 @@ function peerCredentials(fd: number): DataView {
 
 /** A connection taken from nonblocking `listener` (nonblocking, close-on-exec), or "drained". */
 export function acceptNow(listener: number): number | "drained" {
-  for (;;) {
-    const fd = libc().accept(listener, null, null);
-    if (fd >= 0) {
-      setCloexec(fd);
-      addStatusFlags(fd, C.O_NONBLOCK);
-      return fd;
-    }
-    const code = errno();
-    if (code === C.EINTR) continue;
-    if (code === C.EAGAIN) return "drained";
-    throw new Error(`accept: ${strerror(code)}`);
+  const fd = retried(() => libc().accept(listener, null, null));
+  if (fd >= 0) {
+    setCloexec(fd);
+    addStatusFlags(fd, C.O_NONBLOCK);
+    return fd;
   }
+  const code = errno();
+  if (code === C.EAGAIN) return "drained";
+  throw new Error(`accept: ${strerror(code)}`);
 }
 
 /** A `struct msghdr` over one iovec of `data` and a control buffer of `control`. */
@@ -201,12 +194,9 @@ export function sendFds(fd: number, data: Uint8Array, fds: number[]): void {
   view.setInt32(C.CMSG_LEN_BYTES + 4, C.SCM_RIGHTS, true);
   fds.forEach((each, i) => view.setInt32(CMSG_DATA + 4 * i, each, true));
   const { header, iov } = message(data, control);
-  for (;;) {
-    const n = Number(libc().sendmsg(fd, header, 0));
-    if (n === data.length) break;
-    if (n >= 0) throw new Error(`sendmsg sent ${n} of ${data.length} bytes`);
-    if (errno() !== C.EINTR) throw new Error(`sendmsg: ${strerror(errno())}`);
-  }
+  const n = retried(() => Number(libc().sendmsg(fd, header, 0)));
+  if (n < 0) throw new Error(`sendmsg: ${strerror(errno())}`);
+  if (n !== data.length) throw new Error(`sendmsg sent ${n} of ${data.length} bytes`);
   void iov; // Referenced by `header` until the call returns.
 }
 
@@ -224,18 +214,12 @@ export interface Received {
 export function receiveFds(fd: number, buffer: Uint8Array): Received | "drained" | "end" {
   const control = new Uint8Array(cmsgSpace(MAX_FDS));
   const { header, iov } = message(buffer, control);
-  for (;;) {
-    const n = Number(libc().recvmsg(fd, header, C.MSG_CMSG_CLOEXEC));
-    if (n < 0) {
-      const code = errno();
-      if (code === C.EINTR) continue;
-      return code === C.EAGAIN ? "drained" : "end";
-    }
-    void iov;
-    const fds = attachedFds(header, control);
-    if (n === 0 && fds.length === 0) return "end";
-    return { bytes: buffer.slice(0, n), fds };
-  }
+  const n = retried(() => Number(libc().recvmsg(fd, header, C.MSG_CMSG_CLOEXEC)));
+  void iov;
+  if (n < 0) return errno() === C.EAGAIN ? "drained" : "end";
+  const fds = attachedFds(header, control);
+  if (n === 0 && fds.length === 0) return "end";
+  return { bytes: buffer.slice(0, n), fds };
 }
 
 /** The SCM_RIGHTS fds in a received message's control buffer, made close-on-exec. */

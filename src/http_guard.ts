@@ -129,8 +129,7 @@ export function isLoopback(hostname: string): boolean {
 /** A fresh random token: 32 bytes, base64url. */
 export function generateToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /**

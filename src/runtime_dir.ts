@@ -33,7 +33,8 @@
  */
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { closeDir, makeDirAt, openDirAt, setMode, statFd } from "../ffi/dir_fd.ts";
+import { makeDirAt, openDirAt, setMode, statFd } from "../ffi/dir_fd.ts";
+import { libc } from "../ffi/libc.ts";
 
 /** The sticky bit: in such a directory only an entry's owner renames or removes it. */
 const STICKY = 0o1000;
@@ -91,7 +92,7 @@ function openBase(path: string, uid: number, own: boolean): Base | string {
       const problem = containerProblem(fd, at, uid);
       if (problem) return problem;
       const next = openOrMake(fd, name);
-      closeDir(fd);
+      libc().close(fd);
       fd = -1;
       at = join(at, name);
       if (typeof next === "string") return `${at}: ${next}`;
@@ -105,7 +106,7 @@ function openBase(path: string, uid: number, own: boolean): Base | string {
     fd = -1;
     return base;
   } finally {
-    if (fd >= 0) closeDir(fd);
+    if (fd >= 0) libc().close(fd);
   }
 }
 
@@ -150,7 +151,7 @@ function leaf(base: Base, name: string, uid: number): string {
   try {
     fd = openOrMake(base.fd, name);
   } finally {
-    closeDir(base.fd);
+    libc().close(base.fd);
   }
   if (typeof fd === "string") {
     throw unsafe(path, `it is a link, a file, or not yours to open (${fd})`);
@@ -164,7 +165,7 @@ function leaf(base: Base, name: string, uid: number): string {
       : undefined;
     if (problem) throw unsafe(path, problem);
   } finally {
-    closeDir(fd);
+    libc().close(fd);
   }
   return path;
 }

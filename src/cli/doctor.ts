@@ -17,6 +17,7 @@
  * ```
  * @module
  */
+import { existsSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { dataDir, stateDir, userDbPath } from "../core/store/paths.ts";
@@ -153,14 +154,9 @@ function writableDir(dir: string): { ok: boolean; detail: string } {
 }
 
 function nearestExisting(path: string): string {
-  for (let dir = path;; dir = dirname(dir)) {
-    try {
-      Deno.statSync(dir);
-      return dir;
-    } catch {
-      if (dirname(dir) === dir) return dir;
-    }
-  }
+  let dir = path;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
 }
 
 /** True, or why not: writes a probe file into `dir` and removes it. */

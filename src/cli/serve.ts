@@ -10,7 +10,7 @@
 import process from "node:process";
 import type { Session } from "../core/process/pool.ts";
 import { hideSecretValues } from "../environment.ts";
-import { sessionLimits } from "../env_vars.ts";
+import { MAX_SESSIONS, readVar, SESSION_IDLE_S, withPathFlags } from "../env_vars.ts";
 import {
   keepStdoutForProtocol,
   onShutdown,
@@ -27,7 +27,6 @@ import { WATCH_PATH } from "../watch/access.ts";
 import type { WatchService } from "../watch/service.ts";
 import type { Policy } from "../core/policy/policy.ts";
 import type { Options } from "./args.ts";
-import { withPathFlags } from "../env_vars.ts";
 
 /** Serves until stopped; then exits the process. */
 export function serve(options: Options, env: Record<string, string>, policy: Policy): void {
@@ -75,7 +74,8 @@ function serveOverHttp(
   const token = env.PORTAL_TOKEN || generateToken();
   let sessions;
   try {
-    sessions = sessionLimits(env);
+    // An idle time of 0: never (src/mcp/http_sessions.ts).
+    sessions = { idleMs: readVar(SESSION_IDLE_S, env) * 1000, max: readVar(MAX_SESSIONS, env) };
   } catch (error) {
     console.error(`portal: cannot start: ${(error as Error).message}.`);
     Deno.exit(1);

@@ -60,7 +60,8 @@ export function usage(env: Record<string, string>, portal: string = invokedAs())
     item("-V, --version", "Print the version."),
     "",
     "Environment:",
-    ...ENV_VARS.map((v) => item(v.name, `${plain(v.help)} Default: ${plain(v.default)}.`)),
+    // Markdown's code marks left out: the help is plain text.
+    ...ENV_VARS.map((v) => item(v.name, `${v.help} Default: ${v.default}.`.replaceAll("`", ""))),
     "",
     "No program Portal starts sees a secret, PORTAL_TOKEN or any PORTAL_* variable.",
     "",
@@ -95,11 +96,6 @@ function item(term: string, help: string): string {
   const head = `  ${term}`;
   const first = head.length < INDENT ? head.padEnd(INDENT) + (lines.shift() ?? "") : head;
   return [first.trimEnd(), ...lines.map((l) => " ".repeat(INDENT) + l)].join("\n");
-}
-
-/** Markdown's code marks left out: the help is plain text. */
-function plain(text: string): string {
-  return text.replaceAll("`", "");
 }
 
 /** What {@link invokedAs} looks at; each defaults to this process's. */

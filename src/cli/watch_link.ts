@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { inUse } from "../core/store/database_file.ts";
 import { DatabaseReader } from "../core/store/database_reader.ts";
@@ -25,7 +26,8 @@ export class NotFound extends Error {
  * id, or a name: the live process of that name, else the newest).
  */
 export function watchLink(env: Record<string, string>, target?: string): string {
-  const live = databases(env).filter((db) => inUse(db) && reachable(linkFile(db)));
+  // existsSync: any error (not only a missing file) reads as no link, so nothing runs.
+  const live = databases(env).filter((db) => inUse(db) && existsSync(linkFile(db)));
   if (live.length === 0) {
     throw new NotFound(
       env.PORTAL_DB_PATH
@@ -73,15 +75,5 @@ function modified(path: string): number {
     return Deno.statSync(path).mtime?.getTime() ?? 0;
   } catch {
     return 0;
-  }
-}
-
-/** Whether `path` can be stat'ed (any error: no; the command then says nothing runs). */
-function reachable(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -57,8 +57,11 @@ export function deniedFiles(deny: string[], paths: (string | undefined)[]): Deni
       files.add(real);
       const id = identity(info) ?? real;
       if (!rules.has(id)) rules.set(id, rule);
+      // Its other names (hard links) in these directories and its own.
       if (info.nlink !== null && info.nlink > 1) {
-        for (const link of hardLinks(real, id, [dirname(real), ...realDirs])) files.add(link);
+        for (const dir of unique([dirname(real), ...realDirs])) {
+          for (const link of listing(dir).linked.get(id) ?? []) files.add(link);
+        }
       }
     }
   }
@@ -69,12 +72,6 @@ export function deniedFiles(deny: string[], paths: (string | undefined)[]): Deni
       return info?.isFile ? rules.get(identity(info) ?? realPath(path)) : undefined;
     },
   };
-}
-
-/** The other names of the file `real` (`id`) in `dirs` (real paths). */
-function hardLinks(real: string, id: string, dirs: string[]): string[] {
-  const names = unique(dirs).flatMap((dir) => listing(dir).linked.get(id) ?? []);
-  return names.filter((name) => name !== real);
 }
 
 /** What a directory holds: its names, and its files with more than one name, by identity. */

@@ -53,7 +53,7 @@ export interface PipeChild {
   release(): void;
 }
 
-/** What the pipe backend does differently per OS; src/platform.ts picks one. */
+/** What the pipe backend does differently per OS; terminal/backends.ts picks one. */
 export interface PipePlatform {
   findExecutable: ExecutableLookup;
   /** Runs a launch inside a person's policy, where the OS can (see {@link LaunchRules}). */
@@ -106,13 +106,11 @@ class PipeTerminal implements Terminal {
   #exited: Promise<void>;
   #running = true;
   readonly #breakSignal: string;
-  readonly #input: PipeInputProbe;
 
   constructor(child: PipeChild, events: TerminalEvents, breakSignal: string) {
     this.#child = child;
     this.#breakSignal = breakSignal;
     this.pid = child.pid;
-    this.#input = child.input;
     this.#stdin = child.stdin.getWriter();
     // A program that closes its stdin makes our pending writes fail; that is its right.
     this.#stdin.closed.catch(() => this.#stdinOpen = false);
@@ -134,7 +132,7 @@ class PipeTerminal implements Terminal {
       pump("stderr", child.stderr),
     ]).then(([s]) => {
       child.release();
-      this.#input.close();
+      child.input.close();
       events.onExit(s);
     });
   }
@@ -143,7 +141,7 @@ class PipeTerminal implements Terminal {
     this.#checkInputOpen();
     if (this.#queued + data.length > INPUT_QUEUE_LIMIT) throw inputQueueFull(this.#queued);
     this.#queued += data.length;
-    this.#input.beforeInput(data);
+    this.#child.input.beforeInput(data);
     this.#stdin.write(data)
       .catch(() => this.#stdinOpen = false)
       .finally(() => this.#queued -= data.length);
@@ -170,7 +168,7 @@ class PipeTerminal implements Terminal {
     if (!this.#running || this.#queued > 0) {
       return { activity: "busy", secret: false, taken: false };
     }
-    return this.#input.state();
+    return this.#child.input.state();
   }
 
   /** Pipes have no echo: nothing typed is shown by them. */

@@ -62,8 +62,8 @@ export function checkCommand(
   sandbox: Sandbox,
   deniedBy: (path: string) => string | undefined,
 ): void {
-  const names = new Set([basename(command), basename(path), basename(realPath(path))]);
   const real = realPath(path);
+  const names = new Set([basename(command), basename(path), basename(real)]);
   const matches = (rule: string) => rule.includes("/") ? realPath(rule) === real : names.has(rule);
   const where = sandbox.policyFile ? `policy ${sandbox.policyFile}` : "policy";
   const denied = sandbox.deny.find(matches) ?? deniedBy(path);

@@ -1,7 +1,7 @@
 /**
  * The one interface the core sees for a running program, whatever carries its
  * I/O: OS pipes or a pseudo-terminal (`spawnPipe` and `spawnPty` of
- * src/platform.ts).
+ * src/terminal/backends.ts).
  *
  * @module
  */

@@ -78,9 +78,8 @@ export function confine(launch: Launch, sandbox: Sandbox, denied: string[]): Lau
         "started. Ask the person to install it (Debian/Ubuntu: apt install bubblewrap).",
     );
   }
-  const { filesDir } = sandbox;
+  const { filesDir, network } = sandbox;
   const stub = denied.length ? written(filesDir, "denied-by-policy", DENIED_STUB, 0o755) : "";
-  const { network } = sandbox;
   const filter = network === "all"
     ? null
     : written(filesDir, `network-${network}-${Deno.build.arch}.bpf`, networkFilter(network), 0o644);

@@ -8,7 +8,7 @@
 import { fcntl, strerror } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { readSome, writeSome } from "../../../ffi/fd_io.ts";
-import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+import { HANGUP, readinessLoop } from "../../../ffi/readiness_loop.ts";
 
 /** Bytes a readable queues before it stops reading: a slow reader holds the program back. */
 const READ_AHEAD = 1 << 20;
@@ -26,9 +26,6 @@ let readBuf = new Uint8Array(1 << 20);
  */
 const FLOOD_PIPE_BYTES = 1 << 20;
 const DEFAULT_PIPE_BYTES = 64 * 1024;
-
-/** Bits that say the other end is gone; poll reports them even when not asked for. */
-const HANGUP = C.POLLHUP | C.POLLERR | C.POLLNVAL;
 
 /**
  * What `fd` yields, until end of file; the fd is closed then, or when the

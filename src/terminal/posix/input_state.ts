@@ -102,7 +102,6 @@ type ThreadActivity = "reading" | "relay" | "child" | "busy" | "stopped" | "unkn
  * and its run count is the one it had all the while it was looked at.
  */
 interface Thread {
-  pid: number;
   tid: number;
   activity: ThreadActivity;
   timeoutMs?: number;
@@ -122,6 +121,10 @@ interface Mark {
   /** While short waits are pauses: per reader, its run count when last seen in one, and its wakes since. */
   pauses: Map<number, { runs: number; wakes: number }>;
 }
+
+/** Whether a thread waits on the input: reading it, or a relay's wait that watches it. */
+const isReader = ({ activity }: { activity: ThreadActivity }) =>
+  activity === "reading" || activity === "relay";
 
 /** Bytes that end a canonical line (or the input): newline, carriage return, Ctrl+D. */
 const LINE_ENDS = new Set([0x0a, 0x0d, 0x04]);
@@ -179,12 +182,7 @@ export class InputProbe {
 
   /** How often each reader of the group has run so far. */
   #readerRuns(): Map<number, number> {
-    const runs = new Map<number, number>();
-    for (const thread of this.#threads().threads) {
-      if (thread.activity !== "reading" && thread.activity !== "relay") continue;
-      runs.set(thread.tid, thread.runs ?? -1);
-    }
-    return runs;
+    return new Map(this.#threads().threads.filter(isReader).map((t) => [t.tid, t.runs ?? -1]));
   }
 
   /** What the program is doing with its input now. */
@@ -223,7 +221,7 @@ export class InputProbe {
 
   #activity(unread: boolean | null): InputActivity {
     const { group, threads } = this.#threads();
-    const readers = threads.filter((t) => t.activity === "reading" || t.activity === "relay");
+    const readers = threads.filter(isReader);
     if (readers.length > 0) {
       const mark = this.#mark;
       const pausing = mark !== null &&
@@ -295,8 +293,8 @@ export class InputProbe {
       for (const tid of tids) {
         const state = tid === pid ? stat.state : readStat(pid, tid)?.state;
         if (state === undefined || state === "Z" || state === "X") continue;
-        if (state === "T" || state === "t") threads.push({ pid, tid, activity: "stopped" });
-        else threads.push({ pid, tid, ...this.#look(pid, tid, targets) });
+        if (state === "T" || state === "t") threads.push({ tid, activity: "stopped" });
+        else threads.push({ tid, ...this.#look(pid, tid, targets) });
       }
     }
     forgetTasks([...this.#pids].filter((pid) => !seen.has(pid)));
@@ -329,10 +327,10 @@ export class InputProbe {
     pid: number,
     tid: number,
     targets: Map<string, string | null>,
-  ): Omit<Thread, "pid" | "tid"> {
+  ): Omit<Thread, "tid"> {
     const before = runCount(pid, tid);
     const seen = this.#classify(pid, tid, targets);
-    if (seen.activity !== "reading" && seen.activity !== "relay") return seen;
+    if (!isReader(seen)) return seen;
     const runs = runCount(pid, tid);
     if (runs !== before) return { activity: "busy" };
     return runs === null ? seen : { ...seen, runs };

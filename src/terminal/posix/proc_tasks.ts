@@ -22,6 +22,7 @@
  * ```
  * @module
  */
+import { cString } from "../../../ffi/c_strings.ts";
 import { errno, libc } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 
@@ -42,7 +43,6 @@ export interface BlockedCall {
 /** Shared by every read: /proc files are small, and reads are synchronous. */
 const BUFFER = new Uint8Array(16 * 1024);
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * The /proc files read lately, kept open (path → fd, the least recently read
@@ -74,7 +74,7 @@ function readAt(path: string, bytes: Uint8Array, offset: bigint, whole = false):
     libc().close(kept);
     forgetPrefix(path.slice(0, path.indexOf("/", "/proc/".length) + 1));
   }
-  const fd = libc().open(encoder.encode(`${path}\0`), C.O_CLOEXEC); // O_RDONLY is 0
+  const fd = libc().open(cString(path), C.O_CLOEXEC); // O_RDONLY is 0
   if (fd < 0) return null;
   const n = pread(fd, bytes, offset);
   if (failed(n)) {

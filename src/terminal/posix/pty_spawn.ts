@@ -6,7 +6,6 @@
  * @module
  */
 import { errno, libc, strerror } from "../../../ffi/libc.ts";
-import { addStatusFlags, setCloexec } from "../../../ffi/fd_flags.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { winsize } from "../../../ffi/terminal_calls.ts";
 import { PortalError } from "../../errors.ts";
@@ -15,7 +14,7 @@ import type { SpawnOptions, Terminal, TerminalEvents } from "../terminal.ts";
 import { confine } from "./bubblewrap.ts";
 import { isExecutableFile, resolveExecutable } from "./executable.ts";
 import { PtyTerminal } from "./pty_terminal.ts";
-import { spawnSession } from "./spawn.ts";
+import { setUpPair, spawnSession } from "./spawn.ts";
 
 /**
  * macOS runs posix_spawn's file actions before it makes the new session, so
@@ -75,14 +74,7 @@ function openPty(cols: number, rows: number): { master: number; slave: number } 
     throw new PortalError(`Could not open a pseudo-terminal: ${strerror(errno())}.`, "system");
   }
   // openpty has no close-on-exec option: set it before anything else can spawn.
-  const ok = setCloexec(master[0]) && setCloexec(slave[0]) &&
-    addStatusFlags(master[0], C.O_NONBLOCK);
-  if (!ok) {
-    const message = strerror(errno());
-    libc().close(master[0]);
-    libc().close(slave[0]);
-    throw new PortalError(`Could not set up the pseudo-terminal: ${message}.`, "system");
-  }
+  setUpPair([master[0], slave[0]], master[0], "the pseudo-terminal");
   return { master: master[0], slave: slave[0] };
 }
 

@@ -10,7 +10,7 @@ import { errno, ioctl, libc, strerror } from "../../../ffi/libc.ts";
 import { C } from "../../../ffi/os_constants.ts";
 import { winsize } from "../../../ffi/terminal_calls.ts";
 import { readSome, writeSome } from "../../../ffi/fd_io.ts";
-import { readinessLoop } from "../../../ffi/readiness_loop.ts";
+import { HANGUP, readinessLoop } from "../../../ffi/readiness_loop.ts";
 import { delay, settlesWithin } from "../../async.ts";
 import { PortalError } from "../../errors.ts";
 import { KILL_GRACE_MS } from "../../limits.ts";
@@ -119,9 +119,6 @@ export class PtyTerminal implements Terminal {
   }
 
   signal(signo: number): void {
-    if (!Number.isInteger(signo) || signo <= 0) {
-      throw new PortalError(`Invalid signal number ${signo}.`);
-    }
     this.#checkRunning();
     const foreground = libc().tcgetpgrp(this.#master);
     const group = foreground > 0 ? foreground : this.pid;
@@ -201,7 +198,7 @@ export class PtyTerminal implements Terminal {
   }
 
   #onReady(revents: number): void {
-    if (revents & (C.POLLIN | C.POLLHUP | C.POLLERR | C.POLLNVAL)) {
+    if (revents & (C.POLLIN | HANGUP)) {
       if (this.#drain() === "end") {
         this.#endOutput();
         return;
@@ -215,7 +212,7 @@ export class PtyTerminal implements Terminal {
         this.#watchFor();
       }
     }
-    if (revents & C.POLLOUT) this.#flush();
+    if ((revents & C.POLLOUT) && this.#input.flush()) this.#watchFor();
   }
 
   /** What the readiness loop watches the master for: output unless paused, room for queued input. */
@@ -256,10 +253,6 @@ export class PtyTerminal implements Terminal {
     this.#probe.beforeInput(chunk);
     const { written, error } = writeSome(this.#master, chunk);
     return error === 0 ? written : -1;
-  }
-
-  #flush(): void {
-    if (this.#input.flush()) this.#watchFor();
   }
 
   #onReaped(exit: ExitInfo): void {

@@ -113,20 +113,24 @@ function spawnError(command: string, path: string, cwd: string, code: number): P
  */
 export function openPipe(ours: "read" | "write"): { read: number; write: number } {
   const fds = new Int32Array(2);
-  const lib = libc();
-  if (lib.pipe(new Uint8Array(fds.buffer)) !== 0) {
+  if (libc().pipe(new Uint8Array(fds.buffer)) !== 0) {
     throw new PortalError(`Could not create a pipe: ${strerror(errno())}.`, "system");
   }
   const [read, write] = fds;
   // pipe2(O_CLOEXEC) is not on macOS; all of this runs on the JS thread, where
   // nothing can spawn between the two calls.
-  const ok = setCloexec(read) && setCloexec(write) &&
-    addStatusFlags(ours === "read" ? read : write, C.O_NONBLOCK);
-  if (!ok) {
-    const message = strerror(errno());
-    lib.close(read);
-    lib.close(write);
-    throw new PortalError(`Could not set up a pipe: ${message}.`, "system");
-  }
+  setUpPair([read, write], ours === "read" ? read : write, "a pipe");
   return { read, write };
+}
+
+/**
+ * Makes both of a new pair of fds (a pipe's ends, a PTY's master and slave)
+ * close-on-exec and `nonblocking`, one of them, O_NONBLOCK; should that fail,
+ * closes both and throws {@link PortalError} naming `what` they are.
+ */
+export function setUpPair(pair: [number, number], nonblocking: number, what: string): void {
+  if (pair.every((fd) => setCloexec(fd)) && addStatusFlags(nonblocking, C.O_NONBLOCK)) return;
+  const message = strerror(errno());
+  for (const fd of pair) libc().close(fd);
+  throw new PortalError(`Could not set up ${what}: ${message}.`, "system");
 }
