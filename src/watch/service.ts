@@ -39,7 +39,7 @@
  */
 import { PortalError } from "../errors.ts";
 import { generateToken, RequestGuard } from "../http_guard.ts";
-import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
+import { ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
 import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";
 import { servePage } from "./page_socket.ts";
@@ -150,7 +150,7 @@ export class WatchService {
         return Promise.resolve(this.#route(request, admitted.scope));
       } catch (error) {
         if (!(error instanceof PortalError)) throw error;
-        return Promise.resolve(answer(404, error.message));
+        return Promise.resolve(answer(error.kind === "not_found" ? 404 : 400, error.message));
       }
     };
   }
@@ -194,12 +194,7 @@ export class WatchService {
 
   /** A PTY process's asciicast, made line by line as it is sent. */
   #cast(scope: WatchScope, id: number): Response {
-    const process = scope.find(id);
-    if (!process.hasScreen) {
-      return answer(400, `Process ${id} runs on pipes, which have no terminal to replay.`);
-    }
-    const recording = process.recording();
-    const lines = asciicast(recording);
+    const { name, lines } = scope.find(id).cast();
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -212,7 +207,6 @@ export class WatchService {
         else controller.enqueue(encoder.encode(chunk));
       },
     });
-    const name = `portal-${id}-${recording.process.command.replace(/[^\w.-]/g, "_")}.cast`;
     return new Response(body, {
       headers: {
         ...HEADERS,

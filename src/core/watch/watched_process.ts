@@ -11,6 +11,7 @@ import { PortalError } from "../../errors.ts";
 import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
 import type { Recording } from "../store/records.ts";
+import { asciicast } from "../recording/asciicast.ts";
 import type { Screen } from "../screen/screen.ts";
 import type { LiveScreen, LiveSource } from "./live_feed.ts";
 import type { OutputTail } from "./output_tail.ts";
@@ -179,8 +180,17 @@ export class WatchedProcess implements LiveSource {
     return { seq: records.seq, ...size, data: alternate + decode(size.rows), pty: true };
   }
 
-  /** The process and its records, for an asciicast. */
-  recording(): Recording {
-    return { process: this.describe(), ...this.#target.records.recording() };
+  /** A PTY process's asciicast: the name of its file, and its lines, made as they are read. */
+  cast(): { name: string; lines: Generator<string> } {
+    if (!this.hasScreen) {
+      throw new PortalError(
+        `Process ${this.id} runs on pipes, which have no terminal to replay.`,
+        "unsupported",
+        { id: this.id },
+      );
+    }
+    const recording: Recording = { process: this.describe(), ...this.#target.records.recording() };
+    const name = `portal-${this.id}-${recording.process.command.replace(/[^\w.-]/g, "_")}.cast`;
+    return { name, lines: asciicast(recording) };
   }
 }

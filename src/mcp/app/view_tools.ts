@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { PortalError } from "../../errors.ts";
 import { CONTENT_MAX_CHARS, TERMINAL_SIZE } from "../../limits.ts";
-import { asciicast, ASCIICAST_TYPE } from "../../core/recording/asciicast.ts";
+import { ASCIICAST_TYPE } from "../../core/recording/asciicast.ts";
 import { type AnyTool, defineTool } from "../tools/tool.ts";
 import { findView } from "./views.ts";
 
@@ -136,25 +136,16 @@ const recording = defineTool({
   }),
   annotations: reads,
   run: ({ manager }, { token }) => {
-    const { process } = findView(manager, token);
-    if (!process.hasScreen) {
-      throw new PortalError(
-        `Process ${process.id} runs on pipes: it has no terminal recording.`,
-        "unsupported",
-        { id: process.id },
-      );
-    }
-    const rec = process.recording();
+    const { name, lines } = findView(manager, token).process.cast();
     let text = "";
     let truncated = false;
-    for (const line of asciicast(rec)) {
+    for (const line of lines) {
       if (text.length + line.length > RECORDING_MAX_CHARS) {
         truncated = true;
         break;
       }
       text += line;
     }
-    const name = `portal-${process.id}-${rec.process.command.replace(/[^\w.-]/g, "_")}.cast`;
     return { name, mime_type: ASCIICAST_TYPE, text, truncated };
   },
 });
