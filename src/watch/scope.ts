@@ -62,30 +62,8 @@ export class WatchScope {
 
   list(): ListedProcess[] {
     const elsewhere = [...this.#sources()].flatMap((source) => this.#elsewhere(source));
-    return [...this.#listedHere(), ...elsewhere].sort((a, b) => a.id - b.id);
-  }
-
-  #listedHere(): ListedProcess[] {
-    return this.processes().map((process) => {
-      const d = process.describe();
-      return {
-        id: d.id,
-        name: d.name,
-        command: d.command,
-        args: d.args,
-        pty: d.pty,
-        status: d.status,
-        state: d.state,
-        controlled_by: d.controlled_by,
-        started_at: d.started_at,
-        ended_at: d.ended_at,
-        exit_code: d.exit_code,
-        exit_signal: d.exit_signal,
-        cols: d.cols,
-        rows: d.rows,
-        policy: d.policy ? `${d.policy.mode}, network ${d.policy.network}` : null,
-      };
-    });
+    const here = this.processes().map((process) => process.listed());
+    return [...here, ...elsewhere].sort((a, b) => a.id - b.id);
   }
 
   /** The process with `id`, or a clear error. */
