@@ -275,24 +275,7 @@ function untilDone(response: Response, done: () => void): Response {
     done();
     return response;
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: end } = await reader.read();
-        if (!end) return controller.enqueue(value);
-        done();
-        controller.close();
-      } catch (error) {
-        done();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
+  const body = response.body.pipeThrough(new TransformStream({ flush: done, cancel: done }));
   const { status, statusText, headers } = response;
   return new Response(body, { status, statusText, headers });
 }
