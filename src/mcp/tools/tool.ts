@@ -80,6 +80,14 @@ export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   ): z.infer<Out> | NeedsInput | Promise<z.infer<Out> | NeedsInput>;
 }
 
+/** The hints of a tool that only looks at this server's own state. */
+export const READ_ONLY: PortalTool<z.ZodObject, z.ZodObject>["annotations"] = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 /** Any tool, whatever its schemas: the element type of the tool list. */
 // deno-lint-ignore no-explicit-any
 export type AnyTool = PortalTool<any, any>;
