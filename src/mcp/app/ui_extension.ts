@@ -22,7 +22,6 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { clientCapabilities } from "../envelope.ts";
-import type { WatchedProcess } from "../../core/watch/watched_process.ts";
 import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
@@ -107,10 +106,7 @@ export function withView(
   try {
     process = args.id !== undefined
       ? manager.watched(args.id)
-      : manager.watchedAll().reduce<WatchedProcess | undefined>(
-        (a, b) => (a && a.id > b.id ? a : b),
-        undefined,
-      );
+      : manager.watchedAll().toSorted((a, b) => a.id - b.id).at(-1);
   } catch {
     return result; // Not here: a remote process.
   }
