@@ -250,8 +250,8 @@ export function strictInput(tool: AnyTool): ReturnType<AnyTool["input"]["strict"
 function checkText(value: unknown, path: string): void {
   const check = (text: string, where: string) => {
     if (text.isWellFormed()) return;
-    const at = [...text].findIndex((c) => /^[\ud800-\udfff]$/.test(c));
-    const unit = text.codePointAt([...text].slice(0, at).join("").length)!;
+    // With the u flag a pair is one code point: only a lone surrogate is of category Cs.
+    const unit = /\p{Cs}/u.exec(text)![0].charCodeAt(0);
     throw new PortalError(
       `${where} holds a lone surrogate (U+${unit.toString(16).toUpperCase()}), which is not ` +
         "text: UTF-8 cannot carry it. Send well-formed Unicode (a JSON \\u escape of a " +
