@@ -86,7 +86,7 @@ export interface HttpOptions {
   /** The server's tasks (asked for at the first request). */
   tasks(): Tasks;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
-  mount?: { path: string; handle(request: Request): Promise<Response> };
+  mount?: { path: string; handle(request: Request): Response | Promise<Response> };
 }
 
 /** A listening server. */

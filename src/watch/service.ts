@@ -139,18 +139,16 @@ export class WatchService {
   }
 
   /** The routes under `/watch`, for a listener whose `Host`/`Origin` rules are `guard`'s. */
-  handler(guard: RequestGuard): (request: Request) => Promise<Response> {
+  handler(guard: RequestGuard): (request: Request) => Response {
     const access = new WatchAccess(guard, () => this.#scopes);
     return (request) => {
       const admitted = access.admit(request);
-      if ("refusal" in admitted) {
-        return Promise.resolve(answer(admitted.refusal.status, admitted.refusal.reason));
-      }
+      if ("refusal" in admitted) return answer(admitted.refusal.status, admitted.refusal.reason);
       try {
-        return Promise.resolve(this.#route(request, admitted.scope));
+        return this.#route(request, admitted.scope);
       } catch (error) {
         if (!(error instanceof PortalError)) throw error;
-        return Promise.resolve(answer(error.kind === "not_found" ? 404 : 400, error.message));
+        return answer(error.kind === "not_found" ? 404 : 400, error.message);
       }
     };
   }
