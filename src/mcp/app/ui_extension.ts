@@ -16,8 +16,8 @@ import {
   type CallToolResult,
   type ListResourcesResult,
   type ListToolsResult,
-  ProtocolError,
   type ReadResourceResult,
+  ResourceNotFoundError,
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -31,8 +31,6 @@ import { openView } from "./views.ts";
 export const VIEW_URI = "ui://portal/terminal";
 /** Where a `process_watch` result carries its view, in `_meta`. */
 export const VIEW_META_KEY = "io.portal/view";
-/** The resource error code for an unknown URI (MCP's). */
-const RESOURCE_NOT_FOUND = -32002;
 
 /** Whether the client of `ctx` renders MCP Apps: it declares the extension, and HTML views. */
 export function declaresUi(server: Server, ctx: ServerContext): boolean {
@@ -133,11 +131,8 @@ export function viewResources(ui: boolean): ListResourcesResult {
 /** `resources/read`: the view's page, which may connect nowhere and load nothing. */
 export async function readViewResource(uri: string): Promise<ReadResourceResult> {
   if (uri !== VIEW_URI) {
-    throw new ProtocolError(
-      RESOURCE_NOT_FOUND,
-      `No resource ${uri.slice(0, 100)}: Portal has ` +
-        `one, ${VIEW_URI}.`,
-    );
+    const shown = uri.slice(0, 100);
+    throw new ResourceNotFoundError(shown, `No resource ${shown}: Portal has one, ${VIEW_URI}.`);
   }
   // The page's megabyte of text imports loads at the first read, not at every server's start.
   const { viewPage } = await import("./view_page.ts");
