@@ -82,7 +82,7 @@ export class WatchService {
   private constructor(port: number) {
     this.everything = new WatchScope(
       "every client's processes",
-      () => [this.#all],
+      () => this.#all,
       (source) => this.#elsewhere(source),
     );
     this.#scopes.add(this.everything);
@@ -112,7 +112,7 @@ export class WatchService {
   open(source: ProcessSource): WatchScope {
     const scope = new WatchScope(
       "this agent's processes",
-      () => [source],
+      () => source,
       (source) => this.#elsewhere(source),
     );
     this.#scopes.add(scope);
