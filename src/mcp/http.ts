@@ -57,10 +57,7 @@ import { type EndReason, SessionTable } from "./http_sessions.ts";
 export const MCP_PATH = "/mcp";
 
 /** Where the server listens. */
-export interface Listen {
-  hostname: string;
-  port: number;
-}
+export type Listen = Pick<Deno.NetAddr, "hostname" | "port">;
 
 /** What one session works on, and how it ends. */
 export interface SessionContext {
