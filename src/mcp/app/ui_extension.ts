@@ -63,11 +63,6 @@ export function appListing(tools: readonly AnyTool[]): ListToolsResult {
   };
 }
 
-/** Every tool a client that renders apps may call, by name. */
-export function withViewTools(byName: ReadonlyMap<string, AnyTool>): Map<string, AnyTool> {
-  return new Map([...byName, ...VIEW_TOOLS.map((tool) => [tool.name, tool] as const)]);
-}
-
 const VIEW_TOOL_NAMES = new Set(VIEW_TOOLS.map((tool) => tool.name));
 
 /**
