@@ -57,10 +57,7 @@ import { type EndReason, SessionTable } from "./http_sessions.ts";
 export const MCP_PATH = "/mcp";
 
 /** Where the server listens. */
-export interface Listen {
-  hostname: string;
-  port: number;
-}
+export type Listen = Pick<Deno.NetAddr, "hostname" | "port">;
 
 /** What one session works on, and how it ends. */
 export interface SessionContext {
@@ -86,7 +83,7 @@ export interface HttpOptions {
   /** The server's tasks (asked for at the first request). */
   tasks(): Tasks;
   /** Another service on the same listener (the watch page at `/watch`), which checks its requests itself. */
-  mount?: { path: string; handle(request: Request): Promise<Response> };
+  mount?: { path: string; handle(request: Request): Response | Promise<Response> };
 }
 
 /** A listening server. */
@@ -275,24 +272,7 @@ function untilDone(response: Response, done: () => void): Response {
     done();
     return response;
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: end } = await reader.read();
-        if (!end) return controller.enqueue(value);
-        done();
-        controller.close();
-      } catch (error) {
-        done();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
+  const body = response.body.pipeThrough(new TransformStream({ flush: done, cancel: done }));
   const { status, statusText, headers } = response;
   return new Response(body, { status, statusText, headers });
 }

@@ -42,9 +42,9 @@ import {
   declaresUi,
   readViewResource,
   viewResources,
-  withViewTools,
   withViewTouches,
 } from "./app/ui_extension.ts";
+import { VIEW_TOOLS } from "./app/view_tools.ts";
 
 /** The revisions Portal speaks, newest first. */
 const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
@@ -57,7 +57,7 @@ export const TOOLS_TTL_MS = 3_600_000;
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 /** With the terminal view's tools, for a client that renders MCP Apps (app/ui_extension.ts). */
-const WITH_VIEW = withViewTools(BY_NAME);
+const WITH_VIEW = new Map([...TOOLS, ...VIEW_TOOLS].map((tool) => [tool.name, tool]));
 const CAPABILITIES = { logging: {}, tools: {}, resources: {} };
 let listed: ReturnType<typeof listing> | undefined;
 /** Made at the first `tools/list`: a host that is never asked saves the schemas' conversion. */

@@ -23,6 +23,7 @@ import process from "node:process";
 import {
   deserializeMessage,
   type JSONRPCMessage,
+  ProtocolErrorCode,
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/server";
@@ -37,9 +38,6 @@ import {
 import { envelopeError } from "./envelope.ts";
 
 const encoder = new TextEncoder();
-
-/** JSON-RPC's "Invalid Request". */
-const INVALID_REQUEST = -32600;
 
 /**
  * Where a {@link LineTransport} reads and writes: stdin and stdout
@@ -257,7 +255,8 @@ export class LineTransport implements Transport {
     const id = requestId(head, tail);
     this.#note(id === undefined ? `${message} It had no id to answer.` : message);
     if (id === undefined) return;
-    this.send({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } }).catch(() => {});
+    this.send({ jsonrpc: "2.0", id, error: { code: ProtocolErrorCode.InvalidRequest, message } })
+      .catch(() => {});
   }
 }
 

@@ -29,7 +29,7 @@
  * import { WatchAccess } from "./access.ts";
  *
  * const guard = new RequestGuard({ listenHost: "127.0.0.1", allowHosts: [], token: "unused" });
- * const scope = new WatchScope("this agent's processes", () => []);
+ * const scope = new WatchScope("this agent's processes", () => ({ watchedAll: () => [] }));
  * const access = new WatchAccess(guard, () => [scope]);
  * const get = (path: string, headers: Record<string, string> = {}) =>
  *   new Request(`http://127.0.0.1:8080${path}`, { headers: { host: "127.0.0.1:8080", ...headers } });

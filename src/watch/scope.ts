@@ -32,17 +32,14 @@ export class WatchScope {
   readonly token: string = generateToken();
   /** The sockets of the pages open on this scope. */
   readonly pages = new Set<WebSocket>();
-  readonly #sources: () => Iterable<ProcessSource>;
+  readonly #source: () => ProcessSource;
   readonly #elsewhere: Elsewhere;
   readonly #expected = new TextEncoder().encode(this.token);
 
-  constructor(
-    label: string,
-    sources: () => Iterable<ProcessSource>,
-    elsewhere: Elsewhere = () => [],
-  ) {
+  /** `source`: where its processes are now (a manager; `portal watch`'s is set later). */
+  constructor(label: string, source: () => ProcessSource, elsewhere: Elsewhere = () => []) {
     this.label = label;
-    this.#sources = sources;
+    this.#source = source;
     this.#elsewhere = elsewhere;
   }
 
@@ -51,46 +48,16 @@ export class WatchScope {
     return sameInConstantTime(token, this.#expected);
   }
 
-  /** Every process of the scope, by id. */
-  processes(): WatchedProcess[] {
-    const byId = new Map<number, WatchedProcess>();
-    for (const source of this.#sources()) {
-      for (const process of source.watchedAll()) byId.set(process.id, process);
-    }
-    return [...byId.values()].sort((a, b) => a.id - b.id);
-  }
-
+  /** Every process of the scope, here and elsewhere, by id. */
   list(): ListedProcess[] {
-    const elsewhere = [...this.#sources()].flatMap((source) => this.#elsewhere(source));
-    return [...this.#listedHere(), ...elsewhere].sort((a, b) => a.id - b.id);
-  }
-
-  #listedHere(): ListedProcess[] {
-    return this.processes().map((process) => {
-      const d = process.describe();
-      return {
-        id: d.id,
-        name: d.name,
-        command: d.command,
-        args: d.args,
-        pty: d.pty,
-        status: d.status,
-        state: d.state,
-        controlled_by: d.controlled_by,
-        started_at: d.started_at,
-        ended_at: d.ended_at,
-        exit_code: d.exit_code,
-        exit_signal: d.exit_signal,
-        cols: d.cols,
-        rows: d.rows,
-        policy: d.policy ? `${d.policy.mode}, network ${d.policy.network}` : null,
-      };
-    });
+    const source = this.#source();
+    const here = source.watchedAll().map((process) => process.listed());
+    return [...here, ...this.#elsewhere(source)].sort((a, b) => a.id - b.id);
   }
 
   /** The process with `id`, or a clear error. */
   find(id: number): WatchedProcess {
-    const process = this.processes().find((p) => p.id === id);
+    const process = this.#source().watchedAll().find((p) => p.id === id);
     if (process === undefined) {
       throw new PortalError(
         `No process ${id} here: it was cleaned up, or belongs to another client.`,

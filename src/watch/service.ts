@@ -39,7 +39,7 @@
  */
 import { PortalError } from "../errors.ts";
 import { generateToken, RequestGuard } from "../http_guard.ts";
-import { asciicast, ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
+import { ASCIICAST_TYPE } from "../core/recording/asciicast.ts";
 import { offeredProtocols, SOCKET_PROTOCOL, WATCH_PATH, WatchAccess } from "./access.ts";
 import { ASSETS, PAGE } from "./assets.ts";
 import { servePage } from "./page_socket.ts";
@@ -82,7 +82,7 @@ export class WatchService {
   private constructor(port: number) {
     this.everything = new WatchScope(
       "every client's processes",
-      () => [this.#all],
+      () => this.#all,
       (source) => this.#elsewhere(source),
     );
     this.#scopes.add(this.everything);
@@ -112,7 +112,7 @@ export class WatchService {
   open(source: ProcessSource): WatchScope {
     const scope = new WatchScope(
       "this agent's processes",
-      () => [source],
+      () => source,
       (source) => this.#elsewhere(source),
     );
     this.#scopes.add(scope);
@@ -139,18 +139,16 @@ export class WatchService {
   }
 
   /** The routes under `/watch`, for a listener whose `Host`/`Origin` rules are `guard`'s. */
-  handler(guard: RequestGuard): (request: Request) => Promise<Response> {
+  handler(guard: RequestGuard): (request: Request) => Response {
     const access = new WatchAccess(guard, () => this.#scopes);
     return (request) => {
       const admitted = access.admit(request);
-      if ("refusal" in admitted) {
-        return Promise.resolve(answer(admitted.refusal.status, admitted.refusal.reason));
-      }
+      if ("refusal" in admitted) return answer(admitted.refusal.status, admitted.refusal.reason);
       try {
-        return Promise.resolve(this.#route(request, admitted.scope));
+        return this.#route(request, admitted.scope);
       } catch (error) {
         if (!(error instanceof PortalError)) throw error;
-        return Promise.resolve(answer(404, error.message));
+        return answer(error.kind === "not_found" ? 404 : 400, error.message);
       }
     };
   }
@@ -194,12 +192,7 @@ export class WatchService {
 
   /** A PTY process's asciicast, made line by line as it is sent. */
   #cast(scope: WatchScope, id: number): Response {
-    const process = scope.find(id);
-    if (!process.hasScreen) {
-      return answer(400, `Process ${id} runs on pipes, which have no terminal to replay.`);
-    }
-    const recording = process.recording();
-    const lines = asciicast(recording);
+    const { name, lines } = scope.find(id).cast();
     const encoder = new TextEncoder();
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -212,7 +205,6 @@ export class WatchService {
         else controller.enqueue(encoder.encode(chunk));
       },
     });
-    const name = `portal-${id}-${recording.process.command.replace(/[^\w.-]/g, "_")}.cast`;
     return new Response(body, {
       headers: {
         ...HEADERS,

@@ -30,8 +30,7 @@ import type {
   ShellCommand,
   Status,
 } from "../model/schema.ts";
-import type { Screen, TerminalModes } from "../screen/screen.ts";
-import { processScreen } from "../screen/screen_feed.ts";
+import { processScreen, type Screen, type TerminalModes } from "../screen/screen.ts";
 import type { Pattern } from "../pattern/pattern.ts";
 import { readiness, type Waitable } from "../steps/wait.ts";
 import { Viewers } from "../watch/viewers.ts";

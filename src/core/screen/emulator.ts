@@ -120,14 +120,8 @@ export class Emulator {
     else if (event.op === "reply") {
       if (!this.#writes[0]?.quiet) this.#onReply(event.data);
     } else {
-      const answer = this.#answers.get(event.ask);
+      this.#answers.get(event.ask)?.resolve(event.value as never);
       this.#answers.delete(event.ask);
-      const value = event.op === "snapshot"
-        ? event.snapshot
-        : event.op === "modes"
-        ? event.modes
-        : event.screen;
-      answer?.resolve(value as never);
     }
   }
 

@@ -30,7 +30,7 @@ export type EmulatorRequest =
   /** Answered by "parsed" once xterm has parsed `bytes`. */
   | { op: "write"; id: number; bytes: Uint8Array }
   | { op: "resize"; id: number; cols: number; rows: number }
-  /** Answered by "snapshot" (`ask` numbers the question). */
+  /** Answered by "answer" (`ask` numbers the question), as "modes" and "serialize" are. */
   | {
     op: "snapshot";
     id: number;
@@ -38,17 +38,20 @@ export type EmulatorRequest =
     options: Pick<ScreenRequest, "buffer" | "scrollback">;
   }
   | { op: "modes"; id: number; ask: number }
-  /** Answered by "serialized" once every write before it is parsed. */
+  /** Answered once every write before it is parsed. */
   | { op: "serialize"; id: number; ask: number }
   | { op: "close"; id: number };
 
-/** What the emulator tells the main thread. */
+/** What the emulator tells the main thread; "answer" answers question `ask`. */
 export type EmulatorEvent =
   | { op: "parsed"; id: number }
   | { op: "reply"; id: number; data: string }
-  | { op: "snapshot"; id: number; ask: number; snapshot: ScreenSnapshot }
-  | { op: "modes"; id: number; ask: number; modes: TerminalModes }
-  | { op: "serialized"; id: number; ask: number; screen: SerializedScreen };
+  | {
+    op: "answer";
+    id: number;
+    ask: number;
+    value: ScreenSnapshot | TerminalModes | SerializedScreen;
+  };
 
 /** The whole terminal as escape sequences that redraw it (colours, modes, both buffers). */
 export interface SerializedScreen {
@@ -102,33 +105,23 @@ scope.onmessage = ({ data }) => {
       term.resize(data.cols, data.rows);
       break;
     case "snapshot":
-      post({
-        op: "snapshot",
-        id: data.id,
-        ask: data.ask,
-        snapshot: snapshot(emulator, data.options),
-      });
+      post({ op: "answer", id: data.id, ask: data.ask, value: snapshot(emulator, data.options) });
       break;
     case "modes": {
-      const modes = term.modes;
-      post({
-        op: "modes",
-        id: data.id,
-        ask: data.ask,
-        modes: {
-          applicationCursorKeys: modes.applicationCursorKeysMode,
-          bracketedPaste: modes.bracketedPasteMode,
-          alternateBuffer: term.buffer.active.type === "alternate",
-        },
-      });
+      const modes = {
+        applicationCursorKeys: term.modes.applicationCursorKeysMode,
+        bracketedPaste: term.modes.bracketedPasteMode,
+        alternateBuffer: term.buffer.active.type === "alternate",
+      };
+      post({ op: "answer", id: data.id, ask: data.ask, value: modes });
       break;
     }
     case "serialize": {
       // An empty write is parsed after every write before it.
       const { id, ask } = data;
       term.write(new Uint8Array(0), () => {
-        const screen = { cols: term.cols, rows: term.rows, data: emulator.serializer.serialize() };
-        post({ op: "serialized", id, ask, screen });
+        const value = { cols: term.cols, rows: term.rows, data: emulator.serializer.serialize() };
+        post({ op: "answer", id, ask, value });
       });
       break;
     }

@@ -22,6 +22,7 @@
  * ```
  * @module
  */
+import { concatBytes } from "../../bytes.ts";
 
 const ESC = 0x1b;
 /** A split sequence is looked for in the last bytes of a chunk, ESC included. */
@@ -40,9 +41,7 @@ export class EscapeSequences {
   /** Calls `visit` on each sequence that starts in `bytes` or was cut off the chunk before. */
   walk(bytes: Uint8Array, visit: Visit): void {
     if (this.#carry) {
-      const joined = new Uint8Array(this.#carry.length + Math.min(bytes.length, MAX_CARRY));
-      joined.set(this.#carry);
-      joined.set(bytes.subarray(0, MAX_CARRY), this.#carry.length);
+      const joined = concatBytes([this.#carry, bytes.subarray(0, MAX_CARRY)]);
       this.#carry = undefined;
       visit(joined, 0); // Still cut off past MAX_CARRY bytes: not a sequence looked for.
     }

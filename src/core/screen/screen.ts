@@ -52,6 +52,7 @@ import { concatBytes } from "../../bytes.ts";
 import { REPLAY_BYTES, SCROLLBACK_LINES } from "../../limits.ts";
 import { Emulator, screenGone, type SerializedScreen, type TerminalModes } from "./emulator.ts";
 import type { ScreenRequest, ScreenSnapshot } from "../model/schema.ts";
+import type { RecordStore } from "../store/record_store.ts";
 import { ModeTracker } from "./mode_tracker.ts";
 import { QueryScanner } from "./terminal_queries.ts";
 import { type LiveScreens, liveScreens, type Parkable } from "./live_screens.ts";
@@ -397,4 +398,25 @@ export class Screen implements Parkable {
     if (!this.#term) return;
     for (const { cols, rows } of this.#sizes.due(this.#fedSeq)) this.#term.resize(cols, rows);
   }
+}
+
+/**
+ * The screen of PTY process `id`, tied to its records: its backlog read from
+ * `store`, which keeps what it has not parsed (at most a quarter of the
+ * per-process cap behind); a real terminal's answers to the program's
+ * queries go back through `answer`.
+ */
+export function processScreen(
+  id: number,
+  size: { cols: number; rows: number },
+  store: RecordStore,
+  answer: (bytes: Uint8Array) => void,
+): Screen {
+  const cap = store.maxOutputBytes;
+  const screen = new Screen(size.cols, size.rows, {
+    backlog: (afterSeq, maxBytes) => store.raw(id, afterSeq, maxBytes),
+    maxLag: cap > 0 ? Math.ceil(cap / 4) : Infinity,
+  });
+  screen.onReply((data) => answer(new TextEncoder().encode(data)));
+  return screen;
 }

@@ -41,6 +41,7 @@
  * @module
  */
 import { concatBytes } from "../../bytes.ts";
+import type { SerializedScreen } from "../screen/emulator.ts";
 import type { Controller, LiveEvent } from "./viewers.ts";
 import { OutputTail } from "./output_tail.ts";
 
@@ -59,11 +60,8 @@ export const RESYNC_MS = 500;
 export const TAIL_BYTES = 64 * 1024;
 
 /** The whole terminal as of record `seq`: `data` redraws it on an empty terminal. */
-export interface LiveScreen {
+export interface LiveScreen extends SerializedScreen {
   seq: number;
-  cols: number;
-  rows: number;
-  data: string;
   /** A pipe process's "screen" is the tail of its output, with bare line feeds. */
   pty: boolean;
   /** A flood's picture (its latest output, drawn on an empty terminal), not the exact screen. */

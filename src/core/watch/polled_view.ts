@@ -33,6 +33,7 @@
  * ```
  * @module
  */
+import { withTimeout } from "../../async.ts";
 import type { Controller } from "./viewers.ts";
 import { type FeedSink, LiveFeed, type LiveScreen, type LiveSource } from "./live_feed.ts";
 
@@ -97,12 +98,8 @@ export class PolledView {
     this.#ack(cursor);
     if (this.#queue.length === 0 && !this.#closed && waitMs > 0) {
       let wake = () => {};
-      const timer = setTimeout(() => wake(), waitMs);
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        this.#wake.add(resolve);
-      });
-      clearTimeout(timer);
+      const woken = new Promise<void>((resolve) => this.#wake.add(wake = resolve));
+      await withTimeout(woken, waitMs, undefined);
       this.#wake.delete(wake);
     }
     const events: ViewEvent[] = [];

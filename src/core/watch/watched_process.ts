@@ -11,6 +11,7 @@ import { PortalError } from "../../errors.ts";
 import { TERMINAL_SIZE } from "../../limits.ts";
 import type { ProcessDetails } from "../model/schema.ts";
 import type { Recording } from "../store/records.ts";
+import { asciicast } from "../recording/asciicast.ts";
 import type { Screen } from "../screen/screen.ts";
 import type { LiveScreen, LiveSource } from "./live_feed.ts";
 import type { OutputTail } from "./output_tail.ts";
@@ -21,27 +22,31 @@ const PIPE_TAIL_CHARS = 16_000;
 /** The rows of a pipe process's view on the page (watch/page/terminal_view.js). */
 const PIPE_ROWS = 30;
 
+/** The fields of a process's details the page's list shows as they are. */
+const LISTED = [
+  "id",
+  "name",
+  "command",
+  "args",
+  "pty",
+  "status",
+  "state",
+  "controlled_by",
+  "started_at",
+  "ended_at",
+  "exit_code",
+  "exit_signal",
+  "cols",
+  "rows",
+] as const;
+
 /** A process as the page's list shows it. */
-export interface ListedProcess {
-  id: number;
-  name: string | null;
-  command: string;
-  args: string[];
-  pty: boolean;
-  status: string;
-  state: string;
-  controlled_by: string;
-  started_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-  exit_signal: string | null;
-  cols: number | null;
-  rows: number | null;
+export type ListedProcess = Pick<ProcessDetails, typeof LISTED[number]> & {
   /** The person's rules it runs under, in a few words ("workspace-write, network none"). */
   policy: string | null;
   /** The machine it runs on, when not this one: its screen is on that machine's page. */
   machine?: string;
-}
+};
 
 /** What a watched process needs of the rest of it. */
 export interface WatchTarget {
@@ -79,6 +84,14 @@ export class WatchedProcess implements LiveSource {
 
   describe(): ProcessDetails {
     return this.#target.describe();
+  }
+
+  /** The process as the page's list shows it. */
+  listed(): ListedProcess {
+    const d = this.describe();
+    const row = Object.fromEntries(LISTED.map((key) => [key, d[key]]));
+    const policy = d.policy ? `${d.policy.mode}, network ${d.policy.network}` : null;
+    return { ...row as Pick<ProcessDetails, typeof LISTED[number]>, policy };
   }
 
   /** Whether the program runs on a terminal, and so has a screen. */
@@ -179,8 +192,17 @@ export class WatchedProcess implements LiveSource {
     return { seq: records.seq, ...size, data: alternate + decode(size.rows), pty: true };
   }
 
-  /** The process and its records, for an asciicast. */
-  recording(): Recording {
-    return { process: this.describe(), ...this.#target.records.recording() };
+  /** A PTY process's asciicast: the name of its file, and its lines, made as they are read. */
+  cast(): { name: string; lines: Generator<string> } {
+    if (!this.hasScreen) {
+      throw new PortalError(
+        `Process ${this.id} runs on pipes, which have no terminal to replay.`,
+        "unsupported",
+        { id: this.id },
+      );
+    }
+    const recording: Recording = { process: this.describe(), ...this.#target.records.recording() };
+    const name = `portal-${this.id}-${recording.process.command.replace(/[^\w.-]/g, "_")}.cast`;
+    return { name, lines: asciicast(recording) };
   }
 }

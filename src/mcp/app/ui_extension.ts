@@ -16,13 +16,12 @@ import {
   type CallToolResult,
   type ListResourcesResult,
   type ListToolsResult,
-  ProtocolError,
   type ReadResourceResult,
+  ResourceNotFoundError,
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { clientCapabilities } from "../envelope.ts";
-import type { WatchedProcess } from "../../core/watch/watched_process.ts";
 import type { AnyTool, ToolContext } from "../tools/tool.ts";
 import { listing } from "../tools/listing.ts";
 import { VIEW_TOOLS } from "./view_tools.ts";
@@ -32,8 +31,6 @@ import { openView } from "./views.ts";
 export const VIEW_URI = "ui://portal/terminal";
 /** Where a `process_watch` result carries its view, in `_meta`. */
 export const VIEW_META_KEY = "io.portal/view";
-/** The resource error code for an unknown URI (MCP's). */
-const RESOURCE_NOT_FOUND = -32002;
 
 /** Whether the client of `ctx` renders MCP Apps: it declares the extension, and HTML views. */
 export function declaresUi(server: Server, ctx: ServerContext): boolean {
@@ -64,11 +61,6 @@ export function appListing(tools: readonly AnyTool[]): ListToolsResult {
       })),
     ],
   };
-}
-
-/** Every tool a client that renders apps may call, by name. */
-export function withViewTools(byName: ReadonlyMap<string, AnyTool>): Map<string, AnyTool> {
-  return new Map([...byName, ...VIEW_TOOLS.map((tool) => [tool.name, tool] as const)]);
 }
 
 const VIEW_TOOL_NAMES = new Set(VIEW_TOOLS.map((tool) => tool.name));
@@ -107,10 +99,7 @@ export function withView(
   try {
     process = args.id !== undefined
       ? manager.watched(args.id)
-      : manager.watchedAll().reduce<WatchedProcess | undefined>(
-        (a, b) => (a && a.id > b.id ? a : b),
-        undefined,
-      );
+      : manager.watchedAll().toSorted((a, b) => a.id - b.id).at(-1);
   } catch {
     return result; // Not here: a remote process.
   }
@@ -137,11 +126,8 @@ export function viewResources(ui: boolean): ListResourcesResult {
 /** `resources/read`: the view's page, which may connect nowhere and load nothing. */
 export async function readViewResource(uri: string): Promise<ReadResourceResult> {
   if (uri !== VIEW_URI) {
-    throw new ProtocolError(
-      RESOURCE_NOT_FOUND,
-      `No resource ${uri.slice(0, 100)}: Portal has ` +
-        `one, ${VIEW_URI}.`,
-    );
+    const shown = uri.slice(0, 100);
+    throw new ResourceNotFoundError(shown, `No resource ${shown}: Portal has one, ${VIEW_URI}.`);
   }
   // The page's megabyte of text imports loads at the first read, not at every server's start.
   const { viewPage } = await import("./view_page.ts");

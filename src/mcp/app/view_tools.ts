@@ -12,8 +12,8 @@
 import { z } from "zod";
 import { PortalError } from "../../errors.ts";
 import { CONTENT_MAX_CHARS, TERMINAL_SIZE } from "../../limits.ts";
-import { asciicast, ASCIICAST_TYPE } from "../../core/recording/asciicast.ts";
-import { type AnyTool, defineTool } from "../tools/tool.ts";
+import { ASCIICAST_TYPE } from "../../core/recording/asciicast.ts";
+import { type AnyTool, defineTool, READ_ONLY } from "../tools/tool.ts";
 import { findView } from "./views.ts";
 
 /** A poll waits at most this long for output: well within any client's request timeout. */
@@ -27,9 +27,7 @@ const events = z.object({
   events: z.array(z.unknown()),
 });
 // A view's token names its process, on this server: its tools have no target to route (`none`).
-const hints = { destructiveHint: false, openWorldHint: false };
-const reads = { ...hints, readOnlyHint: true, idempotentHint: true };
-const acts = { ...hints, readOnlyHint: false, idempotentHint: false };
+const acts = { ...READ_ONLY, readOnlyHint: false, idempotentHint: false };
 
 const poll = defineTool({
   name: "view_poll",
@@ -43,7 +41,7 @@ const poll = defineTool({
     wait_ms: z.number().int().min(0).max(POLL_MAX_MS).optional(),
   }),
   output: events,
-  annotations: reads,
+  annotations: READ_ONLY,
   run: ({ manager }, { token, cursor, wait_ms }) =>
     findView(manager, token).feed.poll(cursor, wait_ms ?? POLL_MAX_MS),
 });
@@ -55,7 +53,7 @@ const screen = defineTool({
   description: "Starts the terminal view over: its events from the current screen on.",
   input: z.object({ token }),
   output: events,
-  annotations: reads,
+  annotations: READ_ONLY,
   run: async ({ manager }, { token }) => {
     const { process, feed } = findView(manager, token);
     feed.restart();
@@ -134,27 +132,18 @@ const recording = defineTool({
     text: z.string(),
     truncated: z.boolean(),
   }),
-  annotations: reads,
+  annotations: READ_ONLY,
   run: ({ manager }, { token }) => {
-    const { process } = findView(manager, token);
-    if (!process.hasScreen) {
-      throw new PortalError(
-        `Process ${process.id} runs on pipes: it has no terminal recording.`,
-        "unsupported",
-        { id: process.id },
-      );
-    }
-    const rec = process.recording();
+    const { name, lines } = findView(manager, token).process.cast();
     let text = "";
     let truncated = false;
-    for (const line of asciicast(rec)) {
+    for (const line of lines) {
       if (text.length + line.length > RECORDING_MAX_CHARS) {
         truncated = true;
         break;
       }
       text += line;
     }
-    const name = `portal-${process.id}-${rec.process.command.replace(/[^\w.-]/g, "_")}.cast`;
     return { name, mime_type: ASCIICAST_TYPE, text, truncated };
   },
 });

@@ -13,6 +13,7 @@
 import { PortalError } from "../../errors.ts";
 import { generateToken } from "../../http_guard.ts";
 import type { ProcessManager } from "../../core/process/manager.ts";
+import { IdleTimeouts } from "../../core/process/idle_timeout.ts";
 import type { WatchedProcess } from "../../core/watch/watched_process.ts";
 import { PolledView } from "../../core/watch/polled_view.ts";
 
@@ -21,68 +22,52 @@ export const LEASE_MS = 15_000;
 /** Views one client may have open; past it, the oldest closes. */
 export const MAX_VIEWS = 16;
 
-/** One open view: the process it shows, its feed, the end of its lease. */
-export class AppView {
-  readonly process: WatchedProcess;
-  readonly feed: PolledView;
-  readonly #close: () => void;
-  #lease: ReturnType<typeof setTimeout> | undefined;
+/** One open view: the process it shows, and its feed. */
+export interface AppView {
+  process: WatchedProcess;
+  feed: PolledView;
+}
 
-  constructor(process: WatchedProcess, close: () => void) {
-    this.process = process;
-    this.feed = new PolledView(process);
-    this.#close = close;
-    this.touch();
-  }
+/** One client's open views, by token, and their leases. */
+class ClientViews {
+  readonly views = new Map<string, AppView>();
+  readonly leases = new IdleTimeouts<string>((token) => this.close(token));
 
-  /** The page called: its lease starts again. */
-  touch(): void {
-    clearTimeout(this.#lease);
-    const lease = setTimeout(this.#close, LEASE_MS);
-    Deno.unrefTimer(lease);
-    this.#lease = lease;
-  }
-
-  /** Stops following the process; the keyboard, if this view held it, goes back to the agent. */
-  end(): void {
-    clearTimeout(this.#lease);
-    this.feed.close();
-    this.process.giveBack(this.feed);
+  /** Stops following the process; the keyboard, if the view held it, goes back to the agent. */
+  close(token: string): void {
+    const view = this.views.get(token);
+    if (view === undefined) return;
+    this.views.delete(token);
+    this.leases.clear(token);
+    view.feed.close();
+    view.process.giveBack(view.feed);
   }
 }
 
 /** The views of each client, by the session of its process manager. */
-const bySession = new WeakMap<object, Map<string, AppView>>();
+const bySession = new WeakMap<object, ClientViews>();
 
-function viewsOf(manager: ProcessManager): Map<string, AppView> {
+function viewsOf(manager: ProcessManager): ClientViews {
   const key = manager.session;
-  let views = bySession.get(key);
-  if (views === undefined) bySession.set(key, views = new Map());
-  return views;
+  let client = bySession.get(key);
+  if (client === undefined) bySession.set(key, client = new ClientViews());
+  return client;
 }
 
 /** Opens a view of `process` for `manager`'s client; its token. */
 export function openView(manager: ProcessManager, process: WatchedProcess): string {
-  const views = viewsOf(manager);
-  if (views.size >= MAX_VIEWS) {
-    const [oldest, view] = views.entries().next().value!;
-    views.delete(oldest);
-    view.end();
-  }
+  const client = viewsOf(manager);
+  if (client.views.size >= MAX_VIEWS) client.close(client.views.keys().next().value!);
   const token = generateToken();
-  const close = () => {
-    if (views.get(token) !== view) return;
-    views.delete(token);
-    view.end();
-  };
-  const view = new AppView(process, close);
-  views.set(token, view);
+  client.views.set(token, { process, feed: new PolledView(process) });
+  client.leases.arm(token, LEASE_MS);
   return token;
 }
 
 /** The view of `token` among `manager`'s client's, its lease renewed; or a clear error. */
 export function findView(manager: ProcessManager, token: string): AppView {
-  const view = viewsOf(manager).get(token);
+  const client = viewsOf(manager);
+  const view = client.views.get(token);
   if (view === undefined) {
     throw new PortalError(
       "This view is closed (its client ended, or it was idle): ask the agent to call " +
@@ -90,6 +75,6 @@ export function findView(manager: ProcessManager, token: string): AppView {
       "not_found",
     );
   }
-  view.touch();
+  client.leases.arm(token, LEASE_MS);
   return view;
 }

@@ -23,13 +23,13 @@
  * const schema = z.object({ id: z.number().int().min(1), wait: z.enum(["ready", "none"]) }).strict();
  * const args = { id: 1.5, wait: "redy", bogus: 1 };
  * assert.equal(
- *   describeIssues(schema.safeParse(args).error!.issues, args, ["id", "wait"]),
+ *   describeIssues(schema.safeParse(args, { reportInput: true }).error!.issues, ["id", "wait"]),
  *   '"id" must be an integer (got 1.5); "wait" must be "ready" or "none" (got "redy"); ' +
  *     '"bogus" is not an argument (they are: id, wait)',
  * );
  * const missing = {};
  * assert.equal(
- *   describeIssues(schema.safeParse(missing).error!.issues, missing, ["id", "wait"]),
+ *   describeIssues(schema.safeParse(missing, { reportInput: true }).error!.issues, ["id", "wait"]),
  *   '"id" is required (a number); "wait" is required ("ready" or "none")',
  * );
  * ```
@@ -64,15 +64,14 @@ const CALL = z.object({
 export function screenCallRequest(request: unknown, tools: ReadonlyMap<string, AnyTool>): void {
   const name = (request as { params?: { name?: unknown } }).params?.name;
   const label = typeof name === "string" ? (tools.has(name) ? name : quote(name)) : "tools/call";
-  const call = CALL.safeParse(request);
+  const call = CALL.safeParse(request, { reportInput: true });
   if (!call.success) {
     // Paths from the request's params: "arguments", "name".
     const issues = call.error.issues.map((issue: Issue) => ({
       ...issue,
       path: issue.path[0] === "params" ? issue.path.slice(1) : issue.path,
     }));
-    const params = (request as { params?: unknown }).params;
-    throw new InvalidParams(bounded(`${label}: ${describeIssues(issues, params, [])}`));
+    throw new InvalidParams(bounded(`${label}: ${describeIssues(issues, [])}`));
   }
   if (!tools.has(call.data.params.name)) {
     throw new InvalidParams(
@@ -90,25 +89,26 @@ export function screenArguments(
   args: unknown,
   schema: z.ZodType = strictInput(tool),
 ): { args: unknown } | { refused: CallToolResult; line: string } {
-  const parsed = schema.safeParse(args ?? {});
+  const parsed = schema.safeParse(args ?? {}, { reportInput: true });
   if (parsed.success) return { args: parsed.data };
-  const line = describeIssues(parsed.error.issues, args ?? {}, Object.keys(tool.input.shape));
+  const line = describeIssues(parsed.error.issues, Object.keys(tool.input.shape));
   const text = bounded(`${tool.name}: ${line}`);
   return { refused: errorResult(text, "invalid"), line: bounded(line) };
 }
 
 /**
- * `issues` of `value` in one line: a sentence for each wrong argument (the
- * tightest of the bounds it breaks), `names` the arguments there are.
+ * `issues` (with their input: `reportInput`) in one line: a sentence for each
+ * wrong argument (the tightest of the bounds it breaks), `names` the
+ * arguments there are.
  */
-export function describeIssues(issues: readonly Issue[], value: unknown, names: readonly string[]) {
+export function describeIssues(issues: readonly Issue[], names: readonly string[]) {
   const kept = new Map<string, Issue>();
   for (const issue of issues) {
     const at = pathName(issue.path);
     const seen = kept.get(at);
     if (seen === undefined || tighter(issue, seen)) kept.set(at, issue);
   }
-  return [...kept.values()].map((issue) => sentence(issue, value, [], names)).join("; ");
+  return [...kept.values()].map((issue) => sentence(issue, [], names)).join("; ");
 }
 
 /** One bound beside another on the same value: zod adds the safe-integer range to a tighter one. */
@@ -120,9 +120,9 @@ function tighter(issue: Issue, than: Issue): boolean {
   return false;
 }
 
-function sentence(issue: Issue, root: unknown, prefix: Path, names: readonly string[]): string {
+function sentence(issue: Issue, prefix: Path, names: readonly string[]): string {
   const path = [...prefix, ...issue.path];
-  const got = valueAt(root, path);
+  const got = issue.input;
   const subject = quotedPath(path);
   switch (issue.code) {
     case "invalid_type":
@@ -144,7 +144,7 @@ function sentence(issue: Issue, root: unknown, prefix: Path, names: readonly str
       const chosen = issue.errors.find((branch) =>
         !branch.every((inner) => inner.code === "invalid_type" && inner.path.length === 0)
       );
-      if (chosen) return chosen.map((inner) => sentence(inner, root, path, names)).join("; ");
+      if (chosen) return chosen.map((inner) => sentence(inner, path, names)).join("; ");
       const kinds = issue.errors.map((branch) =>
         kind((branch[0] as { expected: string }).expected)
       );
@@ -234,15 +234,6 @@ function literal(value: unknown): string {
 function alternatives(words: readonly string[]): string {
   if (words.length < 2) return words.join("");
   return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
-}
-
-function valueAt(root: unknown, path: Path): unknown {
-  let value = root;
-  for (const key of path) {
-    if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }
 
 /** `id`, `args[0]`, `env.PATH`, `env["a b"]`: an argument as a program would write it. */

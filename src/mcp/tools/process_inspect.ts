@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { defineTool, READ_ONLY } from "./tool.ts";
 import { id, processDetails } from "../../core/model/schema.ts";
 
 export const processInspect = defineTool({
@@ -11,11 +11,6 @@ export const processInspect = defineTool({
     "last_command.",
   input: z.object({ id }),
   output: processDetails,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   run: ({ manager }, { id }) => manager.inspect(id),
 });

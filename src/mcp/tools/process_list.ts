@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { defineTool, READ_ONLY } from "./tool.ts";
 import { processList as output } from "../../core/model/schema.ts";
 
 export const processList = defineTool({
@@ -10,11 +10,6 @@ export const processList = defineTool({
     "The processes this client sees (its own, kept ones; sessionless HTTP: all): status and state.",
   input: z.object({}),
   output,
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   run: ({ manager }) => ({ processes: manager.list() }),
 });

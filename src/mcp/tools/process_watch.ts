@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PortalError } from "../../errors.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, READ_ONLY } from "./tool.ts";
 import { id } from "../../core/model/schema.ts";
 
 export const processWatch = defineTool({
@@ -11,12 +11,7 @@ export const processWatch = defineTool({
     "password); id: that one first.",
   input: z.object({ id: id.optional() }),
   output: z.object({ url: z.string() }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   run: ({ manager, watch }, { id }) => {
     if (watch === undefined) {
       throw new PortalError("This Portal serves no watch page.", "unsupported");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { defineTool, READ_ONLY } from "./tool.ts";
 import { programFact, programName } from "../../core/model/schema.ts";
 
 export const programQuery = defineTool({
@@ -14,12 +14,7 @@ export const programQuery = defineTool({
     program: programName.describe("Executable name, e.g. 'ssh'."),
   }),
   output: z.object({ found: z.boolean(), fact: programFact.nullable() }),
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   run: ({ registry }, { program }) => {
     const fact = registry.query(program);
     return { found: fact !== null, fact };

@@ -80,6 +80,14 @@ export interface PortalTool<In extends z.ZodObject, Out extends z.ZodObject> {
   ): z.infer<Out> | NeedsInput | Promise<z.infer<Out> | NeedsInput>;
 }
 
+/** The hints of a tool that only looks at this server's own state. */
+export const READ_ONLY: PortalTool<z.ZodObject, z.ZodObject>["annotations"] = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 /** Any tool, whatever its schemas: the element type of the tool list. */
 // deno-lint-ignore no-explicit-any
 export type AnyTool = PortalTool<any, any>;
@@ -242,8 +250,8 @@ export function strictInput(tool: AnyTool): ReturnType<AnyTool["input"]["strict"
 function checkText(value: unknown, path: string): void {
   const check = (text: string, where: string) => {
     if (text.isWellFormed()) return;
-    const at = [...text].findIndex((c) => /^[\ud800-\udfff]$/.test(c));
-    const unit = text.codePointAt([...text].slice(0, at).join("").length)!;
+    // With the u flag a pair is one code point: only a lone surrogate is of category Cs.
+    const unit = /\p{Cs}/u.exec(text)![0].charCodeAt(0);
     throw new PortalError(
       `${where} holds a lone surrogate (U+${unit.toString(16).toUpperCase()}), which is not ` +
         "text: UTF-8 cannot carry it. Send well-formed Unicode (a JSON \\u escape of a " +
