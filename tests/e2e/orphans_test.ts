@@ -12,13 +12,12 @@
  * Linux only: the sessions are read from /proc, and macOS's
  * sentinel reaches only the leader's process group (see docs/platforms.md).
  */
-import { DatabaseSync } from "node:sqlite";
 import { Portal } from "../../dev/portal_client.ts";
 import { waitFor } from "../../dev/wait.ts";
 import { assertEquals, assertMatch } from "../helpers/assert.ts";
 import { posixTest } from "../helpers/platform.ts";
 import { portalTest } from "../helpers/portal.ts";
-import { BUSY_TIMEOUT_MS } from "../helpers/records_file.ts";
+import { queryRecords } from "../helpers/records_file.ts";
 import { alive, descendants, processTable, sessionMembers } from "../helpers/processes.ts";
 
 /**
@@ -167,14 +166,15 @@ function end(portal: Portal, target: Target, ending: Ending): Promise<void> {
   return Promise.resolve();
 }
 
-/** The records of process `id` as text, from the database file. */
+/** The records of process `id` as text, from the database file (whole, by its integrity check). */
 function recorded(path: string, id: number): string {
-  using db = new DatabaseSync(path, { readOnly: true });
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  assertEquals({ ...db.prepare("PRAGMA integrity_check").get() }, { integrity_check: "ok" });
-  const rows = db.prepare(
+  const [check] = queryRecords(path, "PRAGMA integrity_check");
+  assertEquals({ ...check }, { integrity_check: "ok" });
+  const rows = queryRecords<{ content: Uint8Array }>(
+    path,
     "SELECT content FROM process_records WHERE process_id = ? ORDER BY seq",
-  ).all(id) as { content: Uint8Array }[];
+    id,
+  );
   return rows.map((row) => new TextDecoder().decode(row.content)).join("");
 }
 
