@@ -46,7 +46,7 @@ export interface Origin {
   /** Runs once it ended. */
   onEnd: (process: ManagedProcess) => void;
   /** Where the agent works, which paces a flood of this process (attention.ts). */
-  attention?: Attention;
+  attention: Attention;
   /** Its terminal, made once the process can hear its events. */
   terminal: (events: ManagedProcess) => Terminal;
   /** Portal's shell integration added at launch, if any. */
@@ -371,7 +371,7 @@ export class ManagedProcess implements Waitable {
    */
   paceFlood(): boolean {
     if (this.#listeners.active || this.watched.controlledBy === "person") return false;
-    return this.#hooks.attention?.elsewhere(this.id) ?? false;
+    return this.#hooks.attention.elsewhere(this.id);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */
