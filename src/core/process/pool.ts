@@ -212,14 +212,15 @@ export class ProcessPool {
     return [...this.#entries.values()];
   }
 
-  /** The running process called `name`, else the newest ended one (see process_target.ts). */
-  named(name: string): PoolEntry | undefined {
-    const named = this.entries().filter((entry) => entry.process.spec.name === name);
-    const picked = pickProcess(
-      named.map(({ process }) => ({ id: process.id, name, running: process.running })),
-      name,
-    );
-    return named.find((entry) => entry.process.id === picked?.id);
+  /** The process `target` means: an id, or a name (see process_target.ts). */
+  pick(target: string): PoolEntry | undefined {
+    const pickable = this.entries().map(({ process }) => ({
+      id: process.id,
+      name: process.spec.name,
+      running: process.running,
+    }));
+    const picked = pickProcess(pickable, target);
+    return picked && this.get(picked.id);
   }
 
   /** Forgets `process` and everything stored about it; the caller made sure it has ended. */
