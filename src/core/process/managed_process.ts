@@ -278,8 +278,8 @@ export class ManagedProcess implements Waitable {
     return this.#screen?.modes() ?? null;
   }
 
-  /** Resizes the terminal and its screen (the program gets SIGWINCH). */
-  resize(cols: number, rows: number): void {
+  /** Resizes the terminal and its screen (the program gets SIGWINCH); a size not given stays. */
+  resize(cols = this.#size.cols, rows = this.#size.rows): void {
     this.#terminal.resize(cols, rows);
     this.#screen!.resize(cols, rows);
     this.#size = { cols, rows };

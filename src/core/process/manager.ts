@@ -351,8 +351,7 @@ export class ProcessManager {
           { id },
         );
       }
-      const size = process.describe();
-      process.resize(cols ?? size.cols!, rows ?? size.rows!);
+      process.resize(cols, rows);
     }
     return this.#answer(process, await process.screen(view));
   }
