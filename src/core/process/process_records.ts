@@ -36,6 +36,7 @@ import { drawnText, redraws } from "../output/drawn_text.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type { IoRecord, RawRecord } from "../store/records.ts";
 import type { TerminalSize } from "../store/processes_table.ts";
+import type { RecordStats } from "../store/frames/stored_frames.ts";
 import type { Encoding, Source } from "../model/schema.ts";
 import type { Secrets } from "../input/secrets.ts";
 
@@ -97,7 +98,7 @@ export class ProcessRecords {
       dropCR: boolean;
       secrets: Secrets;
       onOutput?: OnOutput;
-      ended?: { counts: Record<Source, number>; lastSeq: number; lastNs: number };
+      ended?: RecordStats;
     },
   ) {
     this.#store = store;
