@@ -195,11 +195,6 @@ export class ManagedProcess implements Waitable {
     return this.#terminal.pid;
   }
 
-  /** Milliseconds since the last read or write. */
-  get idleMs(): number {
-    return Math.round(performance.now() - this.#lastActivity);
-  }
-
   /** Marks agent interaction (a read or a write), which restarts the idle timeout. */
   touch(): void {
     this.#lastActivity = performance.now();
@@ -311,7 +306,7 @@ export class ManagedProcess implements Waitable {
       pty: this.spec.pty,
       keep: this.spec.keep,
       timeout_ms: this.spec.timeout_ms,
-      inactive_duration_ms: this.idleMs,
+      inactive_duration_ms: Math.round(performance.now() - this.#lastActivity),
       io_count: counts.stdin + counts.stdout + counts.stderr,
       args: this.spec.args,
       cwd: this.#shell.cwd ?? this.spec.cwd,
