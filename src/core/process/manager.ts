@@ -216,12 +216,12 @@ export class ProcessManager {
     return await this.#pool.holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {
-        const typed = await process.input.type({ content, keys, secret, paste }, pacing?.next);
+        const typed = { content, keys, secret, paste };
+        const { written, echo, ...pasted } = await process.input.type(typed, pacing?.next);
         if (eof) process.input.endInput();
-        const typing = pacing && { ...pacing.finish(), echo: typed.echo };
-        const reply = await this.#reply(process, step, control, typing ?? undefined);
-        const pasted = typed.pasted === undefined ? {} : { pasted: typed.pasted };
-        return { id, bytes_written: typed.written, ...pasted, ...reply };
+        const typing = pacing ? { ...pacing.finish(), echo } : undefined;
+        const reply = await this.#reply(process, step, control, typing);
+        return { id, bytes_written: written, ...pasted, ...reply };
       } finally {
         pacing?.finish();
       }
