@@ -304,11 +304,8 @@ export class ProcessRecords {
     since = -Infinity,
   ): { records: Iterable<RawRecord>; dropCR: boolean; dropped: number } {
     this.#release();
-    const all = this.#store.runs(this.#id, since);
     return {
-      records: (function* () {
-        for (const record of all) if (sources.includes(record.source)) yield record;
-      })(),
+      records: this.#store.runs(this.#id, since).filter((r) => sources.includes(r.source)),
       dropCR: this.#dropCR,
       dropped: sources.reduce((sum, source) => sum + this.#dropped[source], 0),
     };
