@@ -44,7 +44,6 @@ import { notRunning, SessionView } from "./session_view.ts";
 import { killEach, killWithin } from "./killing.ts";
 import { checkWriteRequest, personIsTyping, type WriteRequest } from "./write_request.ts";
 import {
-  type Encoding,
   type KillAllResult,
   type KillResult,
   killResult,
@@ -79,7 +78,6 @@ import type { OutputSource } from "../../terminal/terminal.ts";
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
-type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 const BOTH: OutputSource[] = ["stdout", "stderr"];
 /** The steps of process_start (process_read_new's, on its sources) and of process_write. */
@@ -127,8 +125,7 @@ export class ProcessManager {
   read(
     id: number,
     options:
-      & { source?: ReadSource; duration?: number; unit?: TimeUnit }
-      & ReadLimits
+      & { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number }
       & LineRequest = {},
   ): RecordPage | Promise<LinesPage> {
     const process = this.#pool.touch(this.#view.get(id));
