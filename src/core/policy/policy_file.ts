@@ -247,7 +247,7 @@ function isDirectory(path: string): boolean {
 
 /** The first line of `text` where `key` is set (TOML `key =`, JSON `"key":`), or 0. */
 function lineOf(text: string, key: string): number {
-  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escaped = RegExp.escape(key);
   const pattern = new RegExp(`"${escaped}"\\s*:|^\\s*${escaped}\\s*=`);
   const index = text.split("\n").findIndex((line) => pattern.test(line));
   return index + 1;

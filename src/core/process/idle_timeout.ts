@@ -54,10 +54,8 @@ export class IdleTimeouts<K> {
 
   /** A wait on `key` begins: its timer stops until the last wait ends. */
   hold(key: K): void {
-    const entry = this.#entry(key);
-    entry.waits++;
-    clearTimeout(entry.timer);
-    entry.timer = undefined;
+    this.#entry(key).waits++;
+    this.arm(key, 0);
   }
 
   /** A wait on `key` ended: the timer restarts (`ms`) once no other wait runs. */

@@ -89,9 +89,7 @@ export class ProcessInput {
     if (bytes.length === 0) return { bytes: 0, record: "" };
     // Known before the program can echo it.
     const record = parts.map((p) => secrets.typed(p.text, p.secret)).join("");
-    this.#noteInput();
-    terminal.write(bytes);
-    this.lastInputAt = performance.now();
+    this.#goes(() => terminal.write(bytes));
     if (record !== "") records.append("stdin", new TextEncoder().encode(record));
     return { bytes: bytes.length, record };
   }
@@ -189,9 +187,7 @@ export class ProcessInput {
 
   /** Ends the program's input (pipes: close stdin; PTY: Ctrl+D). */
   endInput(): void {
-    this.#noteInput();
-    this.#target.terminal.endInput();
-    this.lastInputAt = performance.now();
+    this.#goes(() => this.#target.terminal.endInput());
   }
 
   /**
@@ -208,18 +204,19 @@ export class ProcessInput {
    * the line discipline signals; on pipes the equivalent signal is sent.
    */
   interrupt(kind: InterruptKind): InterruptDelivery {
-    this.#noteInput();
-    const delivery = this.#target.terminal.interrupt(kind);
-    this.lastInputAt = performance.now();
-    return delivery;
+    return this.#goes(() => this.#target.terminal.interrupt(kind));
   }
 
   /**
-   * Input goes in: the shell's marks are read against it, and against what
-   * was in front when the last wait looked (a relay, which the kernel cannot
-   * see through, or not): asking the kernel again here would cost a step.
+   * Input goes in (`send` sends it): the shell's marks are read against it,
+   * and against what was in front when the last wait looked (a relay, which
+   * the kernel cannot see through, or not): asking the kernel again here
+   * would cost a step. Waits count from the moment it was sent.
    */
-  #noteInput(): void {
+  #goes<T>(send: () => T): T {
     this.#target.shell.input(this.#activity === "unknown");
+    const result = send();
+    this.lastInputAt = performance.now();
+    return result;
   }
 }

@@ -45,7 +45,7 @@ export interface Origin {
   /** Runs once it ended. */
   onEnd: (process: ManagedProcess) => void;
   /** Where the agent works, which paces a flood of this process (attention.ts). */
-  attention?: Attention;
+  attention: Attention;
   /** Its terminal, made once the process can hear its events. */
   terminal: (events: ManagedProcess) => Terminal;
   /** Portal's shell integration added at launch, if any. */
@@ -194,11 +194,6 @@ export class ManagedProcess implements Waitable {
     return this.#terminal.pid;
   }
 
-  /** Milliseconds since the last read or write. */
-  get idleMs(): number {
-    return Math.round(performance.now() - this.#lastActivity);
-  }
-
   /** Marks agent interaction (a read or a write), which restarts the idle timeout. */
   touch(): void {
     this.#lastActivity = performance.now();
@@ -277,8 +272,8 @@ export class ManagedProcess implements Waitable {
     return this.#screen?.modes() ?? null;
   }
 
-  /** Resizes the terminal and its screen (the program gets SIGWINCH). */
-  resize(cols: number, rows: number): void {
+  /** Resizes the terminal and its screen (the program gets SIGWINCH); a size not given stays. */
+  resize(cols = this.#size.cols, rows = this.#size.rows): void {
     this.#terminal.resize(cols, rows);
     this.#screen!.resize(cols, rows);
     this.#size = { cols, rows };
@@ -310,7 +305,7 @@ export class ManagedProcess implements Waitable {
       pty: this.spec.pty,
       keep: this.spec.keep,
       timeout_ms: this.spec.timeout_ms,
-      inactive_duration_ms: this.idleMs,
+      inactive_duration_ms: Math.round(performance.now() - this.#lastActivity),
       io_count: counts.stdin + counts.stdout + counts.stderr,
       args: this.spec.args,
       cwd: this.#shell.cwd ?? this.spec.cwd,
@@ -370,7 +365,7 @@ export class ManagedProcess implements Waitable {
    */
   paceFlood(): boolean {
     if (this.#listeners.active || this.watched.controlledBy === "person") return false;
-    return this.#hooks.attention?.elsewhere(this.id) ?? false;
+    return this.#hooks.attention.elsewhere(this.id);
   }
 
   /** Backend callback: the program ended; everything it wrote has been through {@link onData}. */

@@ -44,7 +44,6 @@ import { notRunning, SessionView } from "./session_view.ts";
 import { killEach, killWithin } from "./killing.ts";
 import { checkWriteRequest, personIsTyping, type WriteRequest } from "./write_request.ts";
 import {
-  type Encoding,
   type KillAllResult,
   type KillResult,
   killResult,
@@ -79,7 +78,6 @@ import type { OutputSource } from "../../terminal/terminal.ts";
 
 export type ReadSource = Source | "both";
 export type TimeUnit = "ns" | "us" | "ms" | "s";
-type ReadLimits = { max_chars?: number; encoding?: Encoding };
 const NS_PER_UNIT: Record<TimeUnit, number> = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
 const BOTH: OutputSource[] = ["stdout", "stderr"];
 /** The steps of process_start (process_read_new's, on its sources) and of process_write. */
@@ -127,8 +125,7 @@ export class ProcessManager {
   read(
     id: number,
     options:
-      & { source?: ReadSource; duration?: number; unit?: TimeUnit }
-      & ReadLimits
+      & { source?: ReadSource; duration?: number; unit?: TimeUnit; max_chars?: number }
       & LineRequest = {},
   ): RecordPage | Promise<LinesPage> {
     const process = this.#pool.touch(this.#view.get(id));
@@ -216,12 +213,12 @@ export class ProcessManager {
     return await this.#pool.holding(process, async () => {
       const pacing = step.wait === "none" ? null : new Pacing(process, step, control);
       try {
-        const typed = await process.input.type({ content, keys, secret, paste }, pacing?.next);
+        const typed = { content, keys, secret, paste };
+        const { written, echo, ...pasted } = await process.input.type(typed, pacing?.next);
         if (eof) process.input.endInput();
-        const typing = pacing && { ...pacing.finish(), echo: typed.echo };
-        const reply = await this.#reply(process, step, control, typing ?? undefined);
-        const pasted = typed.pasted === undefined ? {} : { pasted: typed.pasted };
-        return { id, bytes_written: typed.written, ...pasted, ...reply };
+        const typing = pacing ? { ...pacing.finish(), echo } : undefined;
+        const reply = await this.#reply(process, step, control, typing);
+        return { id, bytes_written: written, ...pasted, ...reply };
       } finally {
         pacing?.finish();
       }
@@ -351,8 +348,7 @@ export class ProcessManager {
           { id },
         );
       }
-      const size = process.describe();
-      process.resize(cols ?? size.cols!, rows ?? size.rows!);
+      process.resize(cols, rows);
     }
     return this.#answer(process, await process.screen(view));
   }

@@ -80,7 +80,7 @@ export class ProcessOutput {
    * mixes them with what they cannot go with, or `line` is past the end.
    */
   async lines(q: LineRequest & { sources: Source[]; maxChars: number }): Promise<LinesPage> {
-    const { pattern, line, context = READ_LINES.context } = q;
+    const { pattern, line, context = READ_LINES.context, maxChars } = q;
     const refuse = (why: string) => new PortalError(`process_read: ${why}.`);
     if (pattern !== undefined && line !== undefined) {
       throw refuse(
@@ -102,7 +102,6 @@ export class ProcessOutput {
     const kept = this.#target.records;
     const since = q.windowNs && Math.max(0, kept.elapsedNs() - q.windowNs);
     const { records, dropCR, dropped } = kept.stored(q.sources, since);
-    const { maxChars } = q;
     let found: LinesFound;
     if (line === undefined) {
       found = await searchLines(records, {

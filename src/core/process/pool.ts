@@ -30,16 +30,15 @@
 import { FULL_ACCESS, type Policy, policyOfView, type PolicyView } from "../policy/policy.ts";
 import { sandboxOf, type SandboxPlace } from "../policy/sandbox_rules.ts";
 import type { RecordStore } from "../store/record_store.ts";
-import { earlierSpec, type LaunchSpec, type ProcessDetails } from "../model/schema.ts";
+import { earlierSpec, type LaunchSpec } from "../model/schema.ts";
 import { spawnPipe, spawnPty } from "../../terminal/backends.ts";
 import { RecordedTerminal } from "../../terminal/recorded.ts";
-import type { Sandbox } from "../../terminal/sandbox.ts";
 import { launchWith } from "../shell/injection.ts";
 import { pickProcess } from "../model/process_target.ts";
 import type { Pattern } from "../pattern/pattern.ts";
 import { Attention } from "./attention.ts";
 import { IdleTimeouts } from "./idle_timeout.ts";
-import { ManagedProcess, type Origin } from "./managed_process.ts";
+import { ManagedProcess } from "./managed_process.ts";
 
 /** One client's connection (an MCP session); its identity is the object. */
 export interface Session {
@@ -120,24 +119,31 @@ export class ProcessPool {
   }
 
   /**
-   * Starts `spec` for `owner`, in its environment and under its policy,
+   * Starts `spec` for `owner` (its program on pipes or, with `spec.pty`, on
+   * a new terminal with a screen), in its environment and under its policy,
    * under the next id (throws a PortalError when it cannot start), and arms
    * its idle timer. `prompt`: `spec.prompt` compiled.
    */
   start(spec: LaunchSpec, owner: Session, prompt: Pattern | null): ManagedProcess {
     const { environment, policy = FULL_ACCESS } = owner;
+    // Nothing starts whose records could not be stored (a full disk).
+    this.store.checkWritable();
+    const inject = spec.pty && spec.shell_integration;
     const sandbox = sandboxOf(policy, this.sandboxPlace);
-    const process = startProcess(this.#nextId, spec, this.store, {
+    const { launch, injection } = launchWith(spec, inject, environment?.env, sandbox);
+    const process = new ManagedProcess(this.#nextId, spec, this.store, {
       prompt,
       onEnd: (p) => this.#ended(p),
       attention: this.attention,
-      baseEnv: environment?.env,
+      terminal: (events) => (spec.pty ? spawnPty : spawnPipe)(launch, events),
+      injection,
       policy,
-      sandbox,
+      startedAt: new Date(),
     });
     this.#nextId++;
     this.attention.named(process.id);
-    this.add(process, owner);
+    this.#entries.set(process.id, { process, owner });
+    this.changed();
     this.store.saveProcess(process.describe(), { now: true });
     this.#idle.arm(process, timeoutOf(process));
     return process;
@@ -164,13 +170,29 @@ export class ProcessPool {
   /**
    * Takes over what an earlier host left in the database: its kept
    * processes, and those it still held when it died (now `killed`: its
-   * sentinel ended them). They are ended, every session sees them, and
-   * their records can be read. Returns how many.
+   * sentinel ended them). They are not started again (nothing is injected
+   * into them), they are ended, every session under the rules they ran under
+   * sees them, and their records can be read (a PTY's screen drawn from
+   * them). Returns how many.
    */
   adoptEarlier(): number {
     const rows = this.store.restorableProcesses();
     for (const row of rows) {
-      const process = restoreProcess(row, this.store);
+      const process = new ManagedProcess(row.id, earlierSpec(row), this.store, {
+        prompt: null,
+        onEnd: () => {},
+        attention: this.attention,
+        terminal: () => new RecordedTerminal(row.os_pid),
+        injection: null,
+        policy: row.policy ? policyOfView(row.policy as PolicyView) : FULL_ACCESS,
+        startedAt: new Date(row.started_at),
+        stored: this.store.recordStats(row.id),
+        ended: {
+          at: new Date(row.ended_at ?? Date.now()),
+          status: row.status === "running" ? "killed" : row.status,
+          exit: { code: row.exit_code, signal: row.exit_signal },
+        },
+      });
       this.#entries.set(row.id, { process, owner: null });
       if (row.status === "running") this.store.saveProcess(process.describe());
     }
@@ -190,19 +212,15 @@ export class ProcessPool {
     return [...this.#entries.values()];
   }
 
-  /** The running process called `name`, else the newest ended one (see process_target.ts). */
-  named(name: string): PoolEntry | undefined {
-    const named = this.entries().filter((entry) => entry.process.spec.name === name);
-    const picked = pickProcess(
-      named.map(({ process }) => ({ id: process.id, name, running: process.running })),
-      name,
-    );
-    return named.find((entry) => entry.process.id === picked?.id);
-  }
-
-  add(process: ManagedProcess, owner: Session | null): void {
-    this.#entries.set(process.id, { process, owner });
-    this.changed();
+  /** The process `target` means: an id, or a name (see process_target.ts). */
+  pick(target: string): PoolEntry | undefined {
+    const pickable = this.entries().map(({ process }) => ({
+      id: process.id,
+      name: process.spec.name,
+      running: process.running,
+    }));
+    const picked = pickProcess(pickable, target);
+    return picked && this.get(picked.id);
   }
 
   /** Forgets `process` and everything stored about it; the caller made sure it has ended. */
@@ -265,58 +283,4 @@ export class ProcessPool {
 /** The idle timeout that applies now: only a running process has one. */
 function timeoutOf(process: ManagedProcess): number {
   return process.status === "running" ? process.spec.timeout_ms : 0;
-}
-
-/**
- * Starts the program of `spec` (`cwd` absolute, every default applied) on
- * pipes or, with `spec.pty`, on a new terminal with a screen, in `baseEnv`
- * (default: the server's) and `sandbox`. Throws a PortalError when it
- * cannot start.
- */
-function startProcess(
-  id: number,
-  spec: LaunchSpec,
-  store: RecordStore,
-  options: Pick<Origin, "prompt" | "onEnd" | "attention" | "policy"> & {
-    baseEnv?: Record<string, string>;
-    sandbox?: Sandbox;
-  },
-): ManagedProcess {
-  // Nothing starts whose records could not be stored (a full disk).
-  store.checkWritable();
-  const inject = spec.pty && spec.shell_integration;
-  const { launch, injection } = launchWith(spec, inject, options.baseEnv, options.sandbox);
-  const { prompt, onEnd, attention, policy } = options;
-  return new ManagedProcess(id, spec, store, {
-    prompt,
-    onEnd,
-    attention,
-    terminal: (events) => (spec.pty ? spawnPty : spawnPipe)(launch, events),
-    injection,
-    policy,
-    startedAt: new Date(),
-  });
-}
-
-/**
- * A program an earlier host held, as the database tells it (`row`): not
- * started again (so nothing is injected into it), ended (`killed` when that
- * host died while it ran), its records readable, its screen drawn from them,
- * under the rules it ran under (seen by the sessions under the same).
- */
-function restoreProcess(row: ProcessDetails, store: RecordStore): ManagedProcess {
-  return new ManagedProcess(row.id, earlierSpec(row), store, {
-    prompt: null,
-    onEnd: () => {},
-    terminal: () => new RecordedTerminal(row.os_pid),
-    injection: null,
-    policy: row.policy ? policyOfView(row.policy as PolicyView) : FULL_ACCESS,
-    startedAt: new Date(row.started_at),
-    stored: store.recordStats(row.id),
-    ended: {
-      at: new Date(row.ended_at ?? Date.now()),
-      status: row.status === "running" ? "killed" : row.status,
-      exit: { code: row.exit_code, signal: row.exit_signal },
-    },
-  });
 }

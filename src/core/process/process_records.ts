@@ -36,6 +36,7 @@ import { drawnText, redraws } from "../output/drawn_text.ts";
 import type { RecordStore } from "../store/record_store.ts";
 import type { IoRecord, RawRecord } from "../store/records.ts";
 import type { TerminalSize } from "../store/processes_table.ts";
+import type { RecordStats } from "../store/frames/stored_frames.ts";
 import type { Encoding, Source } from "../model/schema.ts";
 import type { Secrets } from "../input/secrets.ts";
 
@@ -97,7 +98,7 @@ export class ProcessRecords {
       dropCR: boolean;
       secrets: Secrets;
       onOutput?: OnOutput;
-      ended?: { counts: Record<Source, number>; lastSeq: number; lastNs: number };
+      ended?: RecordStats;
     },
   ) {
     this.#store = store;
@@ -303,11 +304,8 @@ export class ProcessRecords {
     since = -Infinity,
   ): { records: Iterable<RawRecord>; dropCR: boolean; dropped: number } {
     this.#release();
-    const all = this.#store.runs(this.#id, since);
     return {
-      records: (function* () {
-        for (const record of all) if (sources.includes(record.source)) yield record;
-      })(),
+      records: this.#store.runs(this.#id, since).filter((r) => sources.includes(r.source)),
       dropCR: this.#dropCR,
       dropped: sources.reduce((sum, source) => sum + this.#dropped[source], 0),
     };

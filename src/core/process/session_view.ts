@@ -85,7 +85,7 @@ export class SessionView {
   /** A name is unique among the running processes of the pool (every session's). */
   checkName(name: string): void {
     if (name === "") return;
-    const taken = this.#pool.named(name);
+    const taken = this.#pool.pick(name);
     if (!taken?.process.running) return;
     const whose = this.#sees(taken) ? `process ${taken.process.id}` : "another client's process";
     throw new PortalError(

@@ -22,13 +22,8 @@ import { basename, join } from "node:path";
 import type { ProgramFact } from "../model/schema.ts";
 import { createPrivateDir, ensurePrivateFile } from "../store/paths.ts";
 
-interface FactRow {
-  program: string;
-  needs_pty: number;
-  confirmed_count: number;
-  notes: string | null;
-  updated_at: string;
-}
+/** A fact as its row holds it: SQLite has no booleans. */
+type FactRow = Omit<ProgramFact, "needs_pty"> & { needs_pty: number };
 
 /** Registry file `programs.db` in a data directory. */
 export class ProgramRegistry {

@@ -79,14 +79,12 @@ export interface StepKind {
 }
 
 /** A step with every default applied and its pattern compiled. */
-export interface Step {
+export interface Step extends Omit<StepKind, "defaultWait"> {
   wait: "ready" | "exit" | "none";
   expect: Pattern | undefined;
   waitMs: number;
   quietMs: number;
   maxChars: number;
-  sources: OutputSource[];
-  expectIn: "new" | "unread";
 }
 
 /** What a step runs on: one program (a ManagedProcess, process/managed_process.ts). */

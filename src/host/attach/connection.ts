@@ -33,7 +33,7 @@ export async function serveAttach(
   welcome: Welcome,
   elsewhere: (target: string) => string | undefined,
 ): Promise<void> {
-  const entry = /^\d+$/.test(target) ? shared.pool.get(Number(target)) : shared.pool.named(target);
+  const entry = shared.pool.pick(target);
   if (!entry) {
     const remote = elsewhere(target);
     // Its id here means nothing there: the person gets the target that machine knows it by.
