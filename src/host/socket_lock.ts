@@ -27,24 +27,11 @@
  * @module
  */
 import { join } from "node:path";
-import { sameFile } from "../core/store/database_file.ts";
+import { sameFile, takeLock } from "../core/store/database_file.ts";
 
 /** Locks `<socket>.lock` for this host's life, or undefined when another process holds it. */
 export function takeSocketLock(socket: string): Deno.FsFile | undefined {
-  const path = `${socket}.lock`;
-  for (;;) {
-    const file = Deno.openSync(path, { read: true, write: true, create: true, mode: 0o600 });
-    if (!file.tryLockSync(true)) {
-      file.close();
-      return undefined;
-    }
-    if (sameFile(file, path)) {
-      file.truncateSync(0);
-      file.writeSync(new TextEncoder().encode(`${Deno.pid}\n`));
-      return file;
-    }
-    file.close(); // Swept meanwhile: take the one the path names now.
-  }
+  return takeLock(`${socket}.lock`);
 }
 
 /** Removes `socket`'s files and its lock, then lets the lock go: the host is ending. */

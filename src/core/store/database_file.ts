@@ -252,26 +252,33 @@ function checkIdentity(path: string): boolean {
   return true;
 }
 
-/**
- * Opens and locks `<path>.lock` (0600), writing this server's pid into it;
- * throws when another process holds it. Retries when the file was swapped
- * (removed by its holder) between the open and the lock.
- */
+/** Locks `<path>.lock` by {@link takeLock}; throws, naming its holder, when another has it. */
 function lockFile(path: string): Deno.FsFile {
-  const lockPath = `${path}.lock`;
+  const lock = takeLock(`${path}.lock`);
+  if (lock) return lock;
+  const holder = readHolder(`${path}.lock`);
+  // Never "leave --db unset": a host serves the user's database when it is unset, and a host of
+  // another Portal version holding it is the likely case.
+  throw new Error(
+    `the records database ${path} is in use by another Portal process` +
+      `${holder ? ` (pid ${holder})` : ""}, a host of another Portal version or a ` +
+      "server started with --no-host: each needs its own. Stop that one (its programs " +
+      "end with it), or give this one another file with --db PATH",
+  );
+}
+
+/**
+ * Locks `lockPath` (made if missing) and writes this process's pid in it; undefined when another
+ * process holds it. The lock taken must be the file the path names, since a sweeper may remove a
+ * free lock between another's open and lock: then the one the path names now is taken, up to
+ * three times, the last as it is.
+ */
+export function takeLock(lockPath: string): Deno.FsFile | undefined {
   for (let attempt = 0;; attempt++) {
     const file = Deno.openSync(lockPath, { read: true, write: true, create: true, mode: 0o600 });
     if (!file.tryLockSync(true)) {
       file.close();
-      const holder = readHolder(lockPath);
-      // Never "leave --db unset": a host serves the user's database when it is unset, and a
-      // host of another Portal version holding it is the likely case.
-      throw new Error(
-        `the records database ${path} is in use by another Portal process` +
-          `${holder ? ` (pid ${holder})` : ""}, a host of another Portal version or a ` +
-          "server started with --no-host: each needs its own. Stop that one (its programs " +
-          "end with it), or give this one another file with --db PATH",
-      );
+      return undefined;
     }
     if (sameFile(file, lockPath) || attempt === 3) {
       file.truncateSync(0);
