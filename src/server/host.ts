@@ -3,9 +3,8 @@
  * terminals and screens, and one records database, for every client. A door
  * (`portal` on stdio) starts it when none answers, detached in a session of
  * its own with its stderr in a log file; it serves each connection on its
- * socket (see listener.ts) as one caller: an MCP session (in its client's
- * working directory and environment), `portal ps`, or `portal attach`
- * (attach/connection.ts).
+ * socket (see listener.ts) as one caller: an MCP session (mcp_session.ts),
+ * `portal ps`, or `portal attach` (attach/connection.ts).
  *
  * **Lifecycle.** One host per socket: it holds a lock beside the socket
  * while it lives, so of two started at once one serves and the other leaves
@@ -18,7 +17,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { HOST_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "../limits.ts";
+import { HOST_GRACE_MS } from "../limits.ts";
 import { type PathFlags, withPathFlags } from "../env_vars.ts";
 import { Log, type LoggingLevel } from "../mcp/logging.ts";
 import { VERSION } from "../version.ts";
@@ -27,10 +26,7 @@ import { serveAttach } from "../host/attach/connection.ts";
 import { encodeLine, type Welcome } from "../host/hello.ts";
 import { FdInbox } from "../host/handoff/fd_inbox.ts";
 import { acceptCallers, type Caller, listenAt, type Listener } from "../host/listener.ts";
-import { openClientLink } from "../host/handoff/client_link.ts";
-import { serveConnection } from "../mcp/server.ts";
-import { LineTransport } from "../mcp/stdio.ts";
-import { withTimeout } from "../async.ts";
+import { serveMcpSession } from "./mcp_session.ts";
 import { keepStdoutForProtocol, onShutdown, reportStrayFailures } from "./process_guards.ts";
 import { listenWatch, openShared, watchLine } from "./shared.ts";
 import { hideSecretValues } from "../environment.ts";
@@ -98,30 +94,10 @@ export async function serveHost(
         return;
       }
       if (hello.role === "mcp") {
-        // An MCP session: it reads its client's JSON-RPC lines with the same bounded line
-        // reader as stdio, off the client's own stdin (handed over by the door) or the door's
-        // socket (the door relaying), and answers on its stdout or the socket (client_link.ts).
-        // It sees its own processes and the kept ones, starts programs in its client's working
-        // directory and environment, and when the link ends (the client exits or closes stdin,
-        // the door is killed, even by SIGKILL: the kernel closes the socket) its unkept
-        // processes are killed; their records stay in the database.
         const session = { environment: { cwd: hello.cwd, env: hello.env }, policy: hello.policy };
         const offer = hello.handoff === true ? inbox : undefined;
-        const link = await openClientLink(conn, lines, welcome, offer);
-        if (link === undefined) return; // The door went away before its session began.
-        const { context, scope } = shared.toolContext(shared.manager(session), watch);
-        const note = (text: string) => log.log("warning", "server", text);
-        // A client that leaves too much unread is ended as if it had left: its stdout closes.
-        const transport = new LineTransport(link.port, note, () => link.close());
-        const connection = serveConnection(transport, context, log, shared.tasks, hello.logLevel);
-        await link.ended;
-        // A client may close its input right after its last request (a door that relays a pipe
-        // does): what it asked is answered first, as far as the door still relays (a few seconds).
-        await withTimeout(transport.answered(), SHUTDOWN_DEADLINE_MS, undefined);
-        await shared.endSession(session, { deleteRecords: false });
-        watch.end(scope);
-        await connection.close();
-        link.close();
+        const host = { shared, watch, log, clientLevel: hello.logLevel };
+        await serveMcpSession(conn, lines, welcome, offer, session, host);
       } else if (hello.role === "attach") {
         const elsewhere = (target: string) => shared.remote.ids.targetOf(target);
         await serveAttach(conn, lines, hello.target, shared, welcome, elsewhere);
